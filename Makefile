@@ -1,0 +1,48 @@
+# The hive's two commands: `make run` (the demo on the embedded PostgreSQL) and
+# `make test` (every test, live ones included). Both set themselves up from a fresh clone.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help run test check lint types bench mutate clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP) ## the main job: `hive demo` on the embedded PostgreSQL
+	$(BIN)/hive demo
+
+test: $(STAMP) ## every test (unit, live on the embedded PostgreSQL, e2e), with coverage
+	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-report=
+	$(BIN)/python -m coverage report --include='hive/rules/*' --fail-under=100 --show-missing
+
+lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint
+	$(BIN)/ruff check hive supervisors tests
+	$(BIN)/ruff format --check hive supervisors tests
+	$(BIN)/lint-imports
+	$(BIN)/hadolint Dockerfile
+
+types: $(STAMP) ## mypy over both packages
+	$(BIN)/mypy hive supervisors
+
+check: lint types test ## what CI should hold: lint, types, tests
+
+bench: $(STAMP) ## every benchmark, side by side with its ceiling
+	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
+
+mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heartbeat and reaper
+	$(BIN)/mutmut run
+
+clean: ## remove the venv, the embedded server's data and caches
+	-$(BIN)/hive db stop
+	rm -rf $(VENV) .hive .coverage htmlcov mutants

@@ -1,0 +1,64 @@
+"""`hive` (also `python -m hive`): the command line of DESIGN 8.
+
+Each verb is a module in `hive/commands/` with `register(subparsers)`; the parser it adds
+sets `func(args) -> int`. Errors are one line on stderr and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from hive.errors import HiveError
+from hive.settings import SettingsError
+
+# verb modules under hive.commands, in the order `hive --help` lists them
+VERBS = (
+    "serve",
+    "migrate",
+    "db",
+    "issue",
+    "status",
+    "export",
+    "drain_plan",
+    "demo",
+    "bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="hive", description="Run a swarm of coding agents against a repository's issues."
+    )
+    sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
+    for verb in VERBS:
+        try:
+            module = importlib.import_module(f"hive.commands.{verb}")
+        except ModuleNotFoundError as err:
+            if err.name != f"hive.commands.{verb}":
+                raise
+            continue  # a verb whose module has not landed yet is simply not offered
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except SettingsError as err:
+        for line in err.problems:
+            print(f"hive: {line}", file=sys.stderr)
+        return 2
+    except HiveError as err:
+        print(f"hive: {err}", file=sys.stderr)
+        return err.exit_code
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

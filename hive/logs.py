@@ -1,0 +1,45 @@
+"""Logging set-up: text or one JSON object per line (`HIVE_LOG_FORMAT`), each record with
+its component (the logger name below `hive.`) and, where known, the issue number
+(pass `extra={"issue": n}`)."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+
+
+class _JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        line = {
+            "at": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
+            + f".{int(record.msecs):03d}Z",
+            "level": record.levelname.lower(),
+            "component": record.name.removeprefix("hive."),
+            "message": record.getMessage(),
+        }
+        issue = getattr(record, "issue", None)
+        if issue is not None:
+            line["issue"] = issue
+        if record.exc_info:
+            line["error"] = self.formatException(record.exc_info)
+        return json.dumps(line)
+
+
+class _TextFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        issue = getattr(record, "issue", None)
+        where = record.name.removeprefix("hive.") + (f" #{issue}" if issue is not None else "")
+        text = f"{self.formatTime(record)} {record.levelname.lower():<7} {where}: {record.getMessage()}"
+        if record.exc_info:
+            text += "\n" + self.formatException(record.exc_info)
+        return text
+
+
+def setup(log_format: str = "text", level: str = "info") -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_JsonFormatter() if log_format == "json" else _TextFormatter())
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(level.upper())

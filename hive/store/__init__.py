@@ -1,0 +1,1 @@
+"""PostgreSQL: the pool, the migrations, the named queries, the embedded server."""

@@ -1,0 +1,40 @@
+"""Which database this process uses: `HIVE_DATABASE_URL`, or the embedded server,
+started on first use (DESIGN 2, embedded default)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import psycopg
+
+from hive.errors import StoreUnreachable
+from hive.settings import Settings
+from hive.store import embedded
+
+
+def database_url(settings: Settings) -> str:
+    """The URL to connect to; starts the embedded server when no URL is set."""
+    if settings.database_url:
+        return settings.database_url
+    return embedded.start(settings.pgdata)
+
+
+def where(url: str) -> str:
+    """host:port of a URL or conninfo, for error lines; never the password."""
+    try:
+        info = psycopg.conninfo.conninfo_to_dict(url)
+    except psycopg.ProgrammingError:
+        parts = urlsplit(url)
+        return f"{parts.hostname or 'localhost'}:{parts.port or 5432}"
+    return f"{info.get('host') or 'localhost'}:{info.get('port') or 5432}"
+
+
+def check_reachable(url: str, timeout_seconds: float = 5.0) -> None:
+    """Raise StoreUnreachable (one line, host and port, no password) if `url` cannot be
+    reached."""
+    try:
+        with psycopg.connect(url, connect_timeout=max(1, int(timeout_seconds))):
+            pass
+    except psycopg.OperationalError as err:
+        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no answer"
+        raise StoreUnreachable(f"database at {where(url)} is unreachable: {reason}") from None

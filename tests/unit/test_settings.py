@@ -1,0 +1,96 @@
+from pathlib import Path
+
+import pytest
+
+from hive.settings import Settings, SettingsError
+
+
+def test_defaults_match_the_design():
+    s = Settings.from_env({})
+    assert s.roles == {"queen", "runner"}
+    assert s.pgdata == Path(".hive/pg")
+    assert s.queen_tick_seconds == 30
+    assert s.queen_bees_run_elsewhere is False
+    assert (s.max_workers, s.runner_seconds, s.runner_slots) == (4, 15, 1)
+    assert (s.runner_drain_seconds, s.platform_drain_seconds) == (1800, 0)
+    assert (s.runner_silent_minutes, s.stall_minutes, s.turn_max_seconds) == (10, 120, 3600)
+    assert s.bee_memory_mb == 1024
+    assert s.http_addr == "127.0.0.1:8080"
+    assert s.key_env == "HIVE_KEY"
+    assert s.bundle_max_bytes == 100 * 1024 * 1024
+    assert s.runner_name  # hostname:pid
+
+
+def test_values_are_parsed():
+    s = Settings.from_env(
+        {
+            "HIVE_ROLE": "runner",
+            "HIVE_QUEEN_BEES_RUN_ELSEWHERE": "on",
+            "HIVE_RUNNER_SLOTS": "64",
+            "HIVE_RUNNER_SILENT_MINUTES": "0.05",
+            "HIVE_AGENT": "python:tests.agents:finish",
+            "HIVE_WORKER_KEY": "k1",
+            "HIVE_WORKER_KEY_2": "k2",
+            "HIVE_HTTP_ADDR": "0.0.0.0:0",
+            "HIVE_RUNNER_NAME": "r1",
+        }
+    )
+    assert s.roles == {"runner"} and s.is_runner and not s.is_queen
+    assert s.queen_bees_run_elsewhere is True
+    assert s.runner_slots == 64
+    assert s.runner_silent_minutes == 0.05
+    assert s.worker_keys == {"HIVE_WORKER_KEY": "k1", "HIVE_WORKER_KEY_2": "k2"}
+    assert (s.http_host, s.http_port) == ("0.0.0.0", 0)
+    assert s.runner_name == "r1"
+
+
+def test_every_bad_variable_is_reported_at_once():
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env(
+            {
+                "HIVE_RUNNER_SLOTS": "65",
+                "HIVE_ROLE": "king",
+                "HIVE_QUEEN_BEES_RUN_ELSEWHERE": "maybe",
+                "HIVE_AGENT": "python:nomodule",
+                "HIVE_LOG_FORMAT": "xml",
+                "HIVE_RUNNER_SECONDS": "-1",
+                "HIVE_WORKER_LANES_PER_KEY": "5",
+            }
+        )
+    text = str(caught.value)
+    assert len(caught.value.problems) == 7
+    assert "HIVE_RUNNER_SLOTS='65'" in text and "from 1 to 64" in text
+    assert "HIVE_ROLE='king'" in text and "queen, runner" in text
+    assert "HIVE_QUEEN_BEES_RUN_ELSEWHERE='maybe'" in text and "on or off" in text
+    assert "HIVE_AGENT='python:nomodule'" in text
+    assert "HIVE_LOG_FORMAT='xml'" in text and "text or json" in text
+    assert "HIVE_RUNNER_SECONDS='-1'" in text
+    assert "HIVE_WORKER_LANES_PER_KEY='5'" in text and "from 1 to 4" in text
+
+
+def test_a_misspelt_variable_names_the_nearest_valid_one():
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"HIVE_RUNER_SLOTS": "2"})
+    assert caught.value.problems == [
+        "HIVE_RUNER_SLOTS is not a hive variable (did you mean HIVE_RUNNER_SLOTS?)"
+    ]
+
+
+def test_a_key_suffix_with_a_leading_zero_or_one_is_refused():
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"HIVE_WORKER_KEY_02": "a", "HIVE_WORKER_KEY_1": "b"})
+    text = str(caught.value)
+    assert "HIVE_WORKER_KEY_02" in text and "HIVE_WORKER_KEY_1 " in text
+
+
+def test_a_secret_value_is_never_echoed():
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"HIVE_DATABASE_URL": "", "HIVE_HTTP_ADDR": "nohost"})
+    assert "nohost" in str(caught.value)
+    s = Settings.from_env({"HIVE_DATABASE_URL": "postgresql://u:secret@h/db"})
+    assert s.database_url == "postgresql://u:secret@h/db"
+
+
+def test_agent_side_variables_are_ignored():
+    s = Settings.from_env({"HIVE_ISSUE": "3", "HIVE_BRIEF_FILE": "/tmp/b", "HIVE_KEY": "x"})
+    assert s.agent == "demo"
