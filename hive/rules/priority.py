@@ -1,0 +1,128 @@
+"""Who goes next (RULES 5): priority levels, aging, the critical cap and candidate skips.
+
+The order is total: effective level, then a real level before an aged one, then listing
+order (issue number), so two rounds over the same facts pick the same issue.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from hive.rules.holds import overlapping
+
+CRITICAL = 0
+HIGH = 1
+NORMAL = 2
+LOW = 3
+LEVEL_NAMES = ("critical", "high", "normal", "low")
+
+LABELS: dict[str, int] = {
+    "P0": CRITICAL,
+    "priority/critical": CRITICAL,
+    "critical": CRITICAL,
+    "P1": HIGH,
+    "priority/high": HIGH,
+    "high-priority": HIGH,
+    "P2": NORMAL,
+    "priority/medium": NORMAL,
+    "P3": LOW,
+    "P4": LOW,
+    "priority/low": LOW,
+}
+
+# At most this many issues run as critical; the next ones run as HIGH, in listing order,
+# so a flood of P0 labels cannot starve everything else.
+CRITICAL_CAP = 3
+# A labelled NORMAL or LOW issue gains one level after this long, never up to CRITICAL.
+AGING_DAYS = 14
+AGING_SECONDS = AGING_DAYS * 86400
+MAX_AGING_STEPS = 1
+
+
+def label_level(labels: Iterable[str]) -> int | None:
+    """The most urgent priority label's level, or None when the issue has none."""
+    levels = [LABELS[label] for label in labels if label in LABELS]
+    return min(levels) if levels else None
+
+
+def aged_level(labelled_level: int | None, age_seconds: int) -> tuple[int, bool]:
+    """(level, aged): an unlabelled issue is NORMAL and never ages; a labelled NORMAL or LOW
+    one gains MAX_AGING_STEPS level once AGING_SECONDS old, never up to CRITICAL."""
+    if labelled_level is None:
+        return NORMAL, False
+    if labelled_level >= NORMAL and age_seconds >= AGING_SECONDS:
+        return max(HIGH, labelled_level - MAX_AGING_STEPS), True
+    return labelled_level, False
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """An open issue as a round sees it."""
+
+    number: int
+    labels: tuple[str, ...] = ()
+    age_seconds: int = 0
+    boundary: tuple[str, ...] = ()
+    open_blocker: bool = False
+    live_order: bool = False
+    accepted: bool = False
+    awaiting_review: bool = False
+
+
+def skip_reason(candidate: Candidate, held: Iterable[str]) -> str | None:
+    """Why a candidate is skipped this round (one sentence), or None when it may go."""
+    if candidate.open_blocker:
+        return "skipped: an open blocker"
+    if candidate.live_order:
+        return "skipped: it already has a live order"
+    if candidate.accepted:
+        return "skipped: already accepted"
+    if candidate.awaiting_review:
+        return "skipped: its finished work waits for review"
+    if not candidate.boundary:
+        return "skipped: no boundary"
+    clash = overlapping(candidate.boundary, held)
+    if clash:
+        return "skipped: its boundary overlaps files another order holds: " + ", ".join(clash)
+    return None
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A candidate's place in the order: its effective level and whether it got it by aging."""
+
+    number: int
+    level: int
+    aged: bool
+
+    def sort_key(self) -> tuple[int, bool, int]:
+        return (self.level, self.aged, self.number)
+
+
+def rank(candidates: Sequence[Candidate], running_critical: int = 0) -> list[Ranked]:
+    """The candidates in the order they go, with `running_critical` criticals already running.
+
+    Only CRITICAL_CAP issues run as critical: later criticals in listing order run as HIGH.
+    A demoted critical still ranks as a real HIGH, ahead of one that only aged into HIGH.
+    """
+    room = max(0, CRITICAL_CAP - running_critical)
+    ranked: list[Ranked] = []
+    for candidate in sorted(candidates, key=lambda c: c.number):
+        level, aged = aged_level(label_level(candidate.labels), candidate.age_seconds)
+        if level == CRITICAL:
+            if room > 0:
+                room -= 1
+            else:
+                level = HIGH
+        ranked.append(Ranked(candidate.number, level, aged))
+    return sorted(ranked, key=Ranked.sort_key)
+
+
+def capacity(max_workers: int, free_key_lanes: int, container_room: int | None = None) -> int:
+    """How many bees may start now: the least of the limits (the container guard counts
+    only for bees run in this process; None when they run elsewhere)."""
+    limits = [max_workers, free_key_lanes]
+    if container_room is not None:
+        limits.append(container_room)
+    return max(0, min(limits))

@@ -1,0 +1,104 @@
+"""The task's shape (RULES 6): when an issue is work, and one clear reason when it is not.
+
+A boundary names 1..12 paths, each a real file of the repository at base, or a new file
+whose directory exists and which the body cites. No `..`, no absolute path, no path
+through a symlink out of the repository. The caller passes in what it read at base (the
+files, the directories, the symlinks with their targets): rules do no I/O.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Mapping
+
+MAX_BOUNDARY_PATHS = 12
+NEVER_TASK_LABELS = frozenset({"epic", "roadmap"})
+# A symlink chain longer than this is a loop, as the kernel's ELOOP would say.
+MAX_SYMLINK_HOPS = 40
+
+
+def _inside(path: str) -> bool:
+    """A normalised relative path stays inside the repository root."""
+    return path != ".." and not path.startswith("../") and not path.startswith("/")
+
+
+def resolve(path: str, symlinks: Mapping[str, str]) -> str | None:
+    """`path` with every symlink along it followed, or None when it leaves the repository.
+
+    `symlinks` maps a link's path (relative to the root) to its target as stored at base.
+    """
+    parts = path.split("/")
+    done: list[str] = []
+    hops = 0
+    while parts:
+        done.append(parts.pop(0))
+        here = "/".join(done)
+        target = symlinks.get(here)
+        if target is None:
+            continue
+        hops += 1
+        if hops > MAX_SYMLINK_HOPS or target.startswith("/"):
+            return None
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(here), target))
+        if not _inside(joined):
+            return None
+        parts = ([] if joined == "." else joined.split("/")) + parts
+        done = []
+    return "/".join(done)
+
+
+def path_problem(
+    path: str,
+    body: str,
+    files: frozenset[str],
+    dirs: frozenset[str],
+    symlinks: Mapping[str, str],
+) -> str | None:
+    """Why one boundary path is not allowed, or None."""
+    if path.startswith(("/", "\\")):
+        return f"boundary path {path!r} is absolute; name it from the repository root"
+    parts = path.split("/")
+    if ".." in parts:
+        return f"boundary path {path!r} climbs out with '..'"
+    if "\\" in path or any(part in ("", ".") for part in parts):
+        return f"boundary path {path!r} is not a plain relative path like 'src/app.py'"
+    real = resolve(path, symlinks)
+    if real is None:
+        return f"boundary path {path!r} goes through a symlink out of the repository"
+    if real in files:
+        return None
+    if real in dirs:
+        return f"boundary path {path!r} is a directory; name the files"
+    parent = posixpath.dirname(real)
+    if parent and parent not in dirs:
+        return f"boundary path {path!r} names no file at base and its directory does not exist"
+    if path not in body:
+        return f"boundary path {path!r} names no file at base and the body does not cite it"
+    return None
+
+
+def shape_problem(
+    labels: Iterable[str],
+    boundary: Iterable[str],
+    body: str,
+    files: frozenset[str],
+    dirs: frozenset[str],
+    symlinks: Mapping[str, str],
+) -> str | None:
+    """The one reason an issue is not work, or None when it is a task."""
+    never = sorted(NEVER_TASK_LABELS.intersection(labels))
+    if never:
+        return f"labelled {never[0]!r}, and an issue so labelled is never a task"
+    paths = list(boundary)
+    if not paths:
+        return "no boundary: name 1 to 12 files the work may touch"
+    if len(paths) > MAX_BOUNDARY_PATHS:
+        return f"the boundary names {len(paths)} paths; at most {MAX_BOUNDARY_PATHS}"
+    if len(set(paths)) != len(paths):
+        twice = next(p for p in paths if paths.count(p) > 1)
+        return f"boundary path {twice!r} is listed twice"
+    for path in paths:
+        problem = path_problem(path, body, files, dirs, symlinks)
+        if problem is not None:
+            return problem
+    return None
