@@ -36,5 +36,5 @@ def check_reachable(url: str, timeout_seconds: float = 5.0) -> None:
         with psycopg.connect(url, connect_timeout=max(1, int(timeout_seconds))):
             pass
     except psycopg.OperationalError as err:
-        reason = str(err).strip().splitlines()[-1] if str(err).strip() else "no answer"
+        reason = str(err).strip().splitlines()[-1].strip() if str(err).strip() else "no answer"
         raise StoreUnreachable(f"database at {where(url)} is unreachable: {reason}") from None

@@ -32,9 +32,7 @@ def migrations() -> list[Migration]:
     for entry in folder.iterdir():
         match = _FILE.match(entry.name)
         if match:
-            found.append(
-                Migration(int(match["version"]), match["name"], entry.read_text("utf-8"))
-            )
+            found.append(Migration(int(match["version"]), match["name"], entry.read_text("utf-8")))
     found.sort(key=lambda m: m.version)
     return found
 

@@ -1,0 +1,51 @@
+"""What every store function takes first: a psycopg connection or a pool.
+
+A store function runs one statement. On an autocommit connection (what `pool.make_pool`
+and `pool.connect` give) that statement is its own transaction; inside the caller's
+`with conn.transaction():` it joins that transaction instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from hive.store.sql import q
+
+Db = psycopg.Connection[Any] | ConnectionPool[Any]
+Params = Mapping[str, Any]
+T = TypeVar("T")
+
+
+@contextmanager
+def connection(db: Db) -> Iterator[psycopg.Connection[Any]]:
+    if isinstance(db, ConnectionPool):
+        with db.connection() as conn:
+            yield conn
+    else:
+        yield db
+
+
+def one(db: Db, name: str, params: Params | None = None) -> tuple[Any, ...] | None:
+    """The first row of the named query, as a tuple, or None."""
+    if isinstance(db, psycopg.Connection):  # the hot path: no context manager
+        return db.execute(q(name), params).fetchone()
+    with connection(db) as conn:
+        return conn.execute(q(name), params).fetchone()
+
+
+def dicts(db: Db, name: str, params: Params | None = None) -> list[dict[str, Any]]:
+    """Every row of the named query, as dicts keyed by column name."""
+    with connection(db) as conn, conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(q(name), params).fetchall()
+
+
+def pick(kind: type[T], row: Mapping[str, Any]) -> T:
+    """A dataclass `kind` from the columns it names (a column added later is ignored)."""
+    names: dict[str, Any] = getattr(kind, "__dataclass_fields__")  # noqa: B009
+    return kind(**{f: row[f] for f in names})

@@ -1,0 +1,75 @@
+"""`queen_issue`: the units of work (title, body, labels, boundary, criteria)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from hive.store.db import Db, dicts, one, pick
+
+
+@dataclass(frozen=True)
+class NewIssue:
+    title: str
+    body: str = ""
+    labels: tuple[str, ...] = ()
+    boundary: tuple[str, ...] = ()
+    criteria: tuple[Any, ...] = ()
+    blocked_by: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Issue:
+    number: int
+    title: str
+    body: str
+    labels: list[str]
+    boundary: list[str]
+    criteria: list[Any]
+    state: str
+    blocked_by: list[int]
+    created_at: datetime
+    updated_at: datetime
+
+
+def _params(issue: NewIssue) -> dict[str, Any]:
+    return {
+        "title": issue.title,
+        "body": issue.body,
+        "labels": list(issue.labels),
+        "boundary": list(issue.boundary),
+        "criteria": Jsonb(list(issue.criteria)),
+        "blocked_by": list(issue.blocked_by),
+    }
+
+
+def create(db: Db, issue: NewIssue) -> Issue:
+    """A new issue with the next free number (`POST /api/issues`). Two concurrent creates
+    may collide on the number: one raises UniqueViolation and may simply retry."""
+    return pick(Issue, dicts(db, "create_issue", _params(issue))[0])
+
+
+def upsert(db: Db, number: int, issue: NewIssue) -> Issue:
+    """Create issue `number` or replace its fields (keeps its state)."""
+    return pick(Issue, dicts(db, "upsert_issue", {"number": number, **_params(issue)})[0])
+
+
+def get(db: Db, number: int) -> Issue | None:
+    rows = dicts(db, "get_issue", {"number": number})
+    return pick(Issue, rows[0]) if rows else None
+
+
+def listing(db: Db, *, open_only: bool = False) -> list[Issue]:
+    return [pick(Issue, r) for r in dicts(db, "list_issues", {"open_only": open_only})]
+
+
+def set_state(db: Db, number: int, state: str) -> bool:
+    """`state` is `open` or `closed`; False when there is no such issue."""
+    return one(db, "set_issue_state", {"number": number, "state": state}) is not None
+
+
+__all__: Sequence[str] = ("Issue", "NewIssue", "create", "get", "listing", "set_state", "upsert")

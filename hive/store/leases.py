@@ -1,0 +1,49 @@
+"""`queen_lease` (RULES 3): named leases with a fence that never goes back. The Queen
+lease is one of them. Every write made under a lease carries its fence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from hive.store.db import Db, dicts, one, pick
+
+QUEEN_LEASE = "queen"
+
+
+@dataclass(frozen=True)
+class Lease:
+    name: str
+    holder: str
+    fence: int
+    expires_at: datetime
+
+
+def claim(db: Db, name: str, holder: str, ttl_seconds: float) -> Lease | None:
+    """Take the lease if free, expired or ours (the fence goes up by one); None if held."""
+    params = {"name": name, "holder": holder, "ttl_seconds": ttl_seconds}
+    rows = dicts(db, "claim_lease", params)
+    return pick(Lease, rows[0]) if rows else None
+
+
+def renew(db: Db, lease: Lease, ttl_seconds: float) -> Lease | None:
+    """Extend a lease we hold at its fence; None means it was lost."""
+    params = {
+        "name": lease.name,
+        "holder": lease.holder,
+        "fence": lease.fence,
+        "ttl_seconds": ttl_seconds,
+    }
+    rows = dicts(db, "renew_lease", params)
+    return pick(Lease, rows[0]) if rows else None
+
+
+def release(db: Db, lease: Lease) -> bool:
+    """Expire the lease now if we still hold it at its fence."""
+    params = {"name": lease.name, "holder": lease.holder, "fence": lease.fence}
+    return one(db, "release_lease", params) is not None
+
+
+def get(db: Db, name: str) -> Lease | None:
+    rows = dicts(db, "get_lease", {"name": name})
+    return pick(Lease, rows[0]) if rows else None

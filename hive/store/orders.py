@@ -1,0 +1,252 @@
+"""The order: `queen_dispatch` and `queen_dispatch_history` (DESIGN 5, the row is the
+protocol).
+
+Every write after the claim is fenced on (issue, conversation_id, claimed_by,
+finished_at IS NULL) and says whether it matched: False means the order was reaped or
+re-dispatched, and its writer must stop and write nothing more to it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from hive.store.bundles import NewBundle
+from hive.store.db import Db, dicts, one, pick
+
+OUTCOME_REAPED_AT_BOOT = "reaped at boot"
+OUTCOME_RUNNER_SILENT = "reaped: runner silent"
+
+
+def stalled_outcome(stall_minutes: float) -> str:
+    """RULES 4's label for the two-hour rule, with its measured number of minutes."""
+    return f"reaped: no completion within {stall_minutes:g} minutes"
+
+
+@dataclass(frozen=True)
+class NewOrder:
+    """The Queen's decision for one issue."""
+
+    issue: int
+    branch: str
+    base: str
+    base_sha: str | None = None
+    owned_paths: tuple[str, ...] = ()
+    key_index: int | None = None
+    key_fingerprint: str | None = None
+    brief: str | None = None
+    detail: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    conversation_id: uuid.UUID = field(default_factory=uuid.uuid4)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """Whose write this is: the attempt and its claimant (None: the Queen's own bee)."""
+
+    issue: int
+    conversation_id: uuid.UUID
+    runner: str | None
+
+
+@dataclass(frozen=True)
+class ClaimedOrder:
+    """What a runner needs to run the order it just claimed."""
+
+    issue: int
+    conversation_id: uuid.UUID
+    attempt: int
+    branch: str
+    base: str
+    base_sha: str | None
+    owned_paths: list[str]
+    key_index: int | None
+    key_fingerprint: str | None
+    brief: str | None
+    queued_at: datetime
+    claimed_at: datetime
+    runner: str
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.issue, self.conversation_id, self.runner)
+
+
+@dataclass(frozen=True)
+class Order:
+    """A whole `queen_dispatch` row."""
+
+    issue: int
+    branch: str
+    base: str
+    base_sha: str | None
+    started: bool
+    detail: str | None
+    conversation_id: uuid.UUID
+    owned_paths: list[str]
+    key_index: int | None
+    key_fingerprint: str | None
+    brief: str | None
+    queued_at: datetime | None
+    claimed_by: str | None
+    claimed_at: datetime | None
+    refused_by: list[str]
+    dispatched_at: datetime | None
+    finished_at: datetime | None
+    outcome: str | None
+    salvaged_at: datetime | None
+    salvaged_sha: str | None
+    salvaged_files: list[str] | None
+    review_state: str | None
+    review_note: str | None
+    reviewed_at: datetime | None
+    sendbacks: int
+    provider: str | None
+    model: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    attempt: int
+    created_at: datetime
+
+    @property
+    def fence(self) -> Fence:
+        return Fence(self.issue, self.conversation_id, self.claimed_by)
+
+
+@dataclass(frozen=True)
+class ArchivedOrder:
+    id: int
+    issue: int
+    archived_at: datetime
+    snapshot: dict[str, Any]
+
+
+def insert(db: Db, order: NewOrder, *, queued: bool) -> Order | None:
+    """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
+    otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
+    A finished row of the issue is archived and replaced (attempt + 1); an unfinished one
+    is left alone and None is returned."""
+    params = {
+        "issue": order.issue,
+        "branch": order.branch,
+        "base": order.base,
+        "base_sha": order.base_sha,
+        "detail": order.detail,
+        "conversation_id": order.conversation_id,
+        "owned_paths": list(order.owned_paths),
+        "key_index": order.key_index,
+        "key_fingerprint": order.key_fingerprint,
+        "brief": order.brief,
+        "queued": queued,
+        "provider": order.provider,
+        "model": order.model,
+    }
+    rows = dicts(db, "insert_order", params)
+    return pick(Order, rows[0]) if rows else None
+
+
+def claim(db: Db, runner: str) -> ClaimedOrder | None:
+    """Claim the oldest claimable order for `runner` (one statement), or None."""
+    row = one(db, "claim_order", {"runner": runner})
+    if row is None:
+        return None
+    columns: tuple[Any, ...] = (*row, runner)
+    return ClaimedOrder(*columns)
+
+
+def refuse(db: Db, fence: Fence) -> bool:
+    """Release the claim and add the runner to refused_by; other runners are woken."""
+    return one(db, "refuse_order", _fence(fence)) is not None
+
+
+def mark_started(db: Db, fence: Fence) -> bool:
+    """The turn really started: reset dispatched_at (the two-hour rule's clock)."""
+    return one(db, "mark_order_started", _fence(fence)) is not None
+
+
+def heartbeat(db: Db, fence: Fence) -> bool:
+    """Renew claimed_at; False means reaped or re-dispatched: stop the turn."""
+    return one(db, "heartbeat_order", _fence(fence)) is not None
+
+
+def end(
+    db: Db,
+    fence: Fence,
+    outcome: str,
+    *,
+    bundle: NewBundle | None = None,
+    detail: str | None = None,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+) -> bool:
+    """End the attempt with `outcome`, storing `bundle` in the same statement (None: the
+    branch has nothing beyond base, and a stale bundle of the issue is dropped)."""
+    params: dict[str, Any] = {
+        **_fence(fence),
+        "outcome": outcome,
+        "detail": detail,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+    }
+    if bundle is None:
+        return one(db, "end_order", params) is not None
+    params.update(
+        branch=bundle.branch,
+        base=bundle.base,
+        base_sha=bundle.base_sha,
+        head_sha=bundle.head_sha,
+        bytes=bundle.data,
+        size=len(bundle.data),
+    )
+    return one(db, "end_order_with_bundle", params) is not None
+
+
+def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> list[Order]:
+    """End the Queen's own unfinished orders (queued_at NULL) except `spare`; returns them
+    so the caller can salvage."""
+    return _orders(db, "reap_at_boot", {"spare": list(spare)})
+
+
+def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> list[Order]:
+    """End runner orders whose heartbeat is older than `silent_minutes` (never salvaged:
+    nothing of that bee is on this disk)."""
+    params = {"silent_seconds": silent_minutes * 60.0, "spare": list(spare)}
+    return _orders(db, "reap_silent_runners", params)
+
+
+def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> list[Order]:
+    """End started orders whose turn began more than `stall_minutes` ago by dispatched_at;
+    a queued order nobody claimed is never reaped by this."""
+    params = {
+        "stall_seconds": stall_minutes * 60.0,
+        "outcome": stalled_outcome(stall_minutes),
+        "spare": list(spare),
+    }
+    return _orders(db, "reap_stalled_turns", params)
+
+
+def get(db: Db, issue: int) -> Order | None:
+    rows = dicts(db, "get_order", {"issue": issue})
+    return pick(Order, rows[0]) if rows else None
+
+
+def listing(db: Db, *, unfinished_only: bool = False) -> list[Order]:
+    """Every order by issue (the status listing); only in-flight ones if asked."""
+    return _orders(db, "list_orders", {"unfinished_only": unfinished_only})
+
+
+def history(db: Db, issue: int) -> list[ArchivedOrder]:
+    """The archived attempts of `issue`, oldest first."""
+    return [pick(ArchivedOrder, r) for r in dicts(db, "order_history", {"issue": issue})]
+
+
+def _fence(fence: Fence) -> dict[str, Any]:
+    return {"issue": fence.issue, "conversation_id": fence.conversation_id, "runner": fence.runner}
+
+
+def _orders(db: Db, name: str, params: dict[str, Any]) -> list[Order]:
+    return [pick(Order, r) for r in dicts(db, name, params)]

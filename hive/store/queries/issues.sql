@@ -1,0 +1,34 @@
+-- name: upsert_issue
+-- Create an issue or replace its fields (state and created_at are kept on update).
+INSERT INTO hive.queen_issue AS i
+    (number, title, body, labels, boundary, criteria, blocked_by)
+VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s, %(blocked_by)s)
+ON CONFLICT (number) DO UPDATE SET
+    title = excluded.title, body = excluded.body, labels = excluded.labels,
+    boundary = excluded.boundary, criteria = excluded.criteria,
+    blocked_by = excluded.blocked_by, updated_at = now()
+RETURNING *;
+
+-- name: create_issue
+-- Create an issue with the next free number.
+INSERT INTO hive.queen_issue (number, title, body, labels, boundary, criteria, blocked_by)
+SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
+    %(criteria)s, %(blocked_by)s
+FROM hive.queen_issue
+RETURNING *;
+
+-- name: get_issue
+-- One issue by number.
+SELECT * FROM hive.queen_issue WHERE number = %(number)s;
+
+-- name: list_issues
+-- Issues by number, the open ones only if asked.
+SELECT * FROM hive.queen_issue
+WHERE %(open_only)s = false OR state = 'open'
+ORDER BY number;
+
+-- name: set_issue_state
+-- Open or close an issue.
+UPDATE hive.queen_issue SET state = %(state)s, updated_at = now()
+WHERE number = %(number)s
+RETURNING number;

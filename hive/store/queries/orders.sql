@@ -1,0 +1,161 @@
+-- name: insert_order
+-- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders); a finished row is archived to history and replaced by attempt + 1; an unfinished row is left alone and nothing is returned.
+-- `old` locks the finished row before `ins` runs (the WHERE on its count makes the
+-- insert evaluate it first; a row this statement already updated could not be locked);
+-- `archived` keeps that version only when `ins` really replaced it.
+WITH old AS (
+    SELECT * FROM hive.queen_dispatch
+    WHERE issue = %(issue)s AND finished_at IS NOT NULL
+    FOR UPDATE
+), ins AS (
+    INSERT INTO hive.queen_dispatch AS d (
+        issue, branch, base, base_sha, started, detail, conversation_id, owned_paths,
+        key_index, key_fingerprint, brief, queued_at, dispatched_at, provider, model
+    )
+    SELECT
+        %(issue)s, %(branch)s, %(base)s, %(base_sha)s, true, %(detail)s, %(conversation_id)s,
+        %(owned_paths)s, %(key_index)s, %(key_fingerprint)s, %(brief)s,
+        CASE WHEN %(queued)s THEN now() END,
+        CASE WHEN %(queued)s THEN NULL ELSE now() END,
+        %(provider)s, %(model)s
+    WHERE (SELECT count(*) FROM old) >= 0
+    ON CONFLICT (issue) DO UPDATE SET
+        branch = excluded.branch, base = excluded.base, base_sha = excluded.base_sha,
+        started = true, detail = excluded.detail, conversation_id = excluded.conversation_id,
+        owned_paths = excluded.owned_paths, key_index = excluded.key_index,
+        key_fingerprint = excluded.key_fingerprint, brief = excluded.brief,
+        queued_at = excluded.queued_at, claimed_by = NULL, claimed_at = NULL,
+        refused_by = '{}', dispatched_at = excluded.dispatched_at, finished_at = NULL,
+        outcome = NULL, salvaged_at = NULL, salvaged_sha = NULL, salvaged_files = NULL,
+        review_state = NULL, review_note = NULL, reviewed_at = NULL,
+        provider = excluded.provider, model = excluded.model,
+        input_tokens = NULL, output_tokens = NULL,
+        attempt = d.attempt + 1, created_at = now()
+    WHERE d.finished_at IS NOT NULL
+    RETURNING d.*
+), archived AS (
+    INSERT INTO hive.queen_dispatch_history (issue, snapshot)
+    SELECT old.issue, to_jsonb(old) FROM old WHERE EXISTS (SELECT 1 FROM ins)
+), notified AS (
+    SELECT pg_notify('hive_orders', ins.issue::text) FROM ins WHERE %(queued)s
+)
+SELECT ins.*, (SELECT count(*) FROM notified) AS notified FROM ins;
+
+-- name: claim_order
+-- Claim the oldest queued, unclaimed, unfinished, started order this runner has not refused, in one statement (DESIGN 5.2).
+UPDATE hive.queen_dispatch AS d
+SET claimed_by = %(runner)s, claimed_at = now(), dispatched_at = now()
+WHERE d.issue = (
+    SELECT c.issue FROM hive.queen_dispatch AS c
+    WHERE c.queued_at IS NOT NULL AND c.claimed_by IS NULL AND c.finished_at IS NULL
+      AND c.started AND %(runner)s <> ALL (c.refused_by)
+    ORDER BY c.queued_at, c.issue
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha,
+    d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at;
+
+-- name: refuse_order
+-- Release this runner's claim and add it to refused_by (its key does not resolve), waking the other runners.
+WITH released AS (
+    UPDATE hive.queen_dispatch
+    SET claimed_by = NULL, claimed_at = NULL, dispatched_at = NULL,
+        refused_by = array_append(refused_by, %(runner)s::text)
+    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+      AND claimed_by = %(runner)s AND finished_at IS NULL
+    RETURNING issue
+)
+SELECT issue, pg_notify('hive_orders', issue::text)::text AS notified FROM released;
+
+-- name: mark_order_started
+-- Reset dispatched_at when the turn really starts, fenced on this attempt and claimant (NULL for the Queen's own bee).
+UPDATE hive.queen_dispatch SET dispatched_at = now()
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+  AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
+RETURNING issue;
+
+-- name: heartbeat_order
+-- Renew claimed_at for this runner's claim of this attempt; no row means reaped or re-dispatched.
+UPDATE hive.queen_dispatch SET claimed_at = now()
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+  AND claimed_by = %(runner)s AND finished_at IS NULL
+RETURNING issue;
+
+-- name: end_order
+-- End this attempt with its outcome when the branch has nothing beyond base; a stale bundle of the issue goes with it.
+WITH ended AS (
+    UPDATE hive.queen_dispatch SET
+        finished_at = now(), outcome = %(outcome)s,
+        detail = COALESCE(%(detail)s, detail),
+        input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
+        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens)
+    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+      AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
+    RETURNING issue
+), dropped AS (
+    DELETE FROM hive.queen_bundle AS b USING ended WHERE b.issue = ended.issue
+)
+SELECT issue FROM ended;
+
+-- name: end_order_with_bundle
+-- End this attempt and store its bundle in the same statement: no ended row without its bundle, no bundle for a fenced-out ending.
+WITH ended AS (
+    UPDATE hive.queen_dispatch SET
+        finished_at = now(), outcome = %(outcome)s,
+        detail = COALESCE(%(detail)s, detail),
+        input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
+        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens)
+    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+      AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
+    RETURNING issue
+), stored AS (
+    INSERT INTO hive.queen_bundle AS b
+        (issue, branch, base, base_sha, head_sha, runner, bytes, size)
+    SELECT ended.issue, %(branch)s, %(base)s, %(base_sha)s, %(head_sha)s, %(runner)s::text,
+        %(bytes)s, %(size)s
+    FROM ended
+    ON CONFLICT (issue) DO UPDATE SET
+        branch = excluded.branch, base = excluded.base, base_sha = excluded.base_sha,
+        head_sha = excluded.head_sha, runner = excluded.runner, bytes = excluded.bytes,
+        size = excluded.size, created_at = now()
+)
+SELECT issue FROM ended;
+
+-- name: reap_at_boot
+-- End the unfinished orders the Queen ran herself (queued_at NULL), except the issues named, so the caller can salvage them.
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'reaped at boot'
+WHERE finished_at IS NULL AND queued_at IS NULL AND issue <> ALL (%(spare)s::integer[])
+RETURNING *;
+
+-- name: reap_silent_runners
+-- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named.
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'reaped: runner silent'
+WHERE finished_at IS NULL AND queued_at IS NOT NULL AND claimed_by IS NOT NULL
+  AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
+  AND issue <> ALL (%(spare)s::integer[])
+RETURNING *;
+
+-- name: reap_stalled_turns
+-- End started orders whose turn began longer ago than the given seconds, never a queued unclaimed one, except the issues named.
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = %(outcome)s
+WHERE finished_at IS NULL AND started
+  AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
+  AND NOT (queued_at IS NOT NULL AND claimed_by IS NULL)
+  AND issue <> ALL (%(spare)s::integer[])
+RETURNING *;
+
+-- name: get_order
+-- One order by issue.
+SELECT * FROM hive.queen_dispatch WHERE issue = %(issue)s;
+
+-- name: list_orders
+-- Every order, in flight or ended, by issue (the status listing).
+SELECT * FROM hive.queen_dispatch
+WHERE %(unfinished_only)s = false OR finished_at IS NULL
+ORDER BY issue;
+
+-- name: order_history
+-- The archived attempts of one issue, oldest first.
+SELECT id, issue, archived_at, snapshot FROM hive.queen_dispatch_history
+WHERE issue = %(issue)s ORDER BY id;
