@@ -1,0 +1,182 @@
+"""Every metric the hive exposes (DESIGN 8), declared here and nowhere else.
+
+One `HiveMetrics` per process, each on its own `CollectorRegistry` (never the global
+default), so tests and an embedding application never share counters. The tree makes one
+and hands it to the actors; `/metrics` renders its registry.
+
+Queue depth, orders in flight and the oldest queued order's age are not counted by any
+actor: they are read from the store at scrape time (`watch_queue`), so every replica
+reports the same truth and a restart loses nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.registry import Collector
+
+log = logging.getLogger("hive.metrics")
+
+# A claim normally lands within milliseconds of the NOTIFY, or within one poll
+# (HIVE_RUNNER_SECONDS, 15 s) when the hint is lost; a long queue pushes it to minutes.
+CLAIM_BUCKETS_SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 15, 30, 60, 300)
+# A turn runs from seconds (an agent that gives up) to TURN_MAX_SECONDS (3600) and a little
+# past it while it is stopped; the last finite bucket is two hours.
+TURN_BUCKETS_SECONDS = (1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200)
+# A bundle is a few KiB for a one-line fix and up to HIVE_BUNDLE_MAX_BYTES (100 MiB).
+BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 256 MiB
+
+# Closed label sets, exported at zero from the start so a rate() over them never begins
+# with a missing series.
+REAPERS = ("boot", "stall", "two_hour")
+VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
+
+QUEUE_METRICS = ("hive_orders_queued", "hive_orders_in_flight", "hive_oldest_queued_seconds")
+
+
+@dataclass(frozen=True)
+class QueueNumbers:
+    """What one cheap store query answers at scrape time."""
+
+    queued: int  # orders with queued_at set, not yet claimed, not finished
+    in_flight: int  # orders not finished (queued, claimed or run by the Queen)
+    oldest_queued_seconds: float  # age of the oldest unclaimed queued order; 0 when none
+
+
+class HiveMetrics:
+    """The hive's metrics on a registry of their own. Increment them from the actors:
+
+    - `claims.inc()`, `claim_seconds.observe(claimed_at - queued_at)` when a claim lands;
+    - `bees_running.inc()` / `.dec()` around a turn;
+      `bee_seconds.labels(outcome=...).observe(turn seconds)` when it ends;
+    - `heartbeats.inc()` per renewal that landed, `heartbeat_lost.inc()` when one renewed
+      zero rows;
+    - `reaped.labels(reaper="boot"|"stall"|"two_hour").inc(n)`;
+    - `key_refusals.inc()` when this runner refuses an order's key;
+    - `drain_held.set(n)` while draining, `handed_back.inc()` per bee handed back;
+    - `bundle_bytes.observe(len(bundle))` per bundle stored;
+    - `rounds.inc()` per Queen round, `rounds_stalled.inc()` per abandoned round;
+    - `reviews.labels(verdict=...).inc()` per review that answered.
+    """
+
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        r = self.registry
+        self.claims = Counter("hive_claims_total", "Orders claimed by this runner.", registry=r)
+        self.claim_seconds = Histogram(
+            "hive_claim_seconds",
+            "Time from an order's queued_at to its claim by a runner, in seconds.",
+            unit="seconds",
+            buckets=CLAIM_BUCKETS_SECONDS,
+            registry=r,
+        )
+        self.bees_running = Gauge(
+            "hive_bees_running", "Bees (agent turns) running in this process now.", registry=r
+        )
+        self.bee_seconds = Histogram(
+            "hive_bee_seconds",
+            "Duration of a bee's turn from its start to its end, in seconds, by outcome.",
+            labelnames=("outcome",),
+            unit="seconds",
+            buckets=TURN_BUCKETS_SECONDS,
+            registry=r,
+        )
+        self.heartbeats = Counter(
+            "hive_heartbeats_total", "Heartbeats that renewed an order's claim.", registry=r
+        )
+        self.heartbeat_lost = Counter(
+            "hive_heartbeat_lost_total",
+            "Heartbeats that found their order gone (reaped or re-dispatched); the turn stops.",
+            registry=r,
+        )
+        self.reaped = Counter(
+            "hive_reaped_total",
+            "Orders ended or released by a reaper: boot, stall (runner silent) or two_hour.",
+            labelnames=("reaper",),
+            registry=r,
+        )
+        self.key_refusals = Counter(
+            "hive_key_refusals_total",
+            "Orders this runner refused because it has no matching key for their key_index.",
+            registry=r,
+        )
+        self.drain_held = Gauge(
+            "hive_drain_held", "Bees the drain holds until they end or the cap.", registry=r
+        )
+        self.handed_back = Counter(
+            "hive_handed_back_total", "Bees handed back at the drain's cap.", registry=r
+        )
+        self.bundle_bytes = Histogram(
+            "hive_bundle_bytes",
+            "Size of each bundle stored in queen_bundle, in bytes.",
+            unit="bytes",
+            buckets=BUNDLE_BUCKETS_BYTES,
+            registry=r,
+        )
+        self.rounds = Counter(
+            "hive_rounds_total", "Queen rounds run (reconcile passes).", registry=r
+        )
+        self.rounds_stalled = Counter(
+            "hive_rounds_stalled_total",
+            "Queen rounds abandoned past ROUND_MAX_SECONDS (180 s).",
+            registry=r,
+        )
+        self.reviews = Counter(
+            "hive_reviews_total",
+            "Reviews of finished work, by verdict.",
+            labelnames=("verdict",),
+            registry=r,
+        )
+        for reaper in REAPERS:
+            self.reaped.labels(reaper=reaper)
+        for verdict in VERDICTS:
+            self.reviews.labels(verdict=verdict)
+        self._queue: _QueueCollector | None = None
+
+    def watch_queue(self, read: Callable[[], QueueNumbers]) -> None:
+        """Report queue depth, in-flight orders and the oldest queued age from `read`,
+        called once per scrape. A `read` that raises leaves those three without a sample
+        for that scrape (and logs why); the scrape itself still answers. Call once."""
+        if self._queue is not None:
+            raise RuntimeError("watch_queue was already called on these metrics")
+        self._queue = _QueueCollector(read)
+        self.registry.register(self._queue)
+
+
+class _QueueCollector(Collector):
+    def __init__(self, read: Callable[[], QueueNumbers]) -> None:
+        self._read = read
+
+    def describe(self) -> Iterable[Metric]:
+        # without describe(), registering would call collect() and so query the store
+        return list(_queue_families())
+
+    def collect(self) -> Iterable[Metric]:
+        try:
+            numbers = self._read()
+        except Exception as err:  # a scrape must answer even when the store does not
+            log.warning("queue numbers unavailable for this scrape: %s", err)
+            return list(_queue_families())
+        queued, in_flight, oldest = _queue_families()
+        queued.add_metric([], numbers.queued)
+        in_flight.add_metric([], numbers.in_flight)
+        oldest.add_metric([], numbers.oldest_queued_seconds)
+        return [queued, in_flight, oldest]
+
+
+def _queue_families() -> Iterator[GaugeMetricFamily]:
+    yield GaugeMetricFamily(
+        "hive_orders_queued", "Orders queued for a runner and not yet claimed (from the store)."
+    )
+    yield GaugeMetricFamily(
+        "hive_orders_in_flight", "Orders not yet finished: queued, claimed or run by the Queen."
+    )
+    yield GaugeMetricFamily(
+        "hive_oldest_queued_seconds",
+        "Age of the oldest queued, unclaimed order, in seconds; 0 when none waits.",
+        unit="seconds",
+    )

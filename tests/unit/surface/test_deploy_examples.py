@@ -1,0 +1,94 @@
+"""The Kubernetes, Prometheus and Docker examples say what DESIGN 8 and the drain card say."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from hive.settings import Settings
+
+yaml = pytest.importorskip("yaml")
+
+ROOT = Path(__file__).resolve().parents[3]
+HAND_BACK_AND_EXIT_SECONDS = 25  # the drain card: what must fit between the cap and SIGKILL
+SECRET_VARIABLES = {"HIVE_DATABASE_URL", "HIVE_API_TOKEN", "HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
+
+
+def deployments() -> dict[str, dict]:
+    found = {}
+    for path in sorted((ROOT / "config" / "k8s").glob("*.yaml")):
+        for doc in yaml.safe_load_all(path.read_text()):
+            if doc and doc["kind"] == "Deployment":
+                found[doc["metadata"]["labels"]["app.kubernetes.io/component"]] = doc
+    return found
+
+
+def container(deployment: dict) -> dict:
+    (only,) = deployment["spec"]["template"]["spec"]["containers"]
+    return only
+
+
+def literal_env(deployment: dict) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in container(deployment)["env"] if "value" in e}
+
+
+def test_there_is_a_queen_and_a_replicated_runner_deployment():
+    found = deployments()
+    assert set(found) == {"queen", "runner"}
+    assert found["runner"]["spec"]["replicas"] > 1
+    assert literal_env(found["queen"])["HIVE_ROLE"] == "queen"
+    assert literal_env(found["runner"])["HIVE_ROLE"] == "runner"
+
+
+@pytest.mark.parametrize("component", ["queen", "runner"])
+def test_the_grace_period_covers_the_drain_cap_and_is_told_to_the_process(component):
+    deployment = deployments()[component]
+    grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    env = literal_env(deployment)
+    assert grace > int(env["HIVE_RUNNER_DRAIN_SECONDS"]) + HAND_BACK_AND_EXIT_SECONDS
+    assert int(env["HIVE_PLATFORM_DRAIN_SECONDS"]) == grace
+
+
+@pytest.mark.parametrize("component", ["queen", "runner"])
+def test_probes_ask_readyz_and_healthz(component):
+    spec = container(deployments()[component])
+    assert spec["readinessProbe"]["httpGet"]["path"] == "/readyz"
+    assert spec["livenessProbe"]["httpGet"]["path"] == "/healthz"
+
+
+@pytest.mark.parametrize("component", ["queen", "runner"])
+def test_secrets_come_from_a_secret_and_every_literal_is_a_valid_setting(component):
+    env = container(deployments()[component])["env"]
+    for entry in env:
+        if entry["name"] in SECRET_VARIABLES:
+            assert "secretKeyRef" in entry["valueFrom"], entry["name"]
+    literals = literal_env(deployments()[component])
+    assert not SECRET_VARIABLES & set(literals)
+    # a misspelt or out-of-range variable in the example would fail here, all at once
+    Settings.from_env({**literals, "HIVE_API_TOKEN": "t"})
+
+
+def test_prometheus_scrapes_both_components():
+    config = yaml.safe_load((ROOT / "config" / "prometheus.yml").read_text())
+    kept = set()
+    for job in config["scrape_configs"]:
+        assert job["metrics_path"] == "/metrics"
+        for rule in job["relabel_configs"]:
+            if rule.get("action") == "keep" and rule["source_labels"][0].endswith("component"):
+                kept.add(rule["regex"])
+    assert kept == {"queen", "runner"}
+
+
+def test_the_dockerfile_runs_hive_serve_as_non_root_with_a_health_check():
+    text = (ROOT / "Dockerfile").read_text()
+    final_stage = text[text.rindex("\nFROM ") :]
+    user = re.search(r"^USER (\S+)", final_stage, re.M)
+    assert user and user.group(1).split(":")[0] not in ("0", "root")
+    assert "STOPSIGNAL SIGTERM" in final_stage
+    assert re.search(r"^HEALTHCHECK .*\n?.*/healthz", final_stage, re.M)
+    entry = re.search(r"^ENTRYPOINT (.+)$", final_stage, re.M)
+    assert entry, "no ENTRYPOINT"
+    assert json.loads(entry.group(1))[-1] == "hive", "exec form, so signals reach the process"
+    assert json.loads(re.search(r"^CMD (.+)$", final_stage, re.M).group(1)) == ["serve"]
+    assert "git" not in re.findall(r"apt-get install[^&]*", final_stage)[0].split()
