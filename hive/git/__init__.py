@@ -1,0 +1,12 @@
+"""Git without a git binary (DESIGN 7): dulwich for every clone, worktree, salvage,
+bundle and import the hive makes. One concept per module:
+
+- `repo`: open or clone `HIVE_REPO_URL`, refresh base (`open_checkout`, `resolve`)
+- `worktrees`: cut, reuse, list, remove and prune `queen-<issue>` worktrees
+- `status`: what a worktree holds that HEAD does not
+- `salvage`: commit a turn's leftovers inside its boundary
+- `bundles`: the bundle of `base..queen-<issue>`
+- `importing`: read a bundle into a checkout
+- `listing`: the `queen-*` branches ahead of base
+- `safety`: URLs, helper environments and boundary paths
+"""

@@ -1,0 +1,169 @@
+"""The bundle of `base..queen-<issue>`: how a runner's work leaves without a push.
+
+Written here rather than by `dulwich.bundle.create_bundle_from_repo`, which walks every
+tree reachable from base to find what to leave out and stores each object whole. The
+objects of a range are found by comparing each new commit's tree with its parent's,
+descending only into subtrees that changed; a changed blob or tree is stored as a delta
+against the version it replaced (a thin pack, as `git bundle create` writes), so ten
+small commits on a large tree cost a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from dulwich.objects import Commit, ObjectID, Tree, hex_to_sha
+from dulwich.pack import REF_DELTA, create_delta, pack_object_header
+from dulwich.repo import Repo
+
+from hive.errors import HiveError
+from hive.git.repo import GitError, branch_ref, resolve
+
+BUNDLE_HEADER = b"# v2 git bundle\n"
+# Deltas: bases older than this chain length are not used (git's default depth), and
+# a delta is kept only when it saves at least a quarter of the object.
+MAX_DELTA_DEPTH = 50
+DELTA_KEEP_RATIO = 0.75
+MIN_DELTA_BYTES = 64
+
+
+class BundleTooLarge(HiveError):
+    """The bundle is over `HIVE_BUNDLE_MAX_BYTES`; the message names both sizes."""
+
+
+@dataclass(frozen=True)
+class BundleOut:
+    """A bundle of `base..queen-<issue>` (`data`), the base it needs and the head it
+    carries, and how many commits it holds."""
+
+    data: bytes
+    base_sha: str
+    head_sha: str
+    commits: int
+
+
+def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | None:
+    """The bundle of `base..queen-<issue>`, or None when the branch has no commit beyond
+    base. Raises BundleTooLarge over `max_bytes`, GitError for a missing branch or base."""
+    ref = branch_ref(issue)
+    if ref not in repo.refs:
+        raise GitError(f"{repo.path} has no branch queen-{issue}")
+    head = repo.refs[ref]
+    base_sha = ObjectID(resolve(repo, base).encode())
+    commits = [entry.commit for entry in repo.get_walker(include=[head], exclude=[base_sha])]
+    if not commits:
+        return None
+    commits.reverse()  # parents before children, so a delta base is always written first
+    in_range = {commit.id for commit in commits}
+    prerequisites: dict[bytes, bytes] = {}
+    for commit in commits:
+        for parent in commit.parents:
+            if parent not in in_range and parent not in prerequisites:
+                prerequisites[parent] = _subject(repo, parent)
+    header = [BUNDLE_HEADER]
+    header += [b"-" + sha + b" " + subject + b"\n" for sha, subject in prerequisites.items()]
+    header.append(head + b" " + ref + b"\n\n")
+    data = b"".join(header) + _pack(repo, commits)
+    if len(data) > max_bytes:
+        raise BundleTooLarge(
+            f"bundle of queen-{issue} is {len(data)} bytes, over the limit of {max_bytes} "
+            "bytes (HIVE_BUNDLE_MAX_BYTES)"
+        )
+    return BundleOut(data, base_sha.decode(), head.decode(), len(commits))
+
+
+def _subject(repo: Repo, sha: bytes) -> bytes:
+    commit = repo.object_store[ObjectID(sha)]
+    assert isinstance(commit, Commit)
+    return commit.message.split(b"\n", 1)[0]
+
+
+@dataclass
+class _Planned:
+    sha: bytes
+    type_num: int
+    base: bytes | None  # the object it replaced, a candidate delta base
+
+
+def _plan(repo: Repo, commits: list[Commit]) -> list[_Planned]:
+    """Every object the range adds, in write order, each with the object it replaced."""
+    planned: list[_Planned] = []
+    seen: set[bytes] = set()
+    for commit in commits:
+        planned.append(_Planned(commit.id, Commit.type_num, None))
+        seen.add(commit.id)
+        parent_tree = None
+        if commit.parents:
+            parent = repo.object_store[commit.parents[0]]
+            assert isinstance(parent, Commit)
+            parent_tree = parent.tree
+        _diff(repo, commit.tree, parent_tree, planned, seen)
+    return planned
+
+
+def _diff(
+    repo: Repo, new: bytes, old: bytes | None, planned: list[_Planned], seen: set[bytes]
+) -> None:
+    if new == old:
+        return
+    if new not in seen:
+        seen.add(new)
+        planned.append(_Planned(new, Tree.type_num, old))
+    store = repo.object_store
+    new_tree = store[ObjectID(new)]
+    assert isinstance(new_tree, Tree)
+    before: dict[bytes, tuple[int, bytes]] = {}
+    if old is not None:
+        old_tree = store[ObjectID(old)]
+        assert isinstance(old_tree, Tree)
+        before = {name: (mode, sha) for name, mode, sha in old_tree.iteritems()}
+    for name, mode, sha in new_tree.iteritems():
+        prior = before.get(name)
+        if prior is not None and prior[1] == sha:
+            continue
+        if stat.S_ISDIR(mode):
+            prior_tree = prior[1] if prior is not None and stat.S_ISDIR(prior[0]) else None
+            _diff(repo, sha, prior_tree, planned, seen)
+        elif (stat.S_ISLNK(mode) or stat.S_ISREG(mode)) and sha not in seen:
+            seen.add(sha)
+            same_kind = prior is not None and stat.S_IFMT(prior[0]) == stat.S_IFMT(mode)
+            planned.append(_Planned(sha, 3, prior[1] if same_kind and prior else None))
+        # gitlinks name commits of another repository: nothing to carry
+
+
+def _pack(repo: Repo, commits: list[Commit]) -> bytes:
+    planned = _plan(repo, commits)
+    out: list[bytes] = []
+    digest = hashlib.sha1()
+
+    def write(chunk: bytes) -> None:
+        out.append(chunk)
+        digest.update(chunk)
+
+    write(b"PACK" + (2).to_bytes(4, "big") + len(planned).to_bytes(4, "big"))
+    depth: dict[bytes, int] = {}
+    for item in planned:
+        for chunk in _entry(repo, item, depth):
+            write(chunk)
+    out.append(digest.digest())
+    return b"".join(out)
+
+
+def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int]) -> Iterator[bytes]:
+    get_raw: Callable[[ObjectID], tuple[int, bytes]] = repo.object_store.get_raw
+    type_num, data = get_raw(ObjectID(item.sha))
+    body, header_type, base = data, type_num, None
+    base_depth = depth.get(item.base, 0) if item.base is not None else 0
+    if item.base is not None and len(data) >= MIN_DELTA_BYTES and base_depth < MAX_DELTA_DEPTH:
+        base_type, base_data = get_raw(ObjectID(item.base))
+        if base_type == type_num:
+            delta = b"".join(create_delta(base_data, data))
+            if len(delta) < len(data) * DELTA_KEEP_RATIO:
+                body, header_type, base = delta, REF_DELTA, hex_to_sha(ObjectID(item.base))
+                depth[item.sha] = base_depth + 1
+    yield bytes(pack_object_header(header_type, base, len(body), repo.object_format))
+    yield zlib.compress(body)

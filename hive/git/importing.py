@@ -1,0 +1,119 @@
+"""Import a runner's bundle into the Queen's checkout as branch `queen-<issue>`.
+
+`dulwich.bundle.Bundle.store_objects` cannot resolve the deltas of a bundle that has
+prerequisites (its bases are outside the pack), for git's bundles and dulwich's alike.
+The bundle's pack is therefore added as what it is, a thin pack: the object store
+completes it with the bases it already holds, and the result passes `git fsck --strict`.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.objects import Commit, ObjectID
+from dulwich.repo import Repo
+
+from hive.git.repo import GitError, branch_ref
+
+_HEADERS = {b"# v2 git bundle\n": 2, b"# v3 git bundle\n": 3}
+_PACK_HEADER_BYTES = 12
+
+
+class BadBundle(GitError):
+    """The bytes are not a bundle this import accepts; the message says why."""
+
+
+class UnknownPrerequisite(GitError):
+    """The checkout lacks a commit the bundle is built on (usually its base)."""
+
+
+@dataclass(frozen=True)
+class Imported:
+    """The branch now at `head_sha`; `previous_sha` is what it pointed at before (None: a
+    new branch); `changed` is False when the branch was already there."""
+
+    branch: str
+    head_sha: str
+    previous_sha: str | None
+    changed: bool
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    prerequisites: tuple[bytes, ...]
+    refs: dict[bytes, bytes]
+    pack: bytes
+
+
+def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
+    """Store the bundle's objects in `checkout` and point `queen-<issue>` at its head,
+    replacing an older local branch. Raises BadBundle or UnknownPrerequisite."""
+    ref = branch_ref(issue)
+    data = Path(bundle).read_bytes() if isinstance(bundle, Path) else bundle
+    parsed = parse(data)
+    head = parsed.refs.get(ref)
+    if head is None:
+        carried = ", ".join(r.decode(errors="replace") for r in parsed.refs) or "no ref"
+        raise BadBundle(f"the bundle carries {carried}, not {ref.decode()}")
+    store = checkout.object_store
+    missing = [sha for sha in parsed.prerequisites if ObjectID(sha) not in store]
+    if missing:
+        shas = ", ".join(sha.decode() for sha in missing)
+        raise UnknownPrerequisite(
+            f"{checkout.path} lacks the bundle's prerequisite commit {shas}: fetch base first"
+        )
+    previous = checkout.refs.as_dict().get(ref)
+    if previous == head and ObjectID(head) in store:
+        return Imported(ref.decode()[11:], head.decode(), head.decode(), False)
+    if int.from_bytes(parsed.pack[8:12], "big") > 0:
+        reader = io.BytesIO(parsed.pack)
+        try:
+            store.add_thin_pack(reader.read, None)
+        except Exception as err:  # dulwich raises several kinds for a damaged pack
+            raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
+    if not isinstance(_get(checkout, head), Commit):
+        raise BadBundle(f"the bundle's head {head.decode()} is not a commit it carries")
+    checkout.refs[ref] = ObjectID(head)
+    return Imported(ref.decode()[11:], head.decode(), previous.decode() if previous else None, True)
+
+
+def _get(repo: Repo, sha: bytes) -> object:
+    try:
+        return repo.object_store[ObjectID(sha)]
+    except KeyError:
+        return None
+
+
+def parse(data: bytes) -> _Parsed:
+    """Split a v2 or v3 bundle into prerequisites, refs and pack bytes."""
+    first, sep, rest = data.partition(b"\n")
+    if not sep or first + b"\n" not in _HEADERS:
+        raise BadBundle(f"not a git bundle (first line {first[:40]!r})")
+    prerequisites: list[bytes] = []
+    refs: dict[bytes, bytes] = {}
+    while True:
+        line, sep, rest = rest.partition(b"\n")
+        if not sep:
+            raise BadBundle("the bundle ends inside its header")
+        if not line:
+            break
+        if line.startswith(b"@"):
+            if line.startswith(b"@object-format=") and line != b"@object-format=sha1":
+                raise BadBundle(f"unsupported bundle {line[1:].decode(errors='replace')}")
+            continue
+        if line.startswith(b"-"):
+            prerequisites.append(_sha(line[1:].split(b" ", 1)[0]))
+            continue
+        sha, _space, name = line.partition(b" ")
+        refs[name] = _sha(sha)
+    if len(rest) < _PACK_HEADER_BYTES or not rest.startswith(b"PACK"):
+        raise BadBundle("the bundle holds no pack after its header")
+    return _Parsed(tuple(prerequisites), refs, rest)
+
+
+def _sha(raw: bytes) -> bytes:
+    if len(raw) != 40 or any(c not in b"0123456789abcdef" for c in raw):
+        raise BadBundle(f"the bundle names {raw[:50]!r}, not an object id")
+    return raw

@@ -1,0 +1,107 @@
+"""The hive's own clone of `HIVE_REPO_URL`, opened once per process.
+
+The clone is bare (`<workdir>/repo.git`): nobody works in its main tree, every bee gets a
+worktree beside it. Base is kept as `refs/remotes/origin/<base>` and refreshed by a fetch
+of that one branch; the `queen-*` branches live in the clone itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.client import get_transport_and_path
+from dulwich.errors import NotGitRepository
+from dulwich.objects import Commit, ObjectID
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from hive.errors import HiveError
+from hive.git.safety import check_url
+
+REPO_DIRNAME = "repo.git"
+
+
+class GitError(HiveError):
+    """A git operation that cannot go on; the message names the repository and the step."""
+
+
+@dataclass(frozen=True)
+class Checkout:
+    """The opened clone and where its worktrees go."""
+
+    repo: Repo
+    workdir: Path
+    base: str
+    base_sha: str
+
+
+def branch_ref(issue: int) -> Ref:
+    """`refs/heads/queen-<issue>`."""
+    if isinstance(issue, bool) or not isinstance(issue, int) or issue < 1:
+        raise GitError(f"issue must be a positive integer, got {issue!r}")
+    return Ref(f"refs/heads/queen-{issue}".encode())
+
+
+def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
+    """Open the clone under `workdir`, cloning `url` first when it is absent, and fetch
+    `base` from `url` so base is current. Raises GitError or UnsafeGitError."""
+    check_url(url)
+    path = Path(workdir) / REPO_DIRNAME
+    if path.exists():
+        try:
+            repo = Repo(str(path))
+        except NotGitRepository:
+            raise GitError(f"{path} exists and is not a git repository: move it away") from None
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        repo = Repo.init_bare(str(path), mkdir=True)
+    base_sha = refresh_base(repo, url, base)
+    return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha)
+
+
+def refresh_base(repo: Repo, url: str, base: str) -> str:
+    """Fetch branch `base` of `url` into `refs/remotes/origin/<base>`; return its sha."""
+    check_url(url)
+    client, remote_path = get_transport_and_path(url)
+    wanted = Ref(f"refs/heads/{base}".encode())
+
+    def want_base(refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
+        sha = refs.get(wanted)
+        if sha is None:
+            return []
+        return [] if sha in repo.object_store else [sha]
+
+    try:
+        result = client.fetch(remote_path, repo, determine_wants=want_base)
+    except Exception as err:  # dulwich raises many kinds; the user needs one line
+        raise GitError(f"cannot fetch {base} from {url}: {err}") from err
+    sha = result.refs.get(wanted)
+    if sha is None:
+        raise GitError(f"{url} has no branch {base!r} (HIVE_BASE_REF)")
+    repo.refs[Ref(f"refs/remotes/origin/{base}".encode())] = sha
+    return sha.decode()
+
+
+def resolve(repo: Repo, name: str) -> str:
+    """The commit sha `name` names: a sha, `refs/...`, a remote-tracking `origin/<base>`
+    or a local branch, tried in that order. Raises GitError."""
+    raw = name.encode()
+    candidates = [
+        raw,
+        b"refs/remotes/origin/" + raw,
+        b"refs/heads/" + raw,
+        b"refs/" + raw,
+    ]
+    if len(raw) == 40:
+        try:
+            obj = repo.object_store[ObjectID(raw)]
+        except (KeyError, ValueError):
+            obj = None
+        if isinstance(obj, Commit):
+            return name
+    for ref in candidates:
+        if ref.startswith(b"refs/") and Ref(ref) in repo.refs:
+            return repo.refs[Ref(ref)].decode()
+    raise GitError(f"{repo.path} has no commit named {name!r}")

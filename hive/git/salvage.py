@@ -1,0 +1,209 @@
+"""Salvage: commit what a turn left uncommitted inside its boundary (DESIGN 5.6).
+
+Only boundary paths are committed, at most SALVAGE_MAX_PATHS of them in path order; a
+rename travels as its pair (both paths or neither); a deletion is a change like any
+other. What changed outside the boundary is reported and left on disk. The commit is
+built from objects here, so no hook, filter or signing program runs.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.index import Index, index_entry_from_stat
+from dulwich.objects import Commit, ObjectID, Tree
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from hive.git.repo import GitError
+from hive.git.safety import boundary_paths, in_boundary
+from hive.git.status import Change, Entry, changes, flatten, head_tree, read_blob
+
+SALVAGE_MAX_PATHS = 200
+REASONS = ("finished", "reaped", "handed back")
+HIVE_IDENTITY = "hive <hive@localhost>"
+
+
+@dataclass(frozen=True)
+class Salvage:
+    """`sha` of the salvage commit (None: nothing to commit); the paths committed, the
+    changed paths left outside the boundary, and boundary paths left over the cap."""
+
+    sha: str | None
+    committed: tuple[str, ...]
+    outside: tuple[str, ...]
+    over_cap: tuple[str, ...]
+
+
+def salvage(
+    worktree: Path,
+    boundary: Sequence[str],
+    reason: str,
+    *,
+    max_paths: int = SALVAGE_MAX_PATHS,
+    identity: str = HIVE_IDENTITY,
+    now: float | None = None,
+) -> Salvage:
+    """Commit the uncommitted boundary paths of `worktree` onto its branch.
+
+    Raises GitError (unknown reason, detached HEAD, branch moved meanwhile) or
+    BoundaryError (a boundary path that leads outside the worktree)."""
+    if reason not in REASONS:
+        raise GitError(f"salvage reason {reason!r} is not one of {', '.join(REASONS)}")
+    root = Path(worktree).absolute()
+    allowed = boundary_paths(root, boundary)
+    repo = Repo(str(root))
+    try:
+        return _salvage(repo, root, allowed, reason, max_paths, identity, now)
+    finally:
+        repo.close()
+
+
+def _salvage(
+    repo: Repo,
+    root: Path,
+    allowed: tuple[str, ...],
+    reason: str,
+    max_paths: int,
+    identity: str,
+    now: float | None,
+) -> Salvage:
+    refs, head_sha = repo.refs.follow(Ref(b"HEAD"))
+    branch = refs[-1]
+    if head_sha is None or not branch.startswith(b"refs/heads/"):
+        raise GitError(f"worktree {root} has a detached HEAD: nothing to salvage onto")
+    tree_id = head_tree(repo)
+    found = changes(repo, root, flatten(repo, tree_id))
+    inside, outside = _split(found, allowed)
+    taken: list[list[Change]] = []
+    over: list[str] = []
+    count = 0
+    for group in inside:
+        if over or count + len(group) > max_paths:
+            over.extend(change.path for change in group)
+            continue
+        taken.append(group)
+        count += len(group)
+    committed = [change for group in taken for change in group]
+    if not committed:
+        return Salvage(None, (), tuple(sorted(outside)), tuple(over))
+    for change in committed:
+        if change.new is not None and ObjectID(change.new[1]) not in repo.object_store:
+            full = os.path.join(root, change.path)
+            repo.object_store.add_object(read_blob(full, os.lstat(full)))
+    new_tree = _apply(repo, tree_id, {c.path: c.new for c in committed})
+    sha = _commit(repo, branch, head_sha, new_tree, reason, len(committed), identity, now)
+    _refresh_index(repo, root, committed)
+    return Salvage(
+        sha,
+        tuple(sorted(c.path for c in committed)),
+        tuple(sorted(outside)),
+        tuple(over),
+    )
+
+
+def _split(found: list[Change], allowed: tuple[str, ...]) -> tuple[list[list[Change]], list[str]]:
+    """Boundary changes grouped (a rename is one group of two, ordered by its new path)
+    and the paths outside. A rename with one side outside stays whole, outside."""
+    deleted: dict[bytes, list[Change]] = {}
+    for change in found:
+        if change.old is not None and change.new is None:
+            deleted.setdefault(change.old[1], []).append(change)
+    paired: set[str] = set()
+    groups: list[tuple[str, list[Change]]] = []
+    for change in found:
+        if change.old is None and change.new is not None and deleted.get(change.new[1]):
+            source = deleted[change.new[1]].pop(0)
+            paired.update((source.path, change.path))
+            groups.append((change.path, [source, change]))
+    groups.extend((c.path, [c]) for c in found if c.path not in paired)
+    inside: list[list[Change]] = []
+    outside: list[str] = []
+    for _key, group in sorted(groups, key=lambda g: g[0]):
+        if all(in_boundary(change.path, allowed) for change in group):
+            inside.append(group)
+        else:
+            outside.extend(change.path for change in group)
+    return inside, outside
+
+
+def _apply(repo: Repo, tree_id: bytes | None, updates: dict[str, Entry | None]) -> bytes:
+    """A new tree: `tree_id` with each path set to its entry, or removed for None."""
+    store = repo.object_store
+    tree = Tree()
+    if tree_id is not None:
+        old = store[ObjectID(tree_id)]
+        assert isinstance(old, Tree)
+        for name, mode, sha in old.iteritems():
+            tree.add(name, mode, sha)
+    nested: dict[str, dict[str, Entry | None]] = {}
+    for path, entry in updates.items():
+        head, sep, rest = path.partition("/")
+        if sep:
+            nested.setdefault(head, {})[rest] = entry
+            continue
+        name = head.encode("utf-8", "surrogateescape")
+        if entry is None:
+            if name in tree and not stat.S_ISDIR(tree[name][0]):
+                del tree[name]
+        else:
+            tree.add(name, entry[0], ObjectID(entry[1]))
+    for directory, inner in nested.items():
+        name = directory.encode("utf-8", "surrogateescape")
+        sub = tree[name][1] if name in tree and stat.S_ISDIR(tree[name][0]) else None
+        sub_id = _apply(repo, sub, inner)
+        if len(store[ObjectID(sub_id)]) == 0:  # type: ignore[arg-type]
+            if name in tree:
+                del tree[name]
+        else:
+            tree.add(name, stat.S_IFDIR, ObjectID(sub_id))
+    store.add_object(tree)
+    return tree.id
+
+
+def _commit(
+    repo: Repo,
+    branch: bytes,
+    parent: bytes,
+    tree: bytes,
+    reason: str,
+    count: int,
+    identity: str,
+    now: float | None,
+) -> str:
+    when = int(time.time() if now is None else now)
+    commit = Commit()
+    commit.tree = ObjectID(tree)
+    commit.parents = [ObjectID(parent)]
+    commit.author = commit.committer = identity.encode()
+    commit.author_time = commit.commit_time = when
+    commit.author_timezone = commit.commit_timezone = 0
+    name = branch.decode().removeprefix("refs/heads/")
+    files = "file" if count == 1 else "files"
+    commit.message = f"salvage ({reason}): {count} {files} left uncommitted on {name}\n".encode()
+    repo.object_store.add_object(commit)
+    if not repo.refs.set_if_equals(Ref(branch), ObjectID(parent), commit.id):
+        raise GitError(f"{name} moved during salvage; the commit {commit.id.decode()} is unused")
+    return commit.id.decode()
+
+
+def _refresh_index(repo: Repo, root: Path, committed: list[Change]) -> None:
+    """Make the index agree with the new commit for the committed paths, so `git status`
+    shows only what was left."""
+    index = Index(repo.index_path()) if os.path.exists(repo.index_path()) else None
+    if index is None:
+        index = Index(repo.index_path(), read=False)
+    for change in committed:
+        key = change.path.encode("utf-8", "surrogateescape")
+        if change.new is None:
+            if key in index:
+                del index[key]
+            continue
+        st = os.lstat(os.path.join(root, change.path))
+        index[key] = index_entry_from_stat(st, ObjectID(change.new[1]), mode=change.new[0])
+    index.write()

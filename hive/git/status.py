@@ -1,0 +1,160 @@
+"""What a worktree holds that its HEAD commit does not: the one status the hive needs.
+
+Compared against HEAD (not the index), so work a bee staged but did not commit counts.
+The index serves only as a stat cache: a file whose size, mtime and inode match its
+index entry is not read again. Untracked files are found by one `scandir` walk; ignore
+rules are consulted only for paths HEAD does not know, so a clean tree costs one lstat
+per file.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.ignore import IgnoreFilterManager
+from dulwich.index import Index, IndexEntry
+from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.repo import Repo
+
+FILE_MODE = 0o100644
+EXEC_MODE = 0o100755
+LINK_MODE = 0o120000
+GITLINK_MODE = 0o160000
+
+Entry = tuple[int, bytes]  # (mode, hex sha)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One path that differs from HEAD: `old` is HEAD's entry, `new` the worktree's
+    (None for absent)."""
+
+    path: str
+    old: Entry | None
+    new: Entry | None
+
+
+def flatten(repo: Repo, tree_id: bytes | None) -> dict[str, Entry]:
+    """Every blob, symlink and gitlink under `tree_id`, by repository path."""
+    out: dict[str, Entry] = {}
+    if tree_id is None:
+        return out
+    store = repo.object_store
+    todo: list[tuple[str, bytes]] = [("", tree_id)]
+    while todo:
+        prefix, sha = todo.pop()
+        tree = store[ObjectID(sha)]
+        assert isinstance(tree, Tree)
+        for name, mode, child in tree.iteritems():
+            path = prefix + name.decode("utf-8", "surrogateescape")
+            if stat.S_ISDIR(mode):
+                todo.append((path + "/", child))
+            else:
+                out[path] = (mode, child)
+    return out
+
+
+def head_tree(repo: Repo) -> bytes | None:
+    """The tree of the worktree's HEAD commit, None on an unborn branch."""
+    try:
+        commit = repo[repo.head()]
+    except KeyError:
+        return None
+    return commit.tree if isinstance(commit, Commit) else None
+
+
+def mode_of(st: os.stat_result) -> int:
+    if stat.S_ISLNK(st.st_mode):
+        return LINK_MODE
+    if st.st_mode & 0o111:
+        return EXEC_MODE
+    return FILE_MODE
+
+
+def read_blob(full: str, st: os.stat_result) -> Blob:
+    """The blob git would store for the file or symlink at `full` (no filters)."""
+    if stat.S_ISLNK(st.st_mode):
+        return Blob.from_string(os.fsencode(os.readlink(full)))
+    with open(full, "rb") as handle:
+        return Blob.from_string(handle.read())
+
+
+def _stat_matches(entry: IndexEntry, st: os.stat_result, index_mtime_ns: int) -> bool:
+    mtime = entry.mtime
+    if isinstance(mtime, tuple):
+        entry_ns = mtime[0] * 1_000_000_000 + mtime[1]
+    else:
+        entry_ns = int(mtime * 1_000_000_000)
+    # "racy git": a file changed in the same instant the index was written looks clean
+    if entry_ns >= index_mtime_ns:
+        return False
+    return (
+        entry.size == st.st_size
+        and entry_ns == st.st_mtime_ns
+        and entry.ino == st.st_ino
+        and stat.S_IFMT(entry.mode) == stat.S_IFMT(mode_of(st))
+    )
+
+
+def _walk(root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager) -> Iterator[str]:
+    """Repository paths of files and symlinks on disk, skipping `.git`, nested
+    repositories and ignored directories nobody tracks."""
+    todo = [""]
+    while todo:
+        rel = todo.pop()
+        with os.scandir(os.path.join(root, rel) if rel else root) as it:
+            for item in it:
+                path = rel + item.name
+                if item.name == ".git":
+                    continue
+                if item.is_dir(follow_symlinks=False):
+                    if path not in tracked_dirs:
+                        if os.path.lexists(os.path.join(item.path, ".git")):
+                            continue
+                        if ignored.is_ignored(path + "/"):
+                            continue
+                    todo.append(path + "/")
+                else:
+                    yield path
+
+
+def changes(repo: Repo, root: Path, head: dict[str, Entry] | None = None) -> list[Change]:
+    """Every path whose worktree state differs from HEAD, sorted by path."""
+    if head is None:
+        head = flatten(repo, head_tree(repo))
+    index_path = repo.index_path()
+    index = Index(index_path) if os.path.exists(index_path) else None
+    index_mtime_ns = os.stat(index_path).st_mtime_ns if index is not None else 0
+    tracked_dirs = {path.rsplit("/", 1)[0] for path in head if "/" in path}
+    for directory in list(tracked_dirs):
+        while "/" in directory:
+            directory = directory.rsplit("/", 1)[0]
+            tracked_dirs.add(directory)
+    ignored = IgnoreFilterManager.from_repo(repo)
+    root_text = str(root)
+    found: list[Change] = []
+    on_disk = set()
+    for path in _walk(root_text, tracked_dirs, ignored):
+        on_disk.add(path)
+        old = head.get(path)
+        if old is None and ignored.is_ignored(path):
+            continue
+        if old is not None and old[0] == GITLINK_MODE:
+            continue
+        full = os.path.join(root_text, path)
+        st = os.lstat(full)
+        entry = index[path.encode()] if index is not None and path.encode() in index else None
+        if isinstance(entry, IndexEntry) and _stat_matches(entry, st, index_mtime_ns):
+            new: Entry = (mode_of(st), entry.sha)
+        else:
+            new = (mode_of(st), read_blob(full, st).id)
+        if new != old:
+            found.append(Change(path, old, new))
+    for path, old in head.items():
+        if path not in on_disk and old[0] != GITLINK_MODE:
+            found.append(Change(path, old, None))
+    return sorted(found, key=lambda change: change.path)

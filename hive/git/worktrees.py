@@ -1,0 +1,260 @@
+"""Worktrees `queen-<issue>`: cut, reuse, list, remove, prune.
+
+Written to the layout the git binary reads (`<common>/worktrees/<id>/{gitdir,commondir,
+HEAD,index}` and a `.git` file in the worktree), so `git worktree list` agrees. The
+checkout writes each file once and the index once, with no attribute or filter lookups:
+the hive checks out exactly the bytes of the commit.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.index import Index, index_entry_from_stat, validate_path_element_default
+from dulwich.objects import ObjectID, Tree
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from hive.git.repo import GitError, branch_ref, resolve
+from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, changes
+
+WORKTREES_DIRNAME = "worktrees"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """A worktree ready for a bee. `continued`: the branch existed and was kept.
+    `reused`: the directory was left over from an earlier turn; `leftover` counts the
+    uncommitted files it held (kept, never cleaned)."""
+
+    path: Path
+    branch: str
+    head_sha: str
+    continued: bool
+    reused: bool
+    leftover: int
+
+
+@dataclass(frozen=True)
+class WorktreeInfo:
+    """One linked worktree, for a reaper: `age_seconds` since it was cut, `size_bytes` on
+    disk (files and symlinks, not followed), `issue` when it is a `queen-<issue>` branch."""
+
+    path: Path
+    branch: str | None
+    issue: int | None
+    head_sha: str | None
+    age_seconds: float
+    size_bytes: int
+    prunable: bool
+
+
+def worktree_path(workdir: Path, issue: int) -> Path:
+    return Path(workdir) / f"queen-{issue}"
+
+
+def _admin_dir(repo: Repo, name: str) -> Path:
+    return Path(repo.commondir()) / WORKTREES_DIRNAME / name
+
+
+def _registered_path(admin: Path) -> Path | None:
+    try:
+        gitdir = (admin / "gitdir").read_text().strip()
+    except OSError:
+        return None
+    return Path(gitdir).parent
+
+
+def cut_worktree(repo: Repo, issue: int, base: str, workdir: Path) -> Cut:
+    """The worktree of branch `queen-<issue>` at `<workdir>/queen-<issue>`.
+
+    Continues the branch when it exists, else branches from `base`. A worktree left at
+    that path is reused as it is, with its uncommitted files counted. Raises GitError
+    when the path holds something that is not that worktree."""
+    ref = branch_ref(issue)
+    name = f"queen-{issue}"
+    path = worktree_path(workdir, issue).absolute()
+    admin = _admin_dir(repo, name)
+    registered = _registered_path(admin)
+    if path.exists():
+        if registered is None or registered.resolve() != path.resolve():
+            raise GitError(f"{path} exists and is not the worktree of {name}: move it away")
+        head = (admin / "HEAD").read_text().strip()
+        if head != f"ref: {ref.decode()}":
+            raise GitError(f"worktree {path} is on {head!r}, not {name}")
+        tree_repo = Repo(str(path))
+        try:
+            leftover = len(changes(tree_repo, path))
+        finally:
+            tree_repo.close()
+        return Cut(path, name, repo.refs[ref].decode(), True, True, leftover)
+    if admin.exists():
+        shutil.rmtree(admin)  # its directory is gone: the registration is stale
+    continued = ref in repo.refs
+    if not continued:
+        repo.refs[ref] = ObjectID(resolve(repo, base).encode())
+    head_sha = repo.refs[ref]
+    _register(repo, admin, path, ref)
+    try:
+        _checkout(repo, path, admin / "index", head_sha)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        shutil.rmtree(admin, ignore_errors=True)
+        raise
+    return Cut(path, name, head_sha.decode(), continued, False, 0)
+
+
+def _register(repo: Repo, admin: Path, path: Path, ref: Ref) -> None:
+    path.mkdir(parents=True)
+    admin.mkdir(parents=True)
+    (admin / "gitdir").write_text(f"{path / '.git'}\n")
+    (admin / "commondir").write_text("../..\n")
+    (admin / "HEAD").write_text(f"ref: {ref.decode()}\n")
+    (path / ".git").write_text(f"gitdir: {admin}\n")
+
+
+def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> None:
+    """Write every file of the commit under `root` (empty) and the matching index."""
+    store = repo.object_store
+    commit = store[ObjectID(commit_sha)]
+    index = Index(str(index_file), read=False)
+    root_text = str(root)
+    # only directories this checkout made itself receive files: a symlink written
+    # earlier can never be used as a directory to write through
+    made = {root_text}
+    todo: list[tuple[str, bytes]] = [("", commit.tree)]  # type: ignore[attr-defined]
+    while todo:
+        prefix, tree_sha = todo.pop()
+        tree = store[ObjectID(tree_sha)]
+        assert isinstance(tree, Tree)
+        parent = os.path.join(root_text, prefix) if prefix else root_text
+        if parent not in made:
+            raise GitError(f"refusing to check out through {prefix!r}: not a directory")
+        for name, mode, sha in tree.iteritems():
+            if not validate_path_element_default(name):
+                raise GitError(f"refusing to check out the path element {name!r}")
+            rel = prefix + os.fsdecode(name)
+            full = os.path.join(root_text, rel)
+            if stat.S_ISDIR(mode):
+                os.mkdir(full)
+                made.add(full + "/")
+                todo.append((rel + "/", sha))
+                continue
+            if mode == GITLINK_MODE:
+                os.mkdir(full)
+                st = os.lstat(full)
+            elif mode == LINK_MODE:
+                _type, target = store.get_raw(ObjectID(sha))
+                os.symlink(target, full)
+                st = os.lstat(full)
+            else:
+                _type, data = store.get_raw(ObjectID(sha))
+                perm = 0o777 if mode == EXEC_MODE else 0o666
+                fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm)
+                try:
+                    os.write(fd, data)
+                    st = os.fstat(fd)
+                finally:
+                    os.close(fd)
+            index[rel.encode("utf-8", "surrogateescape")] = index_entry_from_stat(
+                st, sha, mode=mode
+            )
+    index.write()
+
+
+def remove_worktree(repo: Repo, path: Path) -> None:
+    """Delete the worktree at `path` with everything in it, and its registration. A path
+    that is already gone is fine (the registration still goes)."""
+    path = Path(path).absolute()
+    admin = _find_admin(repo, path)
+    if admin is None:
+        if path.exists():
+            raise GitError(f"{path} is not a worktree of {repo.path}")
+        return
+    if (admin / "locked").exists():
+        raise GitError(f"worktree {path} is locked: {(admin / 'locked').read_text().strip()}")
+    shutil.rmtree(path, ignore_errors=True)
+    shutil.rmtree(admin)
+
+
+def prune_worktrees(repo: Repo) -> list[str]:
+    """Forget registrations whose directory is gone; return their names."""
+    pruned = []
+    for admin in _admins(repo):
+        target = _registered_path(admin)
+        if (target is None or not target.exists()) and not (admin / "locked").exists():
+            shutil.rmtree(admin)
+            pruned.append(admin.name)
+    return sorted(pruned)
+
+
+def list_worktrees(repo: Repo, now: float | None = None) -> list[WorktreeInfo]:
+    """Every linked worktree, sorted by path, with its age and size."""
+    now = time.time() if now is None else now
+    found = []
+    for admin in _admins(repo):
+        path = _registered_path(admin) or admin
+        head = (admin / "HEAD").read_text().strip() if (admin / "HEAD").exists() else ""
+        branch = head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None
+        issue = None
+        if branch and branch.startswith("queen-") and branch[6:].isdigit():
+            issue = int(branch[6:])
+        head_sha = None
+        if branch is not None:
+            sha = repo.refs.as_dict().get(Ref(f"refs/heads/{branch}".encode()))
+            head_sha = sha.decode() if sha else None
+        elif head:
+            head_sha = head
+        found.append(
+            WorktreeInfo(
+                path=path,
+                branch=branch,
+                issue=issue,
+                head_sha=head_sha,
+                age_seconds=max(0.0, now - _cut_time(admin)),
+                size_bytes=_size(path) if path.exists() else 0,
+                prunable=not path.exists(),
+            )
+        )
+    return sorted(found, key=lambda info: str(info.path))
+
+
+def _cut_time(admin: Path) -> float:
+    # `gitdir` is written once, at the cut; the directory's own mtime moves with the index
+    try:
+        return (admin / "gitdir").stat().st_mtime
+    except OSError:
+        return admin.stat().st_mtime
+
+
+def _admins(repo: Repo) -> list[Path]:
+    top = Path(repo.commondir()) / WORKTREES_DIRNAME
+    if not top.is_dir():
+        return []
+    return [entry for entry in top.iterdir() if entry.is_dir()]
+
+
+def _find_admin(repo: Repo, path: Path) -> Path | None:
+    for admin in _admins(repo):
+        target = _registered_path(admin)
+        if target is not None and target.absolute() == path:
+            return admin
+    return None
+
+
+def _size(root: Path) -> int:
+    total = 0
+    todo = [str(root)]
+    while todo:
+        with os.scandir(todo.pop()) as it:
+            for item in it:
+                if item.is_dir(follow_symlinks=False):
+                    todo.append(item.path)
+                else:
+                    total += item.stat(follow_symlinks=False).st_size
+    return total
