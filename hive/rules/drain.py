@@ -170,4 +170,3 @@ def bee_free_after_seconds(handed_back: bool, since_renewal: int) -> int:
 def wait_free_after_seconds(claimed: bool, since_claim: int) -> int:
     """Seconds after the exit before another process may take a claimed wait row."""
     return pickup_after_seconds(claimed, since_claim)
-

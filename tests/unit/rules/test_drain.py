@@ -181,7 +181,7 @@ def test_the_cards_literals_are_the_neighbouring_modules_constants() -> None:
     assert TURN_STOP_GRACE_MS == turn_stop.TURN_STOP_GRACE_MS
     assert LANE_FREE_MS == turn_stop.LANE_FREE_MS
     assert REVIEW_BOUND_SECONDS == REVIEW_ROW_SECONDS
-    assert waits.CLAIM_TTL_SECONDS == wait_free_after_seconds(True, 0)
+    assert wait_free_after_seconds(True, 0) == waits.CLAIM_TTL_SECONDS
 
 
 def test_every_kind_and_verdict_has_a_name() -> None:

@@ -138,7 +138,7 @@ def test_a_red_ci_sends_back_under_the_ceiling_and_escalates_at_it() -> None:
 
 
 def test_the_outcome_labels_are_a_closed_set() -> None:
-    assert OUTCOMES == {
+    assert {
         "finished",
         "ended badly",
         "ended unexpectedly",
@@ -148,7 +148,7 @@ def test_the_outcome_labels_are_a_closed_set() -> None:
         "reaped at boot",
         "reaped: runner silent",
         "cancelled",
-    }
+    } == OUTCOMES
     assert HANDED_BACK == "handed back"
     assert CANCELLED == "cancelled"
     for label in OUTCOMES:

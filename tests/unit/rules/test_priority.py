@@ -1,0 +1,133 @@
+"""RULES 5 (priority): levels, labels, aging, the critical cap, the order and the skips."""
+
+from hive.rules.priority import (
+    AGING_DAYS,
+    AGING_SECONDS,
+    CRITICAL,
+    CRITICAL_CAP,
+    HIGH,
+    LEVEL_NAMES,
+    LOW,
+    MAX_AGING_STEPS,
+    NORMAL,
+    Candidate,
+    Ranked,
+    aged_level,
+    capacity,
+    label_level,
+    rank,
+    skip_reason,
+)
+
+OLD = AGING_SECONDS
+
+
+def test_the_levels_and_constants_are_pinned() -> None:
+    assert (CRITICAL, HIGH, NORMAL, LOW) == (0, 1, 2, 3)
+    assert LEVEL_NAMES[LOW] == "low"
+    assert CRITICAL_CAP == 3
+    assert (AGING_DAYS, MAX_AGING_STEPS) == (14, 1)
+    assert AGING_SECONDS == 14 * 86400
+
+
+def test_each_label_names_its_level() -> None:
+    for label in ("P0", "priority/critical", "critical"):
+        assert label_level([label]) == CRITICAL
+    for label in ("P1", "priority/high", "high-priority"):
+        assert label_level([label]) == HIGH
+    for label in ("P2", "priority/medium"):
+        assert label_level([label]) == NORMAL
+    for label in ("P3", "P4", "priority/low"):
+        assert label_level([label]) == LOW
+
+
+def test_no_priority_label_means_none_and_the_most_urgent_label_wins() -> None:
+    assert label_level([]) is None
+    assert label_level(["bug", "p0"]) is None  # labels are matched exactly
+    assert label_level(["P3", "bug", "P1"]) == HIGH
+
+
+def test_a_labelled_normal_or_low_issue_gains_one_level_after_14_days() -> None:
+    assert aged_level(NORMAL, OLD - 1) == (NORMAL, False)
+    assert aged_level(NORMAL, OLD) == (HIGH, True)
+    assert aged_level(LOW, OLD) == (NORMAL, True)
+    assert aged_level(LOW, OLD * 10) == (NORMAL, True)  # one step at most
+
+
+def test_aging_never_reaches_critical_and_an_unlabelled_issue_never_ages() -> None:
+    assert aged_level(HIGH, OLD * 10) == (HIGH, False)
+    assert aged_level(CRITICAL, OLD) == (CRITICAL, False)
+    assert aged_level(None, OLD * 10) == (NORMAL, False)
+
+
+def test_the_order_is_level_then_real_before_aged_then_listing_order() -> None:
+    ranked = rank(
+        [
+            Candidate(5, ("P3",)),
+            Candidate(4, ("P2",), age_seconds=OLD),  # aged into HIGH
+            Candidate(3, ("P1",)),
+            Candidate(2),
+            Candidate(1, ("P0",)),
+            Candidate(6, ("P1",)),
+        ]
+    )
+    assert ranked == [
+        Ranked(1, CRITICAL, False),
+        Ranked(3, HIGH, False),
+        Ranked(6, HIGH, False),
+        Ranked(4, HIGH, True),
+        Ranked(2, NORMAL, False),
+        Ranked(5, LOW, False),
+    ]
+
+
+def test_a_fourth_critical_runs_as_high_in_listing_order() -> None:
+    ranked = rank([Candidate(n, ("P0",)) for n in (9, 3, 7, 1, 5)])
+    assert [(r.number, r.level) for r in ranked] == [
+        (1, CRITICAL),
+        (3, CRITICAL),
+        (5, CRITICAL),
+        (7, HIGH),
+        (9, HIGH),
+    ]
+
+
+def test_criticals_already_running_count_against_the_cap() -> None:
+    ranked = rank([Candidate(n, ("P0",)) for n in (1, 2, 3)], running_critical=2)
+    assert [r.level for r in ranked] == [CRITICAL, HIGH, HIGH]
+    ranked = rank([Candidate(1, ("P0",))], running_critical=5)
+    assert [r.level for r in ranked] == [HIGH]
+
+
+def test_a_demoted_critical_ranks_ahead_of_an_aged_high() -> None:
+    ranked = rank([Candidate(n, ("P0",)) for n in (1, 2, 3, 4)] + [Candidate(0, ("P2",), OLD)])
+    assert [r.number for r in ranked] == [1, 2, 3, 4, 0]
+
+
+def test_a_candidate_is_skipped_for_a_blocker_a_live_order_acceptance_review_or_no_boundary():
+    base = Candidate(1, boundary=("a.py",))
+    assert skip_reason(base, set()) is None
+    blocked = Candidate(1, boundary=("a.py",), open_blocker=True)
+    assert skip_reason(blocked, set()) == "skipped: an open blocker"
+    live = Candidate(1, boundary=("a.py",), live_order=True)
+    assert skip_reason(live, set()) == "skipped: it already has a live order"
+    accepted = Candidate(1, boundary=("a.py",), accepted=True)
+    assert skip_reason(accepted, set()) == "skipped: already accepted"
+    waiting = Candidate(1, boundary=("a.py",), awaiting_review=True)
+    assert skip_reason(waiting, set()) == "skipped: its finished work waits for review"
+    assert skip_reason(Candidate(1), set()) == "skipped: no boundary"
+
+
+def test_a_candidate_whose_boundary_overlaps_held_files_is_skipped_naming_them() -> None:
+    candidate = Candidate(1, boundary=("src/b.py", "src/a.py", "c.py"))
+    assert skip_reason(candidate, {"src/a.py", "src/b.py", "z.py"}) == (
+        "skipped: its boundary overlaps files another order holds: src/a.py, src/b.py"
+    )
+
+
+def test_capacity_is_the_least_of_workers_lanes_and_the_container_guard() -> None:
+    assert capacity(4, 8) == 4
+    assert capacity(4, 2) == 2
+    assert capacity(4, 8, container_room=1) == 1
+    assert capacity(4, 8, container_room=0) == 0
+    assert capacity(4, -1) == 0
