@@ -10,6 +10,7 @@ from typing import Any
 from supervisors import ChildSpec, Restart, SupervisedActor
 
 DEADLINE_SECONDS = 5.0
+POLL_SECONDS = 0.01
 
 
 class Journal:
@@ -47,7 +48,7 @@ class Journal:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise AssertionError(f"condition not met in {timeout}s; journal: {self.entries}")
-                self._cond.wait(left)
+                self._cond.wait(min(left, POLL_SECONDS))  # also polls non-journal state
 
 
 class Crash:
