@@ -1,0 +1,107 @@
+"""The dynamic pool (simple_one_for_one): start_child, terminate_child, parallel stop."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from supervisors import (
+    ChildKind,
+    ChildSpec,
+    NoSuchChild,
+    Pool,
+    Restart,
+    StartError,
+    Supervisor,
+    SupervisorStopped,
+)
+
+from .helpers import Crash, Journal, Worker, ref_of, worker
+
+STOP_SECONDS = 0.3
+
+
+def _template(journal: Journal, restart: Restart = Restart.TEMPORARY, **kw: object) -> ChildSpec:
+    def start(name: str, fail: bool = False) -> object:
+        return Worker.start(name, journal, fail_on_start=fail, **kw)  # type: ignore[arg-type]
+
+    return ChildSpec("bee", start, restart=restart)
+
+
+def test_start_child_passes_its_arguments_and_names_the_child(journal: Journal) -> None:
+    pool = Pool("bees", _template(journal)).start()
+    assert pool.start_child("slot-a") == "bee-1"
+    assert pool.start_child("slot-b", child_id="slot-b") == "slot-b"
+    assert journal.of("start") == ["slot-a", "slot-b"]
+    with pytest.raises(ValueError, match="already has a child 'slot-b'"):
+        pool.start_child("again", child_id="slot-b")
+    assert pool.count_children().active == 2
+    pool.stop()
+
+
+def test_a_child_that_fails_to_start_is_an_error_to_the_caller_not_a_restart(
+    journal: Journal,
+) -> None:
+    pool = Pool("bees", _template(journal), intensity=0).start()
+    with pytest.raises(StartError, match="cannot start"):
+        pool.start_child("bad", True)
+    assert pool.alive and pool.count_children().specs == 0
+    pool.stop()
+
+
+def test_terminate_child_stops_and_forgets_it(journal: Journal) -> None:
+    pool = Pool("bees", _template(journal, Restart.PERMANENT)).start()
+    cid = pool.start_child("one")
+    done = pool.terminate_child(cid)
+    assert done.outcome == "stopped"
+    assert journal.of("stop") == ["one"]
+    assert pool.which_children() == []
+    with pytest.raises(NoSuchChild, match="has no child 'bee-1'"):
+        pool.terminate_child(cid)
+    pool.stop()
+    with pytest.raises(SupervisorStopped):
+        pool.start_child("late")
+
+
+def test_temporary_pool_child_is_not_restarted(journal: Journal) -> None:
+    pool = Pool("bees", _template(journal)).start()
+    cid = pool.start_child("t")
+    ref_of(pool, cid).tell(Crash())
+    journal.wait_until(lambda: pool.which_children() == [])
+    assert journal.count("start", "t") == 1
+    pool.stop()
+
+
+def test_permanent_pool_child_is_restarted_with_the_same_arguments(journal: Journal) -> None:
+    pool = Pool("bees", _template(journal, Restart.PERMANENT)).start()
+    cid = pool.start_child("p")
+    ref_of(pool, cid).tell(Crash())
+    journal.wait_until(lambda: journal.count("start", "p") == 2)
+    pool.stop()
+
+
+def test_sixteen_children_stop_in_parallel(journal: Journal) -> None:
+    pool = Pool("bees", _template(journal, stop_seconds=STOP_SECONDS)).start()
+    for n in range(16):
+        pool.start_child(f"b{n}")
+    began = time.monotonic()
+    pool.stop()
+    took = time.monotonic() - began
+    assert len(journal.of("stop")) == 16
+    # one child's stop, with room for a busy machine; sequential would be 16x (4.8 s)
+    assert STOP_SECONDS <= took < STOP_SECONDS * 4
+
+
+def test_pool_as_a_child_of_a_rest_for_one_supervisor(journal: Journal) -> None:
+    root = Supervisor(
+        "runner",
+        [
+            ChildSpec("bees", lambda: Pool("bees", _template(journal)), kind=ChildKind.SUPERVISOR),
+            worker("claimer", journal),
+        ],
+    ).start()
+    pool = ref_of(root, "bees")
+    pool.start_child("b1")
+    root.stop()
+    assert journal.of("stop") == ["claimer", "b1"]
