@@ -1,0 +1,79 @@
+"""Connections to the hive's database: a checked pool, or one dedicated connection.
+
+The pool hands out only connections that work, so a server restart costs callers no
+failed call. Its check is `ConnectionPool.check_connection` (a round trip), skipped for
+a connection that was back in the pool less than `CHECK_IDLE_SECONDS` ago and whose
+socket has nothing to say: a server that stops or restarts tells each of its
+connections so (the socket turns readable with the goodbye or EOF), and that is seen
+without a round trip. A hot runner then pays no extra round trip per claim.
+"""
+
+from __future__ import annotations
+
+import select
+import time
+import weakref
+from typing import Any
+
+import psycopg
+from psycopg_pool import ConnectionPool
+
+# a connection idle longer than this is checked with a round trip before it is handed out
+CHECK_IDLE_SECONDS = 1.0
+CONNECT_TIMEOUT_SECONDS = 5
+_returned_at: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def connect(url: str) -> psycopg.Connection[Any]:
+    """One autocommit connection, for a caller that keeps its own (the bench's bare
+    loop, a LISTEN connection) or needs an explicit transaction."""
+    return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+
+
+def make_pool(
+    url: str, *, min_size: int = 1, max_size: int = 4, name: str = "hive", open_now: bool = True
+) -> ConnectionPool[Any]:
+    """An autocommit pool whose every handed-out connection is checked (see the module)."""
+    pool: ConnectionPool[Any] = ConnectionPool(
+        url,
+        min_size=min_size,
+        max_size=max_size,
+        name=name,
+        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
+        check=check_connection,
+        reset=_note_return,
+        open=False,
+    )
+    if open_now:
+        pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS * 2)
+    return pool
+
+
+def check_connection(conn: psycopg.Connection[Any]) -> None:
+    """Raise if `conn` is not usable (the pool then discards it and takes another)."""
+    if conn.closed or conn.broken:
+        raise psycopg.OperationalError("connection closed")
+    if _socket_has_news(conn):
+        # unprompted bytes on an idle connection are the server's goodbye (or EOF)
+        conn.pgconn.consume_input()
+        if conn.pgconn.status != psycopg.pq.ConnStatus.OK or conn.pgconn.is_busy():
+            raise psycopg.OperationalError("the server closed the connection")
+        ConnectionPool.check_connection(conn)
+        return
+    returned = _returned_at.get(conn)
+    if returned is None or time.monotonic() - returned > CHECK_IDLE_SECONDS:
+        ConnectionPool.check_connection(conn)
+
+
+def _socket_has_news(conn: psycopg.Connection[Any]) -> bool:
+    try:
+        readable, _, _ = select.select([conn.pgconn.socket], [], [], 0)
+    except (OSError, ValueError, psycopg.OperationalError):
+        return True
+    return bool(readable)
+
+
+def _note_return(conn: psycopg.Connection[Any]) -> None:
+    _returned_at[conn] = time.monotonic()

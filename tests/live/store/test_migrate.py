@@ -1,0 +1,131 @@
+import multiprocessing
+import os
+import subprocess
+import sys
+from typing import Any
+
+import psycopg
+import pytest
+
+from hive.errors import HiveError
+from hive.store import migrate, orders
+from hive.store.orders import NewOrder
+
+# DESIGN 4's tables with the columns each must have (more are allowed)
+DESIGN_COLUMNS = {
+    "queen_issue": "number title body labels boundary criteria state blocked_by created_at"
+    " updated_at",
+    "queen_dispatch": "issue branch base base_sha started detail conversation_id owned_paths"
+    " key_index key_fingerprint brief queued_at claimed_by claimed_at refused_by dispatched_at"
+    " finished_at outcome salvaged_at salvaged_sha salvaged_files review_state review_note"
+    " reviewed_at sendbacks provider model input_tokens output_tokens attempt",
+    "queen_dispatch_history": "id issue archived_at snapshot",
+    "queen_bundle": "issue branch base base_sha head_sha runner bytes size created_at",
+    "queen_transcript": "conversation_id seq issue at kind text",
+    "queen_runner": "name started_at seen_at slots running draining",
+    "queen_lease": "name holder fence expires_at",
+    "queen_report": "at headline body needs_you",
+    "queen_wait": "key wake_at state epoch claimed_by claim_due_at",
+    "queen_job": "step state epoch claimed_by claim_due_at",
+    "queen_effect": "job effect_key done",
+}
+
+
+def _columns(url: str) -> dict[str, set[str]]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT table_name, column_name FROM information_schema.columns"
+            " WHERE table_schema = 'hive'"
+        ).fetchall()
+    found: dict[str, set[str]] = {}
+    for table, column in rows:
+        found.setdefault(table, set()).add(column)
+    return found
+
+
+def test_a_fresh_database_without_the_schema_gets_every_table_and_column(hive_fresh_database):
+    url = hive_fresh_database()
+    assert migrate.apply(url) == [1]
+    found = _columns(url)
+    for table, columns in DESIGN_COLUMNS.items():
+        assert set(columns.split()) <= found.get(table, set()), table
+
+
+def test_applying_twice_applies_nothing_and_check_reports_the_version(hive_fresh_database):
+    url = hive_fresh_database()
+    assert migrate.check(url) == 0
+    migrate.apply(url)
+    assert migrate.apply(url) == []
+    assert migrate.check(url) == migrate.known_version()
+
+
+def test_a_search_path_without_hive_still_migrates_and_serves(hive_fresh_database):
+    url = psycopg.conninfo.make_conninfo(hive_fresh_database(), options="-c search_path=public")
+    assert migrate.apply(url) == [1]
+    with psycopg.connect(url, autocommit=True) as conn:
+        assert conn.execute("SHOW search_path").fetchone() == ("public",)
+        orders.insert(conn, NewOrder(7, "queen-7", "main"), queued=True)
+        claimed = orders.claim(conn, "r1")
+    assert claimed is not None and claimed.issue == 7
+
+
+def _migrate_at_once(url: str, barrier: Any, results: Any) -> None:
+    barrier.wait()
+    results.put(migrate.apply(url))
+
+
+def test_two_concurrent_migrates_apply_each_version_once(hive_fresh_database):
+    url = hive_fresh_database()
+    ctx = multiprocessing.get_context("spawn")
+    barrier, results = ctx.Barrier(2), ctx.Queue()
+    procs = [ctx.Process(target=_migrate_at_once, args=(url, barrier, results)) for _ in "ab"]
+    for p in procs:
+        p.start()
+    got = sorted([results.get(timeout=60), results.get(timeout=60)])
+    for p in procs:
+        p.join(timeout=30)
+        assert p.exitcode == 0
+    assert got == [[], [1]]
+
+
+def _from_the_future(url: str) -> None:
+    with psycopg.connect(url) as conn:
+        conn.execute("INSERT INTO hive.schema_version (version, name) VALUES (99, 'future')")
+
+
+def test_a_schema_newer_than_the_code_is_refused_naming_its_version(hive_db_url):
+    _from_the_future(hive_db_url)
+    with pytest.raises(HiveError, match="version 99"):
+        migrate.check(hive_db_url)
+    with pytest.raises(HiveError, match="version 99"):
+        migrate.apply(hive_db_url)
+
+
+def _hive(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
+    env["HIVE_DATABASE_URL"] = url
+    return subprocess.run(
+        [sys.executable, "-m", "hive", *args], env=env, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_hive_migrate_prints_the_versions_it_applied(hive_fresh_database):
+    url = hive_fresh_database()
+    first, second = _hive(url, "migrate"), _hive(url, "migrate")
+    assert (first.returncode, first.stdout.strip()) == (0, "applied 0001")
+    assert (second.returncode, second.stdout.strip()) == (0, "schema is current (version 0001)")
+
+
+def test_hive_migrate_refuses_a_newer_schema_in_one_line(hive_db_url):
+    _from_the_future(hive_db_url)
+    done = _hive(hive_db_url, "migrate")
+    assert done.returncode == 1
+    assert len(done.stderr.strip().splitlines()) == 1 and "version 99" in done.stderr
+
+
+def test_hive_migrate_names_an_unreachable_host_and_port_but_never_the_password():
+    done = _hive("postgresql://hive:s3cret@127.0.0.1:1/hive", "migrate")
+    assert done.returncode == 2
+    line = done.stderr.strip()
+    assert len(line.splitlines()) == 1
+    assert "127.0.0.1:1" in line and "s3cret" not in line

@@ -1,0 +1,89 @@
+import re
+import uuid
+from pathlib import Path
+
+import psycopg
+from psycopg.types.json import Jsonb
+
+import hive.store
+from hive.store.sql import QUERIES
+
+# a sample value for every parameter name the catalogue uses
+SAMPLES = {
+    "key": 1,
+    "version": 9999,
+    "name": "sample",
+    "issue": 1,
+    "number": 1,
+    "branch": "queen-1",
+    "base": "main",
+    "base_sha": None,
+    "head_sha": "0" * 40,
+    "detail": None,
+    "conversation_id": uuid.uuid4(),
+    "owned_paths": ["a.py"],
+    "key_index": 0,
+    "key_fingerprint": "0" * 16,
+    "brief": "brief",
+    "queued": True,
+    "provider": None,
+    "model": None,
+    "runner": "r1",
+    "outcome": "finished",
+    "input_tokens": None,
+    "output_tokens": None,
+    "bytes": b"bundle",
+    "size": 6,
+    "spare": [],
+    "silent_seconds": 600.0,
+    "stall_seconds": 7200.0,
+    "unfinished_only": False,
+    "title": "t",
+    "body": "",
+    "labels": [],
+    "boundary": [],
+    "criteria": Jsonb([]),
+    "blocked_by": [],
+    "open_only": True,
+    "state": "open",
+    "slots": 1,
+    "running": 0,
+    "draining": False,
+    "holder": "h",
+    "ttl_seconds": 180.0,
+    "fence": 1,
+    "headline": "h",
+    "needs_you": False,
+    "limit": 5,
+    "kind": "say",
+    "text": "hello",
+    "max_chars": 10,
+    "after": 0,
+}
+_PARAM = re.compile(r"%\((\w+)\)s")
+
+
+def test_every_named_query_runs_against_a_real_postgresql(hive_db_url):
+    assert len(QUERIES) >= 30
+    with psycopg.connect(hive_db_url) as conn:
+        for query in QUERIES.values():
+            params = {name: SAMPLES[name] for name in _PARAM.findall(query.text)}
+            with conn.transaction(force_rollback=True):
+                conn.execute(query.text, params or None)
+
+
+def test_every_query_has_a_one_line_comment_and_names_its_schema():
+    for query in QUERIES.values():
+        assert query.doc and "\n" not in query.doc, query.name
+        if "FROM " in query.text or "INTO " in query.text or "UPDATE " in query.text:
+            assert "hive." in query.text, query.name
+
+
+def test_every_query_the_store_names_is_in_the_catalogue():
+    folder = Path(hive.store.__file__).parent
+    used: set[str] = set()
+    for module in folder.glob("*.py"):
+        text = module.read_text()
+        used |= set(re.findall(r'(?:q|one|dicts)\((?:db, )?"(\w+)"', text))
+    assert used, "the pattern found no query names"
+    assert used <= set(QUERIES)
