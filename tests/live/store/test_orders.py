@@ -1,0 +1,209 @@
+import uuid
+
+from hive.store import bundles, orders
+from hive.store.bundles import NewBundle
+from hive.store.listen import Listener
+from hive.store.orders import Fence, NewOrder
+
+from .conftest import backdate, local, queue
+
+BUNDLE = NewBundle("queen-1", "main", "a" * 40, "b" * 40, b"PACK")
+
+
+def test_a_queued_order_carries_its_brief_and_wakes_the_listeners(conn, hive_db_url):
+    with Listener(hive_db_url) as listener:
+        made = queue(conn, 1, brief="fix it", key_index=2, key_fingerprint="f" * 16)
+        woke = listener.wait(5.0)
+    assert woke.reason == "notified" and woke.payloads == ("1",)
+    assert made.queued_at is not None and made.brief == "fix it"
+    assert (made.started, made.attempt, made.dispatched_at) == (True, 1, None)
+
+
+def test_a_local_order_is_never_claimed_by_a_runner(conn):
+    made = local(conn, 1)
+    assert made.queued_at is None and made.dispatched_at is not None
+    assert orders.claim(conn, "r1") is None
+
+
+def test_an_order_in_flight_is_not_replaced(conn):
+    first = queue(conn, 1)
+    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True) is None
+    assert orders.get(conn, 1) == first
+
+
+def test_a_new_attempt_archives_the_ended_row_and_gets_a_new_conversation(conn):
+    first = queue(conn, 1, brief="first")
+    claimed = orders.claim(conn, "r1")
+    assert claimed is not None
+    orders.end(conn, claimed.fence, "ended badly")
+    second = queue(conn, 1, brief="second")
+    assert second.attempt == 2 and second.conversation_id != first.conversation_id
+    assert (second.claimed_by, second.finished_at, second.outcome) == (None, None, None)
+    [archived] = orders.history(conn, 1)
+    assert archived.snapshot["brief"] == "first"
+    assert archived.snapshot["outcome"] == "ended badly"
+    assert archived.snapshot["conversation_id"] == str(first.conversation_id)
+
+
+def test_the_oldest_queued_order_is_claimed_first(conn):
+    for issue in (3, 1, 2):
+        queue(conn, issue)
+    got = [orders.claim(conn, "r1") for _ in range(4)]
+    assert [c.issue if c else None for c in got] == [3, 1, 2, None]
+    assert got[0] is not None and got[0].runner == "r1"
+    assert orders.get(conn, 3).claimed_by == "r1"
+
+
+def test_claimed_finished_and_unstarted_orders_are_not_claimable(conn):
+    queue(conn, 1)
+    assert orders.claim(conn, "r1") is not None
+    claimed_2 = (queue(conn, 2), orders.claim(conn, "r1"))[1]
+    orders.end(conn, claimed_2.fence, "finished")
+    queue(conn, 3)
+    conn.execute("UPDATE hive.queen_dispatch SET started = false WHERE issue = 3")
+    assert orders.claim(conn, "r2") is None
+
+
+def test_a_refused_order_goes_to_another_runner_and_never_back(conn, hive_db_url):
+    queue(conn, 1, key_index=1)
+    mine = orders.claim(conn, "r1")
+    assert mine is not None
+    with Listener(hive_db_url) as listener:
+        assert orders.refuse(conn, mine.fence)
+        assert listener.wait(5.0).payloads == ("1",)
+    row = orders.get(conn, 1)
+    assert (row.claimed_by, row.claimed_at, row.refused_by) == (None, None, ["r1"])
+    assert orders.claim(conn, "r1") is None
+    theirs = orders.claim(conn, "r2")
+    assert theirs is not None and theirs.issue == 1
+
+
+def test_a_refusal_by_a_runner_that_holds_no_claim_changes_nothing(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    assert not orders.refuse(conn, Fence(1, mine.conversation_id, "r2"))
+    assert orders.get(conn, 1).claimed_by == "r1"
+
+
+def test_a_heartbeat_renews_only_its_own_claim_of_this_attempt(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    backdate(conn, 1, "claimed_at", 5)
+    before = orders.get(conn, 1)
+    assert not orders.heartbeat(conn, Fence(1, mine.conversation_id, "r2"))
+    assert not orders.heartbeat(conn, Fence(1, uuid.uuid4(), "r1"))
+    assert not orders.heartbeat(conn, Fence(2, mine.conversation_id, "r1"))
+    assert orders.get(conn, 1) == before
+    assert orders.heartbeat(conn, mine.fence)
+    assert orders.get(conn, 1).claimed_at > before.claimed_at
+
+
+def test_a_heartbeat_after_the_ending_says_the_order_is_gone(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    assert orders.end(conn, mine.fence, "finished")
+    assert not orders.heartbeat(conn, mine.fence)
+
+
+def test_an_ending_from_another_runner_or_an_older_conversation_changes_nothing(conn):
+    queue(conn, 1)
+    old = orders.claim(conn, "r1")
+    orders.end(conn, old.fence, "ended badly")
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    before = orders.get(conn, 1)
+    assert not orders.end(conn, old.fence, "finished", bundle=BUNDLE)
+    assert not orders.end(conn, Fence(1, mine.conversation_id, "r2"), "finished", bundle=BUNDLE)
+    assert not orders.end(conn, Fence(1, mine.conversation_id, None), "finished")
+    assert orders.get(conn, 1) == before
+    assert bundles.get(conn, 1) is None
+
+
+def test_the_ending_stores_its_bundle_in_the_same_statement(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    assert orders.end(conn, mine.fence, "finished", bundle=BUNDLE, input_tokens=10)
+    row, stored = orders.get(conn, 1), bundles.get(conn, 1)
+    assert (row.outcome, row.input_tokens) == ("finished", 10) and row.finished_at is not None
+    assert stored is not None and (stored.data, stored.size, stored.runner) == (b"PACK", 4, "r1")
+    assert stored.head_sha == "b" * 40
+    assert [b.issue for b in bundles.listing(conn)] == [1]
+
+
+def test_an_ending_with_nothing_beyond_base_stores_no_bundle_and_drops_a_stale_one(conn):
+    queue(conn, 1)
+    orders.end(conn, orders.claim(conn, "r1").fence, "finished", bundle=BUNDLE)
+    queue(conn, 1)
+    assert orders.end(conn, orders.claim(conn, "r1").fence, "finished")
+    assert bundles.get(conn, 1) is None
+
+
+def test_the_queen_ends_her_own_order_with_no_runner(conn):
+    made = local(conn, 1)
+    assert orders.end(conn, made.fence, "finished")
+    assert orders.get(conn, 1).outcome == "finished"
+
+
+def test_marking_the_turn_started_resets_its_clock_only_for_the_claimant(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    backdate(conn, 1, "dispatched_at", 30)
+    before = orders.get(conn, 1)
+    assert not orders.mark_started(conn, Fence(1, mine.conversation_id, "r2"))
+    assert orders.get(conn, 1) == before
+    assert orders.mark_started(conn, mine.fence)
+    assert orders.get(conn, 1).dispatched_at > before.dispatched_at
+
+
+def test_the_boot_reaper_ends_only_the_queens_own_unfinished_orders(conn):
+    local(conn, 1)
+    local(conn, 2)
+    local(conn, 3)
+    orders.end(conn, orders.get(conn, 3).fence, "finished")
+    queue(conn, 4)
+    queue(conn, 5)
+    orders.claim(conn, "r1")
+    reaped = orders.reap_at_boot(conn, spare=[2])
+    assert [o.issue for o in reaped] == [1]
+    assert reaped[0].outcome == "reaped at boot" and reaped[0].finished_at is not None
+    assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 4, 5]
+    assert orders.get(conn, 3).outcome == "finished"
+
+
+def test_the_stall_reaper_releases_orders_of_silent_runners_only(conn):
+    for issue in (1, 2, 3, 4):
+        queue(conn, issue)
+    for _ in (1, 2, 3):
+        orders.claim(conn, "r1")
+    backdate(conn, 1, "claimed_at", 11)  # silent
+    backdate(conn, 2, "claimed_at", 9)  # still within its ten minutes
+    backdate(conn, 3, "claimed_at", 30)  # silent, but this process runs its bee
+    conn.execute("UPDATE hive.queen_dispatch SET queued_at = queued_at - interval '1 hour'")
+    local(conn, 5)
+    # an unclaimed queued row and a local row with an old clock are not runner rows
+    conn.execute(
+        "UPDATE hive.queen_dispatch SET claimed_at = now() - interval '1 hour'"
+        " WHERE claimed_by IS NULL"
+    )
+    reaped = orders.reap_silent_runners(conn, 10, spare=[3])
+    assert [(o.issue, o.outcome) for o in reaped] == [(1, "reaped: runner silent")]
+    assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 3, 4, 5]
+
+
+def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn):
+    queue(conn, 1)
+    queue(conn, 2)
+    queue(conn, 3)
+    local(conn, 4)
+    for _ in (1, 2):
+        orders.claim(conn, "r1")
+    conn.execute(
+        "UPDATE hive.queen_dispatch SET queued_at = queued_at - interval '5 hours',"
+        " claimed_at = now(), dispatched_at = now() - interval '3 hours' WHERE issue <> 2"
+    )
+    reaped = orders.reap_stalled_turns(conn, 120, spare=[4])
+    assert [(o.issue, o.outcome) for o in reaped] == [
+        (1, "reaped: no completion within 120 minutes")
+    ]
+    assert orders.reap_stalled_turns(conn, 120) == [orders.get(conn, 4)]
+    assert orders.get(conn, 3).finished_at is None
