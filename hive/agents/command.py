@@ -1,0 +1,220 @@
+"""`command:<shell command>`: the agent is `/bin/sh -c <command>` in the worktree, in its
+own process group (DESIGN 6).
+
+What the agent gets:
+- the brief on stdin, and in a file named by `HIVE_BRIEF_FILE` (outside the worktree, so
+  it is never committed; removed when the turn ends);
+- `HIVE_ISSUE` (the issue number), `HIVE_BRANCH`, and `HIVE_BOUNDARY`: the boundary's
+  paths, one per line (newline-separated: a path may hold a colon, never a newline);
+- the credential in the variable named by `HIVE_KEY_ENV` (default `HIVE_KEY`), absent
+  when the turn has no key;
+- PATH, HOME and LANG from the hive's environment, and nothing else: never the database
+  URL, another key or any other `HIVE_` variable.
+
+Each stdout line goes to the transcript as kind "stdout", each stderr line as "stderr"
+(both capped, see transcript.py); stdout lines may carry the protocol of protocol.py.
+Exit 0 is `finished`. When the agent's own process exits, whatever it left running in
+its group is killed at once (no process is left behind); while a stop is under way the
+stop's grace applies instead.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import IO
+
+from hive.agents.base import (
+    ENDED_BADLY,
+    ENDED_UNEXPECTEDLY,
+    FINISHED,
+    Turn,
+    TurnContext,
+    TurnStartError,
+)
+from hive.agents.protocol import ProtocolError, parse_refusal, parse_usage
+from hive.agents.stopping import (
+    GROUP_POLL_SECONDS,
+    KILL_LANDS_MS,
+    group_members,
+    signal_group,
+)
+from hive.agents.transcript import LINE_MAX_BYTES, STDERR, STDOUT
+
+SHELL = "/bin/sh"
+BRIEF_FILE_NAME = "brief.md"
+# After the group is empty, how long the readers may take to see the end of the pipes;
+# longer means a process escaped the group (setsid) and still holds them.
+READERS_JOIN_SECONDS = 0.5
+_DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+_PASSED_THROUGH = ("PATH", "HOME", "LANG")
+_TURN_VARIABLES = ("HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FILE")
+
+
+def turn_environment(
+    ctx: TurnContext, brief_file: Path, extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The whole environment of a command agent (see the module docstring)."""
+    if ctx.key_env in _PASSED_THROUGH + _TURN_VARIABLES:
+        raise TurnStartError(
+            f"HIVE_KEY_ENV={ctx.key_env} would overwrite a variable the turn already gets"
+        )
+    env = {
+        "PATH": os.environ.get("PATH", _DEFAULT_PATH),
+        "HOME": os.environ.get("HOME", "/"),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HIVE_ISSUE": str(ctx.issue),
+        "HIVE_BOUNDARY": "\n".join(ctx.boundary),
+        "HIVE_BRANCH": ctx.branch,
+        "HIVE_BRIEF_FILE": str(brief_file),
+    }
+    if ctx.key:
+        env[ctx.key_env] = ctx.key
+    env.update(extra or {})
+    return env
+
+
+class CommandTurn(Turn):
+    kill_stops_it = True
+
+    def __init__(
+        self, ctx: TurnContext, command: str, extra_env: Mapping[str, str] | None = None
+    ) -> None:
+        super().__init__(ctx)
+        if not ctx.worktree.is_dir():
+            raise TurnStartError(f"worktree {ctx.worktree} is not a directory")
+        self._killed_at: float | None = None
+        self._group_gone = False
+        self._brief_dir = Path(tempfile.mkdtemp(prefix="hive-brief-"))
+        try:
+            brief_file = self._brief_dir / BRIEF_FILE_NAME
+            brief_file.write_text(ctx.brief, encoding="utf-8")
+            env = turn_environment(ctx, brief_file, extra_env)
+            # stdin is the file itself: no writer thread, no broken pipe if unread
+            with brief_file.open("rb") as stdin:
+                self._proc = subprocess.Popen(
+                    [SHELL, "-c", command],
+                    cwd=ctx.worktree,
+                    env=env,
+                    stdin=stdin,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    start_new_session=True,
+                )
+        except (OSError, TurnStartError) as exc:
+            shutil.rmtree(self._brief_dir, ignore_errors=True)
+            if isinstance(exc, TurnStartError):
+                raise
+            raise TurnStartError(f"the agent could not start: {exc}") from exc
+        self.pid = self.pgid = self._proc.pid
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        self._readers = [
+            threading.Thread(target=self._read, args=(self._proc.stdout, STDOUT), daemon=True),
+            threading.Thread(target=self._read, args=(self._proc.stderr, STDERR), daemon=True),
+        ]
+        for reader in self._readers:
+            reader.start()
+        threading.Thread(target=self._watch, name=f"hive-turn-{ctx.issue}", daemon=True).start()
+        self._started()
+
+    # ---- stopping ----------------------------------------------------------------
+
+    def _abort(self) -> None:
+        self._send(signal.SIGTERM)
+
+    def _escalate(self) -> None:
+        self.transcript.note("the grace is over: SIGKILL to the process group")
+        self._send(signal.SIGKILL)
+
+    def _send(self, sig: int) -> None:
+        assert self.pgid is not None
+        with self._lock:
+            if self._group_gone:
+                return
+            signal_group(self.pgid, sig)
+            if sig == signal.SIGKILL and self._killed_at is None:
+                self._killed_at = time.monotonic()
+
+    # ---- the turn's own threads --------------------------------------------------
+
+    def _read(self, stream: IO[bytes], kind: str) -> None:
+        with stream:
+            while True:
+                # one byte past the cap, so the transcript sees the line is long and marks it
+                chunk = stream.readline(LINE_MAX_BYTES + 1)
+                if not chunk:
+                    return
+                if len(chunk) > LINE_MAX_BYTES and not chunk.endswith(b"\n"):
+                    while True:  # drop the rest of the long line
+                        rest = stream.readline(LINE_MAX_BYTES)
+                        if not rest or rest.endswith(b"\n"):
+                            break
+                text = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                if kind == STDOUT:
+                    self._protocol(text)
+                self.transcript.line(kind, text)
+
+    def _protocol(self, text: str) -> None:
+        try:
+            kind = parse_refusal(text)
+            usage = parse_usage(text)
+        except ProtocolError as exc:
+            self.transcript.note(str(exc))
+            return
+        if kind is not None:
+            self._saw_refusal(kind)
+        if usage is not None:
+            self._saw_usage(usage)
+
+    def _watch(self) -> None:
+        returncode = self._proc.wait()
+        self._exit()
+        self._clear_group()
+        self._begun.wait()
+        deadline = time.monotonic() + READERS_JOIN_SECONDS
+        for reader in self._readers:
+            reader.join(max(0.0, deadline - time.monotonic()))
+        if any(reader.is_alive() for reader in self._readers):
+            self.transcript.note("a process outside the turn's group still holds its output")
+        shutil.rmtree(self._brief_dir, ignore_errors=True)
+        if returncode == 0:
+            self._finish(FINISHED, exit_code=0)
+        elif returncode > 0:
+            self._finish(ENDED_BADLY, exit_code=returncode)
+        else:
+            self._finish(ENDED_UNEXPECTEDLY, signal=-returncode)
+
+    def _clear_group(self) -> None:
+        """Wait until the group is empty. With no stop under way, what the agent left
+        behind is killed now; during a stop, the stopper's grace and SIGKILL apply."""
+        assert self.pgid is not None
+        wake = threading.Event()  # never set: a wait that no signal can cut short
+        while group_members(self.pgid):
+            with self._lock:
+                stopping = self._stop_reason is not None or self.ctx.stopping.is_set()
+                killed_at = self._killed_at
+            if not stopping and killed_at is None:
+                self.transcript.note("the agent left processes in its group: SIGKILL to them")
+                self._send(signal.SIGKILL)
+            elif killed_at is not None and time.monotonic() - killed_at > KILL_LANDS_MS / 1000:
+                self.transcript.note("processes of the turn's group outlived SIGKILL")
+                break
+            wake.wait(GROUP_POLL_SECONDS)
+        with self._lock:
+            self._group_gone = True
+
+
+def start_command(
+    command: str, ctx: TurnContext, extra_env: Mapping[str, str] | None = None
+) -> CommandTurn:
+    """Start `command` as the turn's agent; the process is running when this returns."""
+    if not command.strip():
+        raise TurnStartError("command: needs a shell command after the colon")
+    return CommandTurn(ctx, command, extra_env)

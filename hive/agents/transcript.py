@@ -1,0 +1,84 @@
+"""A turn's transcript: the one path from an agent's output to the caller's `on_line`.
+
+It caps each line (LINE_MAX_BYTES) and the whole turn (TRANSCRIPT_MAX_BYTES) so a
+runaway agent cannot fill the store, calls `on_line` from one thread at a time, holds
+every line until the turn's `begin()` (so the caller's ledger row exists before the first
+line is stored), and survives a callback that raises: the agent's pipe must keep
+draining or the agent would block on its next write.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+
+# transcript kinds: the agent's two streams, and the hive's own notes about the turn
+STDOUT = "stdout"
+STDERR = "stderr"
+HIVE = "hive"
+
+LINE_MAX_BYTES = 4096
+TRANSCRIPT_MAX_BYTES = 1024 * 1024
+CUT_MARK = " [cut]"
+
+OnLine = Callable[[str, str], None]
+log = logging.getLogger("hive.agents")
+
+
+def cap_line(text: str) -> str:
+    """`text` cut to LINE_MAX_BYTES of UTF-8, marked when it was cut."""
+    raw = text.encode("utf-8", "replace")
+    if len(raw) <= LINE_MAX_BYTES:
+        return text
+    return raw[:LINE_MAX_BYTES].decode("utf-8", "ignore") + CUT_MARK
+
+
+class Transcript:
+    def __init__(self, on_line: OnLine, begun: threading.Event, issue: int) -> None:
+        self._on_line = on_line
+        self._begun = begun
+        self._issue = issue
+        self._lock = threading.Lock()
+        self._kept_bytes = 0
+        self._dropped_lines = 0
+        self._closed = False
+
+    def line(self, kind: str, text: str) -> None:
+        """Deliver one of the agent's lines, unless the turn's cap is reached."""
+        text = cap_line(text)
+        self._begun.wait()
+        with self._lock:
+            if self._closed:
+                return
+            size = len(text.encode("utf-8", "replace"))
+            if self._kept_bytes + size > TRANSCRIPT_MAX_BYTES:
+                if not self._dropped_lines:
+                    self._deliver(HIVE, f"transcript cap of {TRANSCRIPT_MAX_BYTES} bytes reached")
+                self._dropped_lines += 1
+                return
+            self._kept_bytes += size
+            self._deliver(kind, text)
+
+    def note(self, text: str) -> None:
+        """Deliver one of the hive's own lines about the turn (never dropped by the cap)."""
+        self._begun.wait()
+        with self._lock:
+            if not self._closed:
+                self._deliver(HIVE, cap_line(text))
+
+    def close(self) -> None:
+        """Say what the cap dropped; later lines are discarded (the turn has ended)."""
+        self._begun.wait()
+        with self._lock:
+            if self._closed:
+                return
+            if self._dropped_lines:
+                self._deliver(HIVE, f"{self._dropped_lines} lines past the cap were not kept")
+            self._closed = True
+
+    def _deliver(self, kind: str, text: str) -> None:
+        try:
+            self._on_line(kind, text)
+        except Exception:
+            log.exception("on_line raised; the line is lost", extra={"issue": self._issue})

@@ -1,0 +1,288 @@
+"""`command:` turns: real shells, real process groups, real signals."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hive.agents import (
+    ENDED_BADLY,
+    ENDED_UNEXPECTEDLY,
+    FINISHED,
+    REASON_BOUND,
+    REFUSED,
+    STOPPED,
+    Ending,
+    Turn,
+    TurnContext,
+    TurnStartError,
+    Usage,
+    start_turn,
+)
+from hive.agents.stopping import LANE_FREE_MS, TURN_STOP_GRACE_MS, group_members
+from hive.agents.transcript import LINE_MAX_BYTES
+
+from .conftest import Recorder, alive
+
+Start = Callable[..., Turn]
+
+
+def test_stdout_lines_reach_the_transcript_in_order(start: Start, recorder: Recorder) -> None:
+    turn = start("command:for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; done")
+    assert turn.wait(10)
+    assert recorder.texts("stdout") == [f"line {i}" for i in range(1, 11)]
+
+
+def test_stderr_lines_go_to_the_transcript_as_their_own_kind(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start("command:echo out; echo err >&2")
+    assert turn.wait(10)
+    assert recorder.texts("stdout") == ["out"]
+    assert recorder.texts("stderr") == ["err"]
+
+
+@pytest.mark.parametrize(
+    ("command", "outcome", "exit_code", "sig"),
+    [
+        ("exit 0", FINISHED, 0, None),
+        ("exit 3", ENDED_BADLY, 3, None),
+        ("kill -KILL $$", ENDED_UNEXPECTEDLY, None, signal.SIGKILL),
+        ("kill -TERM $$", ENDED_UNEXPECTEDLY, None, signal.SIGTERM),
+    ],
+)
+def test_exit_codes_map_to_outcomes(
+    start: Start, command: str, outcome: str, exit_code: int | None, sig: int | None
+) -> None:
+    turn = start(f"command:{command}")
+    assert turn.wait(10)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.exit_code, turn.ending.signal) == (outcome, exit_code, sig)
+
+
+def test_brief_arrives_on_stdin_and_in_the_brief_file(start: Start, recorder: Recorder) -> None:
+    turn = start('command:cat; echo ---; cat "$HIVE_BRIEF_FILE"; echo "$HIVE_BRIEF_FILE"')
+    assert turn.wait(10)
+    *lines, brief_file = recorder.texts("stdout")
+    assert lines == ["the brief", "line two", "---", "the brief", "line two"]
+    assert not Path(brief_file).exists(), "the brief file is removed when the turn ends"
+    assert turn.ctx.worktree not in Path(brief_file).parents
+
+
+def test_environment_holds_the_key_under_its_name_and_no_other_secret(
+    start: Start, recorder: Recorder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HIVE_DATABASE_URL", "postgresql://hive:secret@db/hive")
+    monkeypatch.setenv("HIVE_WORKER_KEY", "sk-runner-key")
+    monkeypatch.setenv("HIVE_AGENT", "command:env")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret")
+    turn = start("command:env | cut -s -d= -f1", key_env="ANTHROPIC_API_KEY", key="sk-turn")
+    assert turn.wait(10)
+    names = set(recorder.texts("stdout")) - {"PWD"}  # PWD is the shell's own
+    assert names == {
+        "PATH",
+        "HOME",
+        "LANG",
+        "HIVE_ISSUE",
+        "HIVE_BOUNDARY",
+        "HIVE_BRANCH",
+        "HIVE_BRIEF_FILE",
+        "ANTHROPIC_API_KEY",
+    }
+
+
+def test_turn_variables_carry_issue_branch_key_and_newline_separated_boundary(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start(
+        'command:echo "$HIVE_ISSUE|$HIVE_BRANCH|$HIVE_KEY"; printf "%s\\n" "$HIVE_BOUNDARY"',
+        key="sk-turn",
+    )
+    assert turn.wait(10)
+    assert recorder.texts("stdout") == ["7|queen-7|sk-turn", "docs", "src/app.py"]
+
+
+def test_an_empty_key_sets_no_key_variable(start: Start, recorder: Recorder) -> None:
+    turn = start('command:echo "${HIVE_KEY-unset}"', key="")
+    assert turn.wait(10)
+    assert recorder.texts("stdout") == ["unset"]
+
+
+def test_the_key_never_shows_in_the_context_repr(make_ctx: Callable[..., TurnContext]) -> None:
+    assert "sk-turn" not in repr(make_ctx(key="sk-turn"))
+
+
+def test_turn_past_its_bound_is_stopped_by_its_own_timer(start: Start) -> None:
+    turn = start("command:sleep 30", turn_max_seconds=0.3)
+    assert turn.wait(5)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.stop_reason) == (STOPPED, REASON_BOUND)
+    assert turn.ending.seconds < 5
+
+
+STUBBORN = """
+trap '' TERM
+sh -c '
+  trap "" TERM
+  sh -c "trap \\"\\" TERM; echo grandchild \\$\\$; while :; do sleep 1; done" &
+  echo child $$
+  while :; do sleep 1; done' &
+echo leader $$
+while :; do sleep 1; done
+"""
+
+
+def test_stubborn_turn_with_children_is_fully_killed_within_lane_free(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start("command:" + STUBBORN)
+    assert recorder.wait_for(lambda lines: len(lines) >= 3, 10), recorder.lines
+    pids = [int(text.split()[1]) for text in recorder.texts("stdout")]
+    assert len(pids) == 3 and all(alive(pid) for pid in pids)
+    assert turn.pgid == turn.pid and turn.pgid != os.getpgrp()
+
+    began = time.monotonic()
+    assert turn.stop("drain hand-back") is True
+    took = time.monotonic() - began
+
+    assert TURN_STOP_GRACE_MS / 1000 <= took < LANE_FREE_MS / 1000
+    assert not [pid for pid in pids if alive(pid)]
+    assert turn.pgid is not None and group_members(turn.pgid) == []
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.stop_reason) == (STOPPED, "drain hand-back")
+    assert any("SIGKILL" in text for text in recorder.texts("hive"))
+
+
+def test_a_turn_that_ends_leaves_no_process_behind(start: Start, recorder: Recorder) -> None:
+    turn = start(
+        "command:mkfifo p; sh -c 'trap \"\" TERM; echo $$ > p; exec sleep 60' &"
+        " read pid < p; echo $pid; exit 0"
+    )
+    assert turn.wait(5)
+    assert turn.outcome == FINISHED
+    (straggler,) = [int(text) for text in recorder.texts("stdout")]
+    assert not alive(straggler)
+    assert any("left processes in its group" in text for text in recorder.texts("hive"))
+
+
+def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
+    start: Start,
+) -> None:
+    turn = start("command:sleep 30")
+    began = time.monotonic()
+    assert turn.stop("heartbeat lost")
+    assert time.monotonic() - began < TURN_STOP_GRACE_MS / 1000
+    assert turn.ending is not None and turn.ending.stop_reason == "heartbeat lost"
+
+
+def test_stopping_twice_at_once_and_again_later_is_safe(start: Start) -> None:
+    turn = start("command:trap '' TERM; while :; do sleep 1; done")
+    answers: list[bool] = []
+    stoppers = [
+        threading.Thread(target=lambda r=reason: answers.append(turn.stop(r)))
+        for reason in ("first", "second")
+    ]
+    began = time.monotonic()
+    for stopper in stoppers:
+        stopper.start()
+    for stopper in stoppers:
+        stopper.join(10)
+    assert answers == [True, True]
+    assert time.monotonic() - began < LANE_FREE_MS / 1000
+    assert turn.stop("third") is True
+    assert turn.ending is not None and turn.ending.stop_reason in ("first", "second")
+
+
+def test_stopping_a_turn_that_already_ended_keeps_its_outcome(start: Start) -> None:
+    turn = start("command:exit 0")
+    assert turn.wait(10)
+    assert turn.stop("too late") is True
+    assert turn.outcome == FINISHED
+
+
+def test_a_refusal_line_makes_the_outcome_refused(start: Start) -> None:
+    turn = start("command:echo 'HIVE-REFUSAL: rate-limit'; echo 'HIVE-REFUSAL: quota'; exit 1")
+    assert turn.wait(10)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.refusal, turn.ending.exit_code) == (REFUSED, "quota", 1)
+
+
+def test_an_unknown_refusal_kind_is_noted_and_not_a_refusal(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start("command:echo 'HIVE-REFUSAL: tired'; exit 2")
+    assert turn.wait(10)
+    assert turn.outcome == ENDED_BADLY
+    assert any("'tired' is not a refusal kind" in text for text in recorder.texts("hive"))
+
+
+def test_usage_lines_add_up(start: Start) -> None:
+    turn = start(
+        "command:echo 'HIVE-USAGE: provider=anthropic model=m1 input=10 output=2';"
+        "echo 'HIVE-USAGE: input=5 output=1'"
+    )
+    assert turn.wait(10)
+    assert turn.ending is not None
+    assert turn.ending.usage == Usage("anthropic", "m1", 15, 3)
+
+
+def test_a_long_line_is_cut_and_the_next_line_is_whole(start: Start, recorder: Recorder) -> None:
+    turn = start("command:head -c 10000 /dev/zero | tr '\\0' x; echo; echo after")
+    assert turn.wait(10)
+    long, after = recorder.texts("stdout")
+    assert long == "x" * LINE_MAX_BYTES + " [cut]"
+    assert after == "after"
+
+
+def test_the_transcript_waits_for_begin(make_ctx: Callable[..., TurnContext]) -> None:
+    recorder = Recorder()
+    turn = start_turn("command:echo hello", make_ctx(on_line=recorder), begin=False)
+    try:
+        assert not turn.wait(0.3), "the turn cannot end before begin()"
+        assert recorder.lines == []
+        turn.begin()
+        assert turn.wait(10)
+        assert recorder.texts("stdout") == ["hello"]
+    finally:
+        turn.stop("the test is over")
+
+
+def test_on_end_is_called_once_with_the_ending(make_ctx: Callable[..., TurnContext]) -> None:
+    endings: list[Ending] = []
+    turn = start_turn("command:exit 4", make_ctx(on_end=endings.append))
+    assert turn.wait(10)
+    assert endings == [turn.ending]
+
+
+def test_an_on_line_that_raises_does_not_stall_the_turn(
+    make_ctx: Callable[..., TurnContext],
+) -> None:
+    def broken(kind: str, text: str) -> None:
+        raise RuntimeError("store is down")
+
+    turn = start_turn("command:yes | head -n 20000", make_ctx(on_line=broken))
+    assert turn.wait(10)
+    assert turn.outcome == FINISHED
+
+
+@pytest.mark.parametrize(
+    ("spec", "changes", "message"),
+    [
+        ("command:true", {"worktree": Path("/nonexistent/wt")}, "is not a directory"),
+        ("command:true", {"key_env": "PATH"}, "HIVE_KEY_ENV=PATH would overwrite"),
+        ("command:  ", {}, "needs a shell command"),
+        ("claude", {}, "HIVE_AGENT='claude' is not an agent"),
+    ],
+)
+def test_a_turn_that_cannot_start_says_why_in_one_line(
+    make_ctx: Callable[..., TurnContext], spec: str, changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(TurnStartError, match=message) as raised:
+        start_turn(spec, make_ctx(**changes))
+    assert "\n" not in str(raised.value)
