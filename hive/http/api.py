@@ -8,10 +8,11 @@ whether an issue is work; this only refuses what can never be right.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from hive.errors import UsageError
+from hive.store.issues import NewIssue
 
 TITLE_MAX_CHARS = 200
 LABEL_MAX_CHARS = 64
@@ -21,15 +22,6 @@ FIELDS = ("title", "body", "labels", "boundary", "criteria")
 
 class BadIssue(UsageError):
     """A field of a new issue is wrong; `str()` starts with the field's name."""
-
-
-@dataclass(frozen=True)
-class NewIssue:
-    title: str
-    body: str = ""
-    labels: tuple[str, ...] = ()
-    boundary: tuple[str, ...] = ()
-    criteria: tuple[str, ...] = ()
 
 
 def new_issue_from_json(data: object) -> NewIssue:
@@ -74,9 +66,9 @@ def check(issue: NewIssue) -> NewIssue:
         if problem:
             raise BadIssue(f"boundary[{i}]: {path!r} {problem}")
     for i, criterion in enumerate(issue.criteria):
-        if not criterion.strip():
+        if not isinstance(criterion, str) or not criterion.strip():
             raise BadIssue(f"criteria[{i}]: must not be empty")
-    return NewIssue(title, issue.body, issue.labels, issue.boundary, issue.criteria)
+    return replace(issue, title=title)
 
 
 def _path_problem(path: str) -> str | None:

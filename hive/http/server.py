@@ -35,6 +35,8 @@ log = logging.getLogger("hive.http")
 BODY_MAX_BYTES = 64 * 1024  # a new issue is a title, a body and a few lists
 REQUEST_TIMEOUT_SECONDS = 30.0  # a silent client frees its thread after this
 STORE_PROBE_TIMEOUT_SECONDS = 2.0
+# serve_forever looks for a stop this often: stop() returns within it
+STOP_POLL_SECONDS = 0.05
 # Probes and scrapes arrive every few seconds; their access lines would drown the rest.
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 OPEN_PATHS = QUIET_PATHS  # answered without the token: probes and scrapers carry none
@@ -138,7 +140,10 @@ class ExportServer:
             server.hive = self
             self._server = server
             self._thread = threading.Thread(
-                target=server.serve_forever, name="hive-http", daemon=True
+                target=server.serve_forever,
+                args=(STOP_POLL_SECONDS,),
+                name="hive-http",
+                daemon=True,
             )
             self._thread.start()
         log.info("serving on %s", self.url)
@@ -210,6 +215,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(err.status, str(err))
         except BadIssue as err:
             self._error(400, str(err))
+        except HiveError as err:  # a git or store problem the operator can read and act on
+            log.error("%s %s: %s", method, path, err)
+            self._error(500, str(err))
         except Exception:
             log.exception("%s %s failed", method, path)
             self._error(500, "internal error; the server's log has the cause")
@@ -320,17 +328,17 @@ class _Handler(BaseHTTPRequestHandler):
         level = logging.DEBUG if path in QUIET_PATHS and code in (200, "200") else logging.INFO
         millis = (time.monotonic() - getattr(self, "_started", time.monotonic())) * 1000
         method = getattr(self, "command", None) or "-"
-        # the path only, never the query string nor a header: no token reaches the log
-        log.log(
-            level, "%s %s %s %.0f ms from %s", method, path, code, millis, self.client_address[0]
-        )
+        # the path only, never the query string nor a header
+        text = f"{method} {path} {code} {millis:.0f} ms from {self.client_address[0]}"
+        log.log(level, "%s", self._redact(text))
 
     def log_message(self, format: str, *args: Any) -> None:
+        log.info("%s", self._redact(format % args))
+
+    def _redact(self, text: str) -> str:
+        # a client that puts the token in its path must not get it into the log
         token = self.server.hive.config.api_token
-        text = format % args
-        if token:
-            text = text.replace(token, "<token>")
-        log.info("%s", text)
+        return text.replace(token, "<token>") if token else text
 
 
 def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:

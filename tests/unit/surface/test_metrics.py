@@ -1,0 +1,151 @@
+"""The metrics of DESIGN 8, scraped over HTTP and read back with prometheus-client's own
+text parser."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+
+from hive.http import ExportServer, HttpConfig, Surface
+from hive.metrics import HiveMetrics, QueueNumbers
+
+from .helpers import call
+
+# DESIGN 8, as written there (plus DESIGN 5's stalled rounds), with each metric's type
+DESIGN_METRICS = {
+    "hive_orders_queued": "gauge",
+    "hive_orders_in_flight": "gauge",
+    "hive_oldest_queued_seconds": "gauge",
+    "hive_claims_total": "counter",
+    "hive_claim_seconds": "histogram",
+    "hive_bees_running": "gauge",
+    "hive_bee_seconds": "histogram",
+    "hive_heartbeats_total": "counter",
+    "hive_heartbeat_lost_total": "counter",
+    "hive_reaped_total": "counter",
+    "hive_key_refusals_total": "counter",
+    "hive_drain_held": "gauge",
+    "hive_handed_back_total": "counter",
+    "hive_bundle_bytes": "histogram",
+    "hive_rounds_total": "counter",
+    "hive_reviews_total": "counter",
+    "hive_rounds_stalled_total": "counter",
+}
+
+
+def scrape(metrics: HiveMetrics) -> dict[str, object]:
+    server = ExportServer(HttpConfig(port=0), Surface(registry=metrics.registry))
+    server.start()
+    try:
+        answer = call(server, "GET", "/metrics")
+    finally:
+        server.stop()
+    assert answer.status == 200
+    assert answer.headers["Content-Type"].startswith("text/plain")
+    families = {}
+    for family in text_string_to_metric_families(answer.body.decode()):
+        # the text parser strips a counter's _total; the name on the wire is what users see
+        name = family.name + "_total" if family.type == "counter" else family.name
+        families[name] = family
+    return families
+
+
+def sample(families: dict, name: str, suffix: str = "", **labels: str) -> float:
+    for s in families[name].samples:
+        if s.name == name.removesuffix("_total") + suffix and s.labels == labels:
+            return float(s.value)
+    raise AssertionError(f"no sample {name}{suffix} {labels}")
+
+
+def test_every_metric_of_the_design_is_exposed_with_its_type_and_help():
+    metrics = HiveMetrics()
+    metrics.watch_queue(lambda: QueueNumbers(queued=0, in_flight=0, oldest_queued_seconds=0.0))
+    families = scrape(metrics)
+    for name, kind in DESIGN_METRICS.items():
+        assert name in families, name
+        assert families[name].type == kind, name
+        assert families[name].documentation, name
+
+
+def test_queue_numbers_are_read_at_scrape_time():
+    numbers = [QueueNumbers(queued=3, in_flight=5, oldest_queued_seconds=42.5)]
+    metrics = HiveMetrics()
+    metrics.watch_queue(lambda: numbers[0])
+    families = scrape(metrics)
+    assert sample(families, "hive_orders_queued") == 3
+    assert sample(families, "hive_orders_in_flight") == 5
+    assert sample(families, "hive_oldest_queued_seconds") == 42.5
+    numbers[0] = QueueNumbers(queued=0, in_flight=1, oldest_queued_seconds=0.0)
+    assert sample(scrape(metrics), "hive_orders_queued") == 0
+
+
+def test_a_store_that_fails_leaves_the_queue_gauges_empty_and_the_scrape_whole():
+    def unreachable() -> QueueNumbers:
+        raise ConnectionError("store down")
+
+    metrics = HiveMetrics()
+    metrics.watch_queue(unreachable)
+    metrics.claims.inc()
+    families = scrape(metrics)
+    assert families["hive_orders_queued"].samples == []
+    assert sample(families, "hive_claims_total", "_total") == 1
+
+
+def test_registering_the_queue_reader_does_not_call_it():
+    calls: list[int] = []
+    reader: Callable[[], QueueNumbers] = lambda: calls.append(1) or QueueNumbers(0, 0, 0.0)  # noqa: E731
+    HiveMetrics().watch_queue(reader)
+    assert calls == []
+
+
+def test_the_queue_reader_is_watched_once():
+    metrics = HiveMetrics()
+    metrics.watch_queue(lambda: QueueNumbers(0, 0, 0.0))
+    with pytest.raises(RuntimeError):
+        metrics.watch_queue(lambda: QueueNumbers(0, 0, 0.0))
+
+
+def test_increments_show_with_their_labels():
+    metrics = HiveMetrics()
+    metrics.claims.inc()
+    metrics.claim_seconds.observe(0.02)
+    metrics.bee_seconds.labels(outcome="finished").observe(1800)
+    metrics.reaped.labels(reaper="stall").inc(2)
+    metrics.reviews.labels(verdict="accept").inc()
+    metrics.drain_held.set(3)
+    metrics.bundle_bytes.observe(5000)
+    families = scrape(metrics)
+    assert sample(families, "hive_claims_total", "_total") == 1
+    assert sample(families, "hive_claim_seconds", "_count") == 1
+    assert sample(families, "hive_bee_seconds", "_bucket", outcome="finished", le="1800.0") == 1
+    assert sample(families, "hive_bee_seconds", "_bucket", outcome="finished", le="1200.0") == 0
+    assert sample(families, "hive_reaped_total", "_total", reaper="stall") == 2
+    assert sample(families, "hive_reaped_total", "_total", reaper="boot") == 0
+    assert sample(families, "hive_reviews_total", "_total", verdict="accept") == 1
+    assert sample(families, "hive_reviews_total", "_total", verdict="sendback") == 0
+    assert sample(families, "hive_drain_held") == 3
+    assert sample(families, "hive_bundle_bytes", "_sum") == 5000
+
+
+def test_two_instances_never_share_a_counter():
+    first, second = HiveMetrics(), HiveMetrics()
+    first.claims.inc()
+    assert sample(scrape(second), "hive_claims_total", "_total") == 0
+
+
+def test_buckets_fit_quick_claims_and_hour_long_turns():
+    metrics = HiveMetrics()
+    metrics.claim_seconds.observe(0.003)
+    metrics.bee_seconds.labels(outcome="finished").observe(3 * 3600)
+    families = scrape(metrics)
+    claim_les = [
+        float(s.labels["le"]) for s in families["hive_claim_seconds"].samples if "le" in s.labels
+    ]
+    turn_les = [
+        float(s.labels["le"]) for s in families["hive_bee_seconds"].samples if "le" in s.labels
+    ]
+    assert min(claim_les) <= 0.005 and max(x for x in claim_les if x != float("inf")) >= 60
+    assert max(x for x in turn_les if x != float("inf")) == 7200
+    assert min(turn_les) <= 1
