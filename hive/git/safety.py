@@ -21,10 +21,11 @@ from pathlib import Path, PurePosixPath
 
 from hive.errors import HiveError
 
-# Transports dulwich speaks without running a program of the URL's choosing. `ssh`
-# runs the ssh client, a fixed program; `ext::`/`fd::` (git's `<transport>::<address>`
-# form) would run whatever the URL names, so that form is refused outright.
-ALLOWED_SCHEMES = frozenset({"file", "http", "https", "git", "ssh"})
+# Transports dulwich speaks in this process, spawning nothing. `ssh` is left out: it
+# would start the ssh client with this process's environment (and whatever its config
+# names as ProxyCommand); `ext::`/`fd::` (git's `<transport>::<address>` form) would run
+# whatever the URL names.
+ALLOWED_SCHEMES = frozenset({"file", "http", "https", "git"})
 _HELPER_FORM = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*::")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 # scp-like `host:path`: a colon before the first slash
@@ -33,7 +34,6 @@ _SCP_LIKE = re.compile(r"^[^/:]+:")
 # Environment names a git helper process must never inherit: our keys, and anything
 # that looks like a secret or would make git run a program or read another config.
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH")
-_RISKY_PREFIXES = ("GIT_", "SSH_", "HIVE_")
 _KEPT = frozenset({"PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR", "USER", "LOGNAME"})
 
 
@@ -71,7 +71,7 @@ def check_url(url: str) -> str:
         return url
     if _SCP_LIKE.match(url) and not os.path.exists(url):
         raise UnsafeGitError(
-            f"refusing repository URL {url!r}: write ssh://host/path, not host:path"
+            f"refusing repository URL {url!r}: host:path is ssh, which the hive does not run"
         )
     return url
 
@@ -92,12 +92,6 @@ def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
     env["GIT_CONFIG_GLOBAL"] = os.devnull
     env["GIT_TERMINAL_PROMPT"] = "0"
     return env
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether an environment variable must stay out of git work."""
-    upper = name.upper()
-    return upper.startswith(_RISKY_PREFIXES) or any(w in upper for w in _SECRET_WORDS)
 
 
 def boundary_path(root: Path, path: str) -> str:

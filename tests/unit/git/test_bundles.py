@@ -1,0 +1,100 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from hive.errors import HiveError
+from hive.git.bundles import BundleTooLarge, bundle
+from hive.git.repo import GitError
+from hive.git.salvage import salvage
+from hive.git.worktrees import Cut, cut_worktree
+
+from .conftest import Git, head_of, write
+
+MAX_BYTES = 100 * 1024 * 1024
+
+
+@pytest.fixture
+def worked(clone: Repo, tmp_path: Path) -> Cut:
+    """queen-8 two commits beyond base: a new file, then a change to a large one."""
+    cut = cut_worktree(clone, 8, "main", tmp_path / "work")
+    write(cut.path, {"src/new.py": "z = 3\n"})
+    salvage(cut.path, ["src"], "finished")
+    write(cut.path, {"docs/guide.md": "guide\n" * 20 + "one more line\n"})
+    salvage(cut.path, ["docs/guide.md"], "finished")
+    return cut
+
+
+def test_bundle_is_verified_and_fetched_by_git(
+    clone: Repo, worked: Cut, tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    out = bundle(clone, 8, "main", MAX_BYTES)
+    assert out is not None
+    assert out.commits == 2
+    assert out.base_sha == head_of(git, upstream, "main")
+    assert out.head_sha == head_of(git, worked.path, "HEAD")
+    path = tmp_path / "queen-8.bundle"
+    path.write_bytes(out.data)
+
+    verified = git("bundle", "verify", str(path), cwd=upstream, check=False)
+    assert "is okay" in verified
+    git("fetch", "-q", str(path), "refs/heads/queen-8:refs/heads/got", cwd=upstream)
+    assert head_of(git, upstream, "got") == out.head_sha
+    git("fsck", "--strict", cwd=upstream)
+
+
+def test_bundle_names_base_as_its_prerequisite(clone: Repo, worked: Cut, git: Git) -> None:
+    out = bundle(clone, 8, "main", MAX_BYTES)
+    assert out is not None
+    header = out.data.split(b"\n\n", 1)[0].decode().splitlines()
+    assert header == [
+        "# v2 git bundle",
+        f"-{out.base_sha} third",
+        f"{out.head_sha} refs/heads/queen-8",
+    ]
+
+
+def test_a_changed_file_travels_as_a_delta(clone: Repo, worked: Cut) -> None:
+    out = bundle(clone, 8, "main", MAX_BYTES)
+    assert out is not None
+    assert len(out.data) < 900  # the guide whole would be 141 bytes more per version
+
+
+def test_no_bundle_when_the_branch_has_no_commit_beyond_base(clone: Repo, tmp_path: Path) -> None:
+    cut_worktree(clone, 9, "main", tmp_path / "work")
+    assert bundle(clone, 9, "main", MAX_BYTES) is None
+
+
+def test_a_bundle_over_the_limit_is_refused_with_both_sizes(clone: Repo, worked: Cut) -> None:
+    size = len(bundle(clone, 8, "main", MAX_BYTES).data)  # type: ignore[union-attr]
+    with pytest.raises(BundleTooLarge) as caught:
+        bundle(clone, 8, "main", 100)
+    assert isinstance(caught.value, HiveError)
+    assert str(caught.value) == (
+        f"bundle of queen-8 is {size} bytes, over the limit of 100 bytes (HIVE_BUNDLE_MAX_BYTES)"
+    )
+
+
+def test_bundle_of_a_missing_branch_is_an_error(clone: Repo) -> None:
+    with pytest.raises(GitError, match="has no branch queen-40"):
+        bundle(clone, 40, "main", MAX_BYTES)
+
+
+def test_bundle_after_base_moved_on_carries_only_the_branch(
+    clone: Repo, worked: Cut, upstream: Path, tmp_path: Path, git: Git
+) -> None:
+    from hive.git.repo import refresh_base
+
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    refresh_base(clone, str(upstream), "main")
+
+    out = bundle(clone, 8, "main", MAX_BYTES)
+
+    assert out is not None and out.commits == 2
+    path = tmp_path / "b.bundle"
+    path.write_bytes(out.data)
+    assert "is okay" in git("bundle", "verify", str(path), cwd=upstream, check=False)

@@ -1,0 +1,43 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hive.git.repo import GitError, open_checkout, resolve
+
+from .conftest import Git, head_of, write
+
+
+def test_open_clones_once_then_reopens_and_refreshes_base(
+    tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    first = open_checkout(str(upstream), tmp_path / "work", "main")
+    assert first.base_sha == head_of(git, upstream, "main")
+    assert (tmp_path / "work" / "repo.git" / "HEAD").exists()
+
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    again = open_checkout(f"file://{upstream}", tmp_path / "work", "main")
+
+    assert again.base_sha == head_of(git, upstream, "main") != first.base_sha
+    assert resolve(again.repo, "main") == again.base_sha
+    git("fsck", "--strict", cwd=Path(again.repo.path))
+
+
+def test_a_missing_base_branch_is_named(tmp_path: Path, upstream: Path) -> None:
+    with pytest.raises(GitError, match=r"has no branch 'trunk' \(HIVE_BASE_REF\)"):
+        open_checkout(str(upstream), tmp_path / "work", "trunk")
+
+
+def test_an_unreachable_repository_is_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="cannot fetch main from") as caught:
+        open_checkout(str(tmp_path / "nowhere"), tmp_path / "work", "main")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_workdir_holding_something_else_is_refused(tmp_path: Path, upstream: Path) -> None:
+    (tmp_path / "work" / "repo.git").mkdir(parents=True)
+    with pytest.raises(GitError, match="is not a git repository: move it away"):
+        open_checkout(str(upstream), tmp_path / "work", "main")

@@ -1,0 +1,123 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from hive.git.repo import GitError
+from hive.git.worktrees import cut_worktree, list_worktrees, prune_worktrees, remove_worktree
+
+from .conftest import Git, head_of, write
+
+
+def test_cut_branches_from_base_and_git_agrees(clone: Repo, tmp_path: Path, git: Git) -> None:
+    cut = cut_worktree(clone, 7, "main", tmp_path / "work")
+    repo_dir = Path(clone.path)
+    assert cut.path == tmp_path / "work" / "queen-7"
+    assert (cut.continued, cut.reused, cut.leftover) == (False, False, 0)
+    assert cut.head_sha == head_of(git, repo_dir, "refs/remotes/origin/main")
+    listed = git("worktree", "list", "--porcelain", cwd=repo_dir)
+    assert f"worktree {cut.path}\nHEAD {cut.head_sha}\nbranch refs/heads/queen-7" in listed
+    assert git("status", "--porcelain", cwd=cut.path) == ""
+    assert (cut.path / "src" / "app.py").read_text() == "print(2)\n" * 30
+    git("fsck", "--strict", cwd=repo_dir)
+
+
+def test_cut_continues_an_existing_branch(clone: Repo, tmp_path: Path, git: Git) -> None:
+    first = cut_worktree(clone, 7, "main", tmp_path / "work")
+    write(first.path, {"src/new.py": "y = 2\n"})
+    git("add", ".", cwd=first.path)
+    git("commit", "-qm", "bee work", cwd=first.path)
+    work_head = head_of(git, first.path, "HEAD")
+    remove_worktree(clone, first.path)
+
+    again = cut_worktree(clone, 7, "main", tmp_path / "work")
+
+    assert again.continued and not again.reused
+    assert again.head_sha == work_head
+    assert (again.path / "src" / "new.py").read_text() == "y = 2\n"
+    assert git("status", "--porcelain", cwd=again.path) == ""
+
+
+def test_cut_reuses_a_leftover_worktree_and_counts_its_uncommitted_files(
+    clone: Repo, tmp_path: Path, git: Git
+) -> None:
+    first = cut_worktree(clone, 3, "main", tmp_path / "work")
+    write(first.path, {"README.md": "changed\n", "scratch.txt": "notes\n"})
+    os.remove(first.path / "src" / "util.py")
+
+    again = cut_worktree(clone, 3, "main", tmp_path / "work")
+
+    assert again.reused and again.continued
+    assert again.leftover == 3
+    assert (again.path / "scratch.txt").read_text() == "notes\n"  # never cleaned
+    assert len(git("status", "--porcelain", cwd=again.path).splitlines()) == 3
+
+
+def test_leftover_count_skips_ignored_files(clone: Repo, tmp_path: Path) -> None:
+    first = cut_worktree(clone, 3, "main", tmp_path / "work")
+    write(first.path, {".gitignore": "build/\n", "build/out.o": "x", "kept.txt": "k"})
+    assert cut_worktree(clone, 3, "main", tmp_path / "work").leftover == 2
+
+
+def test_cut_refuses_a_directory_that_is_not_its_worktree(clone: Repo, tmp_path: Path) -> None:
+    (tmp_path / "work" / "queen-9").mkdir(parents=True)
+    (tmp_path / "work" / "queen-9" / "mine.txt").write_text("someone's")
+    with pytest.raises(GitError, match="is not the worktree of queen-9"):
+        cut_worktree(clone, 9, "main", tmp_path / "work")
+    assert (tmp_path / "work" / "queen-9" / "mine.txt").exists()
+
+
+def test_cut_refuses_an_unknown_base(clone: Repo, tmp_path: Path) -> None:
+    with pytest.raises(GitError, match="no commit named 'nope'"):
+        cut_worktree(clone, 4, "nope", tmp_path / "work")
+
+
+@pytest.mark.parametrize("issue", [0, -1, "7", True])
+def test_cut_refuses_an_issue_that_is_not_a_positive_integer(
+    clone: Repo, tmp_path: Path, issue: object
+) -> None:
+    with pytest.raises(GitError, match="positive integer"):
+        cut_worktree(clone, issue, "main", tmp_path / "work")  # type: ignore[arg-type]
+
+
+def test_remove_deletes_directory_and_registration(clone: Repo, tmp_path: Path, git: Git) -> None:
+    cut = cut_worktree(clone, 5, "main", tmp_path / "work")
+    remove_worktree(clone, cut.path)
+    assert not cut.path.exists()
+    assert "queen-5" not in git("worktree", "list", cwd=Path(clone.path))
+    assert head_of(git, Path(clone.path), "refs/heads/queen-5") == cut.head_sha  # branch stays
+    remove_worktree(clone, cut.path)  # twice is fine
+
+
+def test_prune_forgets_worktrees_whose_directory_is_gone(
+    clone: Repo, tmp_path: Path, git: Git
+) -> None:
+    gone = cut_worktree(clone, 5, "main", tmp_path / "work")
+    kept = cut_worktree(clone, 6, "main", tmp_path / "work")
+    import shutil
+
+    shutil.rmtree(gone.path)
+    assert prune_worktrees(clone) == ["queen-5"]
+    listed = git("worktree", "list", cwd=Path(clone.path))
+    assert "queen-5" not in listed and str(kept.path) in listed
+
+
+def test_listing_reports_issue_age_and_size(clone: Repo, tmp_path: Path) -> None:
+    cut = cut_worktree(clone, 12, "main", tmp_path / "work")
+    write(cut.path, {"big.bin": "x" * 10_000})
+    cut_at = (Path(clone.path) / "worktrees" / "queen-12" / "gitdir").stat().st_mtime
+
+    [info] = list_worktrees(clone, now=cut_at + 90)
+
+    assert (info.path, info.branch, info.issue, info.head_sha) == (
+        cut.path,
+        "queen-12",
+        12,
+        cut.head_sha,
+    )
+    assert info.age_seconds == pytest.approx(90)
+    assert info.size_bytes >= 10_000 + len("print(2)\n" * 30)
+    assert not info.prunable
