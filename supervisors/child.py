@@ -6,6 +6,7 @@ supervisor. Both are seen through ``Running``: ask it to stop, wait for its exit
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -58,7 +59,8 @@ class _ActorRunning(Running):
         self._actor = actor
 
     def request_stop(self) -> None:
-        self.target.stop(block=False)  # pykka: safe on a dead actor
+        with contextlib.suppress(pykka.ActorDeadError):  # it died meanwhile: nothing to ask
+            self.target.stop(block=False)
 
     def kill(self) -> None:
         try:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from supervisors import child as children_
 from supervisors import reports
@@ -117,7 +117,7 @@ class Supervisor:
 
     # --- lifecycle --------------------------------------------------------------------
 
-    def start(self) -> Supervisor:
+    def start(self) -> Self:
         """Start the children in order, each after the previous one's ``on_start``
         returned. Raises ``StartError`` (with the first failure) or ``SupervisorStopped``."""
         with self._lock:
@@ -144,7 +144,7 @@ class Supervisor:
                 self.exit_signal.set(reason)
             else:
                 self._events.put(("stop", reason))
-        if block:
+        if block and threading.current_thread() is not self._thread:
             self.exit_signal.wait(timeout)
         return self.exit_signal.reason if block else None
 
@@ -369,6 +369,8 @@ class Supervisor:
     # --- calls into the supervisor's thread ---------------------------------------------
 
     def _call(self, fn: Callable[[], Any]) -> Any:
+        if threading.current_thread() is self._thread:
+            return fn()  # a hook running in our own thread: queueing would deadlock
         answer: queue.Queue[tuple[bool, Any]] = queue.Queue(1)
         with self._lock:
             if self._state not in ("running", "starting") or self.exit_signal.is_set():

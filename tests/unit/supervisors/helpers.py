@@ -47,7 +47,9 @@ class Journal:
             while not condition():
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    raise AssertionError(f"condition not met in {timeout}s; journal: {self.entries}")
+                    raise AssertionError(
+                        f"condition not met in {timeout}s; journal: {self.entries}"
+                    )
                 self._cond.wait(min(left, POLL_SECONDS))  # also polls non-journal state
 
 
@@ -110,7 +112,9 @@ class Worker(SupervisedActor):
         return None
 
 
-def worker(name: str, journal: Journal, restart: Restart = Restart.PERMANENT, **kw: Any) -> ChildSpec:
+def worker(
+    name: str, journal: Journal, restart: Restart = Restart.PERMANENT, **kw: Any
+) -> ChildSpec:
     shutdown = kw.pop("shutdown", None)
     return ChildSpec(
         name, lambda: Worker.start(name, journal, **kw), restart=restart, shutdown=shutdown

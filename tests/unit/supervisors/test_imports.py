@@ -1,5 +1,8 @@
 import subprocess
 import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
 
 _PROBE = (
     "import sys, supervisors, supervisors.signals, supervisors.work, supervisors.pool;"
@@ -9,6 +12,8 @@ _PROBE = (
 
 
 def test_supervisors_does_not_import_hive() -> None:
-    done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE], capture_output=True, text=True, timeout=60, cwd=REPO
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.strip() == "[]"

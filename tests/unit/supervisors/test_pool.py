@@ -24,7 +24,7 @@ STOP_SECONDS = 0.3
 
 def _template(journal: Journal, restart: Restart = Restart.TEMPORARY, **kw: object) -> ChildSpec:
     def start(name: str, fail: bool = False) -> object:
-        return Worker.start(name, journal, fail_on_start=fail, **kw)  # type: ignore[arg-type]
+        return Worker.start(name, journal, fail_on_start=fail, **kw)
 
     return ChildSpec("bee", start, restart=restart)
 

@@ -52,7 +52,12 @@ def test_a_second_signal_during_the_drain_is_a_hard_stop(
     ref_of(tree, "a").tell(Block(release))
     bridge = SignalBridge(tree)
     entered = threading.Event()
-    bridge.add_drain_hook(lambda signum: (entered.set(), release.wait()))
+
+    def hold(signum: int) -> None:
+        entered.set()
+        release.wait()
+
+    bridge.add_drain_hook(hold)
     bridge.request_stop(signal.SIGTERM)
     assert entered.wait(DEADLINE_SECONDS)
     bridge.request_stop(signal.SIGTERM)

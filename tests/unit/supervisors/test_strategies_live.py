@@ -56,7 +56,7 @@ def test_transient_child_is_restarted_after_a_crash_but_not_after_a_normal_exit(
 ) -> None:
     sup = Supervisor("root", [worker("t", journal, Restart.TRANSIENT)], intensity=5).start()
     ref_of(sup, "t").tell(Crash())
-    journal.wait_until(lambda: journal.count("start", "t") == 2)
+    journal.wait_until(lambda: sup.stats().get("child_restarted") == 1)
     ref_of(sup, "t").tell(Quit())
     journal.wait_until(lambda: journal.count("stop", "t") == 1)
     journal.wait_until(lambda: sup.count_children().active == 0)

@@ -41,7 +41,11 @@ def test_stop_is_safe_twice_and_before_start(journal: Journal) -> None:
 def test_a_child_failing_to_start_fails_the_start_and_stops_the_others_in_reverse(
     journal: Journal,
 ) -> None:
-    children = [worker("a", journal), worker("b", journal), worker("c", journal, fail_on_start=True)]
+    children = [
+        worker("a", journal),
+        worker("b", journal),
+        worker("c", journal, fail_on_start=True),
+    ]
     sup = Supervisor("root", children)
     with pytest.raises(StartError, match="child 'c' failed to start: RuntimeError: c cannot"):
         sup.start()
