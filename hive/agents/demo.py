@@ -1,8 +1,9 @@
 """The demo agent: makes the change an issue asks for, with no model and no key.
 
 It runs as `python -m hive.agents.demo` through the command adapter (so it is stopped
-like any other agent), in the worktree, and reads its brief (HIVE_BRIEF_FILE, which
-holds the issue's body). It acts on these lines, in order, and ignores every other line:
+like any other agent), in the worktree, and reads its brief (HIVE_BRIEF_FILE; start_turn
+adds the issue's body when the brief does not already quote it). It acts on these lines,
+in order, and ignores every other line:
 
     write `path/to/file`: one line of content     the file becomes this line
     append `path/to/file`: another line           this line is added at the end

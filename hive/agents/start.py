@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import shlex
 import sys
 from pathlib import Path
@@ -16,6 +17,14 @@ _AGENTS = "demo, command:<shell command> or python:<module>:<callable>"
 DEMO_COMMAND = f"exec {shlex.quote(sys.executable)} -m hive.agents.demo"
 
 
+def demo_brief(brief: str, body: str) -> str:
+    """The brief the demo reads: the issue's body is where its instructions are, so it is
+    added when the brief does not already quote it (once, or `append` would run twice)."""
+    if body.strip() in brief:
+        return brief
+    return f"{brief.rstrip()}\n\n{body}"
+
+
 def start_turn(agent_spec: str, ctx: TurnContext, *, begin: bool = True) -> Turn:
     """Start the turn `agent_spec` names (HIVE_AGENT's value); it is running on return.
 
@@ -25,7 +34,8 @@ def start_turn(agent_spec: str, ctx: TurnContext, *, begin: bool = True) -> Turn
     if agent_spec == "demo":
         # the demo imports hive from wherever this process does, whatever PYTHONPATH was
         source_root = str(Path(hive.__file__).resolve().parent.parent)
-        turn: Turn = start_command(DEMO_COMMAND, ctx, extra_env={"PYTHONPATH": source_root})
+        demo_ctx = dataclasses.replace(ctx, brief=demo_brief(ctx.brief, ctx.body))
+        turn: Turn = start_command(DEMO_COMMAND, demo_ctx, extra_env={"PYTHONPATH": source_root})
     elif agent_spec.startswith("command:"):
         turn = start_command(agent_spec[len("command:") :], ctx)
     elif agent_spec.startswith("python:"):

@@ -1,0 +1,215 @@
+"""The demo agent: its form, and its commit on a real git worktree."""
+
+from __future__ import annotations
+
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from hive.agents import ENDED_BADLY, FINISHED, STOPPED, Turn
+from hive.agents.demo import EXIT_STOPPED, Instruction, parse, path_problem
+from hive.agents.stopping import TURN_STOP_GRACE_MS
+
+from .conftest import Recorder
+
+Start = Callable[..., Turn]
+
+
+def git(cwd: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
+    )
+    return done.stdout
+
+
+@pytest.fixture
+def repo_worktree(tmp_path: Path) -> Path:
+    """A repository made by the git binary, and a worktree on branch queen-7."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README").write_text("hello\n")
+    git(repo, "add", "README")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "-m", "base")
+    git(repo, "worktree", "add", "-q", "-b", "queen-7", str(tmp_path / "queen-7"))
+    return tmp_path / "queen-7"
+
+
+def demo(start: Start, worktree: Path, brief: str, **changes: object) -> Turn:
+    return start("demo", worktree=worktree, brief=brief, **changes)
+
+
+def test_parse_reads_the_documented_form_and_ignores_prose() -> None:
+    found, problems = parse(
+        "Please say hello.\n"
+        "write `docs/hello.md`: Hello, world\n"
+        "  append `docs/hello.md`:again: with colons\n"
+        "sleep 1.5\n"
+        "Thanks\n"
+    )
+    assert problems == []
+    assert found == [
+        Instruction(2, "write", path="docs/hello.md", text="Hello, world"),
+        Instruction(3, "append", path="docs/hello.md", text="again: with colons"),
+        Instruction(4, "sleep", seconds=1.5),
+    ]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["write docs/a.md: no backticks", "append `docs/a.md` no colon", "sleep forever", "sleep 3601"],
+)
+def test_parse_reports_a_malformed_line(line: str) -> None:
+    found, problems = parse(line)
+    assert found == []
+    assert len(problems) == 1 and problems[0].startswith("line 1 ")
+
+
+@pytest.mark.parametrize(
+    ("path", "boundary", "problem"),
+    [
+        ("docs/a.md", ("docs",), None),
+        ("docs", ("docs",), None),
+        ("src/app.py", ("docs", "src/app.py"), None),
+        ("anything/at/all", (".",), None),
+        ("docsx/a.md", ("docs",), "outside the boundary"),
+        ("src/other.py", ("src/app.py",), "outside the boundary"),
+        ("docs/../etc/passwd", ("docs",), "outside the boundary"),
+        ("../escape", (".",), "not a relative path"),
+        ("/etc/passwd", (".",), "not a relative path"),
+        (".git/config", (".",), "inside .git"),
+        ("a.md", (), "outside the boundary"),
+    ],
+)
+def test_path_problem_keeps_to_the_boundary(
+    path: str, boundary: tuple[str, ...], problem: str | None
+) -> None:
+    answer = path_problem(path, boundary)
+    assert answer is None if problem is None else (answer is not None and problem in answer)
+
+
+def test_demo_commits_the_change_on_a_real_worktree(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    brief = (
+        "Issue #7: say hello\n"
+        "write `docs/hello.md`: Hello\n"
+        "append `docs/hello.md`: world\n"
+        "write `src/app.py`: print('hi')\n"
+    )
+    turn = demo(start, repo_worktree, brief)
+    assert turn.wait(30), recorder.lines
+    assert turn.outcome == FINISHED, recorder.lines
+    assert (repo_worktree / "docs/hello.md").read_text() == "Hello\nworld\n"
+    log = git(repo_worktree, "log", "--format=%an <%ae>|%s", "queen-7")
+    assert log.splitlines() == [
+        "hive demo <demo@hive.invalid>|demo: issue #7",
+        "t <t@t.invalid>|base",
+    ]
+    shown = git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(shown) == ["docs/hello.md", "src/app.py"]
+    assert git(repo_worktree, "status", "--porcelain") == ""
+    git(repo_worktree, "fsck", "--strict")  # check=True: fails the test on a bad object
+    assert turn.ending is not None and turn.ending.usage is not None
+    assert turn.ending.usage.provider == "demo"
+
+
+def test_demo_skips_and_reports_paths_outside_the_boundary(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    brief = "write `docs/a.md`: in\nwrite `README`: out\nwrite `../evil`: out\n"
+    turn = demo(start, repo_worktree, brief)
+    assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    out = recorder.texts("stdout")
+    assert "demo: skipped line 2: README is outside the boundary" in out
+    assert any("../evil is not a relative path" in text for text in out)
+    assert (repo_worktree / "README").read_text() == "hello\n"
+    assert not (repo_worktree.parent / "evil").exists()
+    assert git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split() == ["docs/a.md"]
+
+
+def test_demo_does_not_write_through_a_symlink(
+    start: Start, recorder: Recorder, repo_worktree: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (repo_worktree / "docs").symlink_to(outside)
+    turn = demo(start, repo_worktree, "write `docs/a.md`: through the link\n")
+    assert turn.wait(30)
+    assert turn.outcome == ENDED_BADLY
+    assert "demo: skipped line 1: docs/a.md goes through a symlink" in recorder.texts("stdout")
+    assert list(outside.iterdir()) == []
+
+
+def test_demo_runs_no_hook(start: Start, recorder: Recorder, repo_worktree: Path) -> None:
+    hooks = repo_worktree.parent / "repo" / ".git" / "hooks"
+    marker = repo_worktree.parent / "hook-ran"
+    for name in ("pre-commit", "commit-msg", "post-commit"):
+        hook = hooks / name
+        hook.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+        hook.chmod(0o755)
+    turn = demo(start, repo_worktree, "write `docs/a.md`: no hooks\n")
+    assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    assert not marker.exists()
+
+
+def test_a_malformed_body_is_reported_not_a_crash(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    turn = demo(start, repo_worktree, "write the docs please\nsleep a bit\n")
+    assert turn.wait(30)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.exit_code) == (ENDED_BADLY, 1)
+    out = recorder.texts("stdout")
+    assert any("line 1 'write the docs please' is not" in text for text in out)
+    assert any(text.startswith("demo: nothing to do") for text in out)
+    assert recorder.texts("stderr") == [], "no traceback"
+    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+
+
+def test_writing_what_is_already_there_finishes_with_nothing_to_commit(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    turn = demo(start, repo_worktree, "write `README`: hello\n", boundary=("README",))
+    assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    assert "demo: nothing to commit: the files hold it" in recorder.texts("stdout")
+    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+
+
+def test_sigterm_during_sleep_ends_the_demo_promptly_and_leaves_work_uncommitted(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    brief = "write `docs/a.md`: first\nsleep 30\nwrite `docs/b.md`: second\n"
+    turn = demo(start, repo_worktree, brief)
+    assert recorder.wait_for_text("demo: sleeping 30 s", 30), recorder.lines
+    began = time.monotonic()
+    assert turn.stop("drain hand-back")
+    assert time.monotonic() - began < TURN_STOP_GRACE_MS / 1000, "it did not need SIGKILL"
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.exit_code) == (STOPPED, EXIT_STOPPED)
+    assert "demo: stopped by SIGTERM; not committed: docs/a.md" in recorder.texts("stdout")
+    assert (repo_worktree / "docs/a.md").read_text() == "first\n"
+    assert not (repo_worktree / "docs/b.md").exists()
+    assert git(repo_worktree, "status", "--porcelain").split() == ["??", "docs/"]
+    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+
+
+def test_the_demo_agent_is_a_process_group_like_any_command(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    turn = demo(start, repo_worktree, "sleep 30\n")
+    assert recorder.wait_for_text("demo: sleeping", 30)
+    assert turn.kill_stops_it and turn.pgid == turn.pid
+
+
+def test_demo_finds_the_body_when_the_brief_does_not_quote_it(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    body = "append `docs/a.md`: once\n"
+    for brief in ("Work on issue 7.", f"Work on issue 7.\n\n{body}"):
+        turn = demo(start, repo_worktree, brief, body=body)
+        assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    assert (repo_worktree / "docs/a.md").read_text() == "once\nonce\n", "once per turn"
