@@ -58,8 +58,10 @@ def held_paths(orders: Iterable[HeldOrder], except_issue: int | None = None) -> 
 
 
 def paths_overlap(a: str, b: str) -> bool:
-    """Two boundary paths overlap when they are the same, or one is a directory of the other."""
-    a, b = a.rstrip("/"), b.rstrip("/")
+    """Two boundary paths overlap when they are the same, or one is a directory of the other.
+
+    Boundaries are shaped (shape.py): plain relative paths, no trailing slash.
+    """
     return a == b or a.startswith(b + "/") or b.startswith(a + "/")
 
 

@@ -7,6 +7,7 @@ index against its own variables; a duplicate value is one account, so it gets on
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,13 +85,9 @@ def choose_key(
 ) -> int | None:
     """The least-busy key with a free lane, ties going to the first one met scanning
     circularly from just after `last_index`; None when every lane is busy."""
-    ordered = sorted(indexes)
-    if not ordered:
-        return None
-    start = 0
+    scan = sorted(indexes)
     if last_index is not None:
-        start = next((i for i, k in enumerate(ordered) if k > last_index), 0)
-    scan = ordered[start:] + ordered[:start]
+        scan = [k for k in scan if k > last_index] + [k for k in scan if k <= last_index]
     free = [k for k in scan if busy.get(k, 0) < lanes_per_key]
     if not free:
         return None
@@ -102,7 +99,7 @@ def all_busy_sentence(indexes: Sequence[int], lanes_per_key: int) -> str:
     if not indexes:
         return f"no worker key is set: set {KEY_VARIABLE} to run a bee"
     taken = set(indexes)
-    missing = next(i for i in range(len(taken) + 1) if i not in taken)
+    missing = next(i for i in itertools.count() if i not in taken)
     return (
         f"every key is busy ({len(taken)} keys x {lanes_per_key} lanes): "
         f"add {key_variable(missing)} to run more bees at once"

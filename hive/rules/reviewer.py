@@ -64,7 +64,7 @@ def next_pause_seconds(pause_seconds: int, verdict: int) -> int:
     """The pause before a row is revisited: `wait` starts or doubles it, anything resets it."""
     if verdict != WAIT:
         return 0
-    if pause_seconds <= 0:
+    if pause_seconds < WAIT_PAUSE_START_SECONDS:
         return WAIT_PAUSE_START_SECONDS
     return min(pause_seconds * 2, WAIT_PAUSE_CAP_SECONDS)
 

@@ -18,8 +18,9 @@ MAX_SYMLINK_HOPS = 40
 
 
 def _inside(path: str) -> bool:
-    """A normalised relative path stays inside the repository root."""
-    return path != ".." and not path.startswith("../") and not path.startswith("/")
+    """A normalised relative path stays inside the repository root (absolute targets are
+    refused before they are joined, so only a leading `..` can leave)."""
+    return path != ".." and not path.startswith("../")
 
 
 def resolve(path: str, symlinks: Mapping[str, str]) -> str | None:

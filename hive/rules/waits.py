@@ -62,9 +62,7 @@ def pickup_after_seconds(claimed: bool, since_claim_seconds: int) -> int:
     """Seconds before another process may take a row: the rest of its claim, if any."""
     if not claimed:
         return 0
-    if since_claim_seconds >= CLAIM_TTL_SECONDS:
-        return 0
-    return CLAIM_TTL_SECONDS - since_claim_seconds
+    return max(0, CLAIM_TTL_SECONDS - since_claim_seconds)
 
 
 def poll_delay_seconds(nearest_due_in_seconds: int | None) -> int:

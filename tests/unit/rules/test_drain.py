@@ -203,3 +203,9 @@ def test_a_platform_drain_of_1000_moves_the_cap_to_975() -> None:
     # the seed lesson's "cut the platform drain to 1000 s"
     assert drain_cap_seconds(1800, 1000) == 975
     assert drain_verdict(WK_BEE, False, 975, drain_cap_seconds(1800, 1000)) == DV_HAND_BACK
+
+
+def test_a_platform_drain_between_the_exit_and_the_hand_back_still_gives_a_cap_of_zero() -> None:
+    # 16..25 s: more than the exit alone, not enough for the hand-back and the exit
+    for platform in range(EXIT_SECONDS, HAND_BACK_SECONDS + EXIT_SECONDS + 1):
+        assert drain_cap_seconds(1800, platform) == 0

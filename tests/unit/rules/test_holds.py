@@ -62,7 +62,7 @@ def test_held_paths_gather_every_holding_order_but_the_askers_own() -> None:
 def test_paths_overlap_when_equal_or_one_contains_the_other() -> None:
     assert paths_overlap("src/a.py", "src/a.py") is True
     assert paths_overlap("src", "src/a.py") is True
-    assert paths_overlap("src/a.py", "src/") is True
+    assert paths_overlap("src/a.py", "src") is True
     assert paths_overlap("src/a.py", "src/b.py") is False
     assert paths_overlap("src/a.py", "src/a.pyc") is False
     assert paths_overlap("sr", "src/a.py") is False
@@ -71,3 +71,8 @@ def test_paths_overlap_when_equal_or_one_contains_the_other() -> None:
 def test_overlapping_names_the_clashing_paths_sorted() -> None:
     assert overlapping(["z.py", "a.py", "b.py"], {"a.py", "z.py"}) == ("a.py", "z.py")
     assert overlapping(["a.py"], set()) == ()
+
+
+def test_a_name_that_only_extends_another_is_no_overlap() -> None:
+    assert paths_overlap("src/MAX", "src/MA") is False
+    assert paths_overlap("src/MA", "src/MAX") is False

@@ -136,3 +136,9 @@ def test_a_key_rests_5_s_doubling_to_300_s() -> None:
     assert [key_rest_seconds(n) for n in range(9)] == [0, 5, 10, 20, 40, 80, 160, 300, 300]
     assert key_rest_seconds(10**6) == 300
     assert key_rest_seconds(-1) == 0
+
+
+def test_the_refusal_names_the_first_key_when_that_one_is_missing() -> None:
+    assert all_busy_sentence([1], 1) == (
+        "every key is busy (1 keys x 1 lanes): add HIVE_WORKER_KEY to run more bees at once"
+    )

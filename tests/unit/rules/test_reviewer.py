@@ -97,3 +97,23 @@ def test_the_merge_gate_opens_only_when_every_check_that_ran_passed() -> None:
 
 def test_zero_checks_never_open_the_gate() -> None:
     assert merge_gate_open(0, 0) is False
+
+
+def test_one_waiting_row_gets_one_review() -> None:
+    assert review_concurrency(1, 8, 64_000, 1000) == 1
+
+
+def test_a_row_visited_at_time_zero_goes_before_one_visited_later() -> None:
+    rows = [ReviewRow(1, 1), ReviewRow(2, 0)]
+    assert rows_to_review(rows, frozenset(), 10) == [2, 1]
+
+
+def test_a_pause_below_the_start_restarts_at_30_s() -> None:
+    assert next_pause_seconds(1, WAIT) == 30
+    assert next_pause_seconds(29, WAIT) == 30
+    assert next_pause_seconds(30, WAIT) == 60
+
+
+def test_one_criterion_met_with_a_commit_is_accepted() -> None:
+    assert review_of(1, 1, 1, 1, 0) == ACCEPT
+    assert review_of(1, 1, 0, 1, 0) == SENDBACK

@@ -52,8 +52,8 @@ def test_a_boundary_has_1_to_12_paths() -> None:
     assert problem(thirteen, body=" ".join(thirteen)) == "the boundary names 13 paths; at most 12"
 
 
-def test_a_path_listed_twice_is_refused() -> None:
-    assert problem(["src/app.py", "README.md", "src/app.py"]) == (
+def test_a_path_listed_twice_is_refused_naming_it() -> None:
+    assert problem(["README.md", "src/app.py", "src/app.py"]) == (
         "boundary path 'src/app.py' is listed twice"
     )
 
@@ -121,3 +121,10 @@ def test_epic_and_roadmap_issues_are_never_tasks() -> None:
 
 def test_the_first_bad_path_is_the_one_reason_given() -> None:
     assert problem(["src/app.py", "../a", "/b"]) == "boundary path '../a' climbs out with '..'"
+
+
+def test_a_symlink_whose_target_goes_through_another_symlink_is_followed_all_the_way() -> None:
+    assert resolve("l", {"l": "inner/app.py", "inner": "src"}) == "src/app.py"
+    # the second link leaves: so does the path
+    assert resolve("l/x.py", {"l": "a/b", "a": ".."}) is None
+    assert resolve("l", {"l": "a/b", "a": "/etc"}) is None

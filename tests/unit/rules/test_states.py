@@ -183,3 +183,9 @@ def test_anything_outside_the_set_is_not_an_outcome() -> None:
 def test_a_released_or_reaped_order_runs_again_on_redispatch() -> None:
     for over in (STALE, REAPED, REFUSED, RELEASED):
         assert next_state(over, s.REDISPATCH) == RUNNING
+
+
+def test_a_label_of_exactly_64_characters_is_still_an_outcome() -> None:
+    label = reaped_no_completion(10**27 - 1)
+    assert len(label) == 64
+    assert is_outcome(label) is True
