@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich.index import Index, index_entry_from_stat
 from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.index import IndexFile, read_index
 from hive.git.repo import GitError
 from hive.git.safety import boundary_paths, in_boundary
 from hive.git.status import Change, Entry, changes, flatten, head_tree, read_blob
@@ -78,7 +78,8 @@ def _salvage(
     if head_sha is None or not branch.startswith(b"refs/heads/"):
         raise GitError(f"worktree {root} has a detached HEAD: nothing to salvage onto")
     tree_id = head_tree(repo)
-    found = changes(repo, root, flatten(repo, tree_id))
+    index = read_index(Path(repo.index_path()))
+    found = changes(repo, root, flatten(repo, tree_id), index)
     inside, outside = _split(found, allowed)
     taken: list[list[Change]] = []
     over: list[str] = []
@@ -98,7 +99,7 @@ def _salvage(
             repo.object_store.add_object(read_blob(full, os.lstat(full)))
     new_tree = _apply(repo, tree_id, {c.path: c.new for c in committed})
     sha = _commit(repo, branch, head_sha, new_tree, reason, len(committed), identity, now)
-    _refresh_index(repo, root, committed)
+    _refresh_index(index, root, committed)
     return Salvage(
         sha,
         tuple(sorted(c.path for c in committed)),
@@ -192,18 +193,14 @@ def _commit(
     return commit.id.decode()
 
 
-def _refresh_index(repo: Repo, root: Path, committed: list[Change]) -> None:
+def _refresh_index(index: IndexFile, root: Path, committed: list[Change]) -> None:
     """Make the index agree with the new commit for the committed paths, so `git status`
     shows only what was left."""
-    index = Index(repo.index_path()) if os.path.exists(repo.index_path()) else None
-    if index is None:
-        index = Index(repo.index_path(), read=False)
     for change in committed:
         key = change.path.encode("utf-8", "surrogateescape")
         if change.new is None:
-            if key in index:
-                del index[key]
-            continue
-        st = os.lstat(os.path.join(root, change.path))
-        index[key] = index_entry_from_stat(st, ObjectID(change.new[1]), mode=change.new[0])
+            index.remove(key)
+        else:
+            st = os.lstat(os.path.join(root, change.path))
+            index.set(key, st, change.new[1], change.new[0])
     index.write()

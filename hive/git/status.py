@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dulwich.ignore import IgnoreFilterManager
-from dulwich.index import Index, IndexEntry
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.repo import Repo
+
+from hive.git.index import Cached, IndexFile, read_index
 
 FILE_MODE = 0o100644
 EXEC_MODE = 0o100755
@@ -83,19 +84,14 @@ def read_blob(full: str, st: os.stat_result) -> Blob:
         return Blob.from_string(handle.read())
 
 
-def _stat_matches(entry: IndexEntry, st: os.stat_result, index_mtime_ns: int) -> bool:
-    mtime = entry.mtime
-    if isinstance(mtime, tuple):
-        entry_ns = mtime[0] * 1_000_000_000 + mtime[1]
-    else:
-        entry_ns = int(mtime * 1_000_000_000)
+def _stat_matches(entry: Cached, st: os.stat_result, index_mtime_ns: int) -> bool:
     # "racy git": a file changed in the same instant the index was written looks clean
-    if entry_ns >= index_mtime_ns:
+    if entry.mtime_ns >= index_mtime_ns:
         return False
     return (
-        entry.size == st.st_size
-        and entry_ns == st.st_mtime_ns
-        and entry.ino == st.st_ino
+        entry.size == st.st_size & 0xFFFFFFFF
+        and entry.mtime_ns == st.st_mtime_ns
+        and entry.ino == st.st_ino & 0xFFFFFFFF
         and stat.S_IFMT(entry.mode) == stat.S_IFMT(mode_of(st))
     )
 
@@ -122,13 +118,17 @@ def _walk(root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager) -> It
                     yield path
 
 
-def changes(repo: Repo, root: Path, head: dict[str, Entry] | None = None) -> list[Change]:
+def changes(
+    repo: Repo,
+    root: Path,
+    head: dict[str, Entry] | None = None,
+    index: IndexFile | None = None,
+) -> list[Change]:
     """Every path whose worktree state differs from HEAD, sorted by path."""
     if head is None:
         head = flatten(repo, head_tree(repo))
-    index_path = repo.index_path()
-    index = Index(index_path) if os.path.exists(index_path) else None
-    index_mtime_ns = os.stat(index_path).st_mtime_ns if index is not None else 0
+    if index is None:
+        index = read_index(Path(repo.index_path()))
     tracked_dirs = {path.rsplit("/", 1)[0] for path in head if "/" in path}
     for directory in list(tracked_dirs):
         while "/" in directory:
@@ -147,8 +147,8 @@ def changes(repo: Repo, root: Path, head: dict[str, Entry] | None = None) -> lis
             continue
         full = os.path.join(root_text, path)
         st = os.lstat(full)
-        entry = index[path.encode()] if index is not None and path.encode() in index else None
-        if isinstance(entry, IndexEntry) and _stat_matches(entry, st, index_mtime_ns):
+        entry = index.cached(path.encode("utf-8", "surrogateescape"))
+        if entry is not None and _stat_matches(entry, st, index.mtime_ns):
             new: Entry = (mode_of(st), entry.sha)
         else:
             new = (mode_of(st), read_blob(full, st).id)

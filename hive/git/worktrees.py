@@ -15,11 +15,12 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich.index import Index, index_entry_from_stat, validate_path_element_default
+from dulwich.index import validate_path_element_default
 from dulwich.objects import ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.index import IndexFile
 from hive.git.repo import GitError, branch_ref, resolve
 from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, changes
 
@@ -122,7 +123,7 @@ def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> No
     """Write every file of the commit under `root` (empty) and the matching index."""
     store = repo.object_store
     commit = store[ObjectID(commit_sha)]
-    index = Index(str(index_file), read=False)
+    index = IndexFile(index_file)
     root_text = str(root)
     # only directories this checkout made itself receive files: a symlink written
     # earlier can never be used as a directory to write through
@@ -161,9 +162,7 @@ def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> No
                     st = os.fstat(fd)
                 finally:
                     os.close(fd)
-            index[rel.encode("utf-8", "surrogateescape")] = index_entry_from_stat(
-                st, sha, mode=mode
-            )
+            index.set(rel.encode("utf-8", "surrogateescape"), st, sha, mode)
     index.write()
 
 
