@@ -119,6 +119,27 @@ def rank(candidates: Sequence[Candidate], running_critical: int = 0) -> list[Ran
     return sorted(ranked, key=Ranked.sort_key)
 
 
+def order_candidates(
+    candidates: Sequence[Candidate], held: Iterable[str], running_critical: int = 0
+) -> tuple[list[Ranked], list[tuple[int, str]]]:
+    """A round's choice in one call: the candidates that may go, in order, and every skipped
+    one with its reason (for the round's report), in listing order.
+
+    Skipped issues are left out before the critical cap is applied, so a blocked critical
+    never takes one of the three places.
+    """
+    held_paths = frozenset(held)
+    eligible: list[Candidate] = []
+    skipped: list[tuple[int, str]] = []
+    for candidate in sorted(candidates, key=lambda c: c.number):
+        reason = skip_reason(candidate, held_paths)
+        if reason is None:
+            eligible.append(candidate)
+        else:
+            skipped.append((candidate.number, reason))
+    return rank(eligible, running_critical), skipped
+
+
 def capacity(max_workers: int, free_key_lanes: int, container_room: int | None = None) -> int:
     """How many bees may start now: the least of the limits (the container guard counts
     only for bees run in this process; None when they run elsewhere)."""

@@ -15,6 +15,7 @@ from hive.rules.priority import (
     aged_level,
     capacity,
     label_level,
+    order_candidates,
     rank,
     skip_reason,
 )
@@ -131,3 +132,26 @@ def test_capacity_is_the_least_of_workers_lanes_and_the_container_guard() -> Non
     assert capacity(4, 8, container_room=1) == 1
     assert capacity(4, 8, container_room=0) == 0
     assert capacity(4, -1) == 0
+
+
+def test_a_round_ranks_what_may_go_and_reports_every_skip_with_its_reason() -> None:
+    candidates = [
+        Candidate(4, ("P0",), boundary=("d.py",)),
+        Candidate(1, ("P0",), boundary=("a.py",), open_blocker=True),
+        Candidate(2, ("P0",), boundary=("b.py",)),
+        Candidate(3, ("P0",), boundary=("held.py",)),
+        Candidate(5, ("P0",), boundary=("e.py",)),
+        Candidate(6, ("P0",), boundary=("f.py",)),
+    ]
+    ranked, skipped = order_candidates(candidates, {"held.py"})
+    # the blocked and the overlapping criticals take none of the three critical places
+    assert [(r.number, r.level) for r in ranked] == [
+        (2, CRITICAL),
+        (4, CRITICAL),
+        (5, CRITICAL),
+        (6, HIGH),
+    ]
+    assert skipped == [
+        (1, "skipped: an open blocker"),
+        (3, "skipped: its boundary overlaps files another order holds: held.py"),
+    ]

@@ -19,6 +19,7 @@ from hive.rules.drain import (
     drain_verdict,
     row_keeps,
 )
+from hive.rules.leases import Lease, claim, release
 from hive.rules.priority import (
     CRITICAL,
     CRITICAL_CAP,
@@ -51,7 +52,7 @@ def test_the_cap_never_exceeds_the_runners_drain_nor_the_platforms_minus_25(
 
 
 @FEW
-@given(kind=st.integers(0, WORK_KINDS - 1), ended=st.booleans(), waited=U32, cap=U32)
+@given(kind=st.integers(-3, WORK_KINDS + 3), ended=st.booleans(), waited=U32, cap=U32)
 def test_the_verdict_is_total_and_a_kept_row_is_never_held(
     kind: int, ended: bool, waited: int, cap: int
 ) -> None:
@@ -136,3 +137,38 @@ def test_a_boundary_path_never_escapes_the_repository(
     normal = posixpath.normpath(real)
     assert not normal.startswith("/")
     assert normal != ".." and not normal.startswith("../")
+
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["claim", "release"]),
+        st.sampled_from(["a", "b"]),
+        st.integers(0, 400),
+        st.booleans(),
+    ),
+    max_size=20,
+)
+
+
+@FEW
+@given(ops=OPS)
+def test_the_fence_never_goes_back_and_every_landed_claim_bumps_it(
+    ops: list[tuple[str, str, int, bool]],
+) -> None:
+    lease = Lease(None, 0, 0)
+    now = 0
+    for op, who, step, stale in ops:
+        now += step
+        before = lease
+        if op == "release":
+            lease = release(lease, who, now)
+            assert lease.fence == before.fence
+            continue
+        got = claim(lease, who, lease.fence - 1 if stale else lease.fence, now)
+        if got is None:
+            assert stale or (before.holder not in (None, who) and now < before.expires_at_seconds)
+            continue
+        assert not stale
+        assert got.fence == before.fence + 1
+        assert got.holder == who
+        lease = got
