@@ -52,9 +52,10 @@ CREATE TABLE hive.queen_dispatch (
     created_at       timestamptz NOT NULL DEFAULT now()
 );
 
--- The claim's pick: queued, unclaimed, unfinished, started rows, oldest first.
+-- The claim's pick: queued, unclaimed, unfinished, started rows, oldest first (issue
+-- breaks ties, so a batch queued in one transaction needs no sort).
 CREATE INDEX queen_dispatch_claimable
-    ON hive.queen_dispatch (queued_at)
+    ON hive.queen_dispatch (queued_at, issue)
     WHERE queued_at IS NOT NULL AND claimed_by IS NULL AND finished_at IS NULL AND started;
 -- The silent-runner reaper: claimed unfinished rows by heartbeat age.
 CREATE INDEX queen_dispatch_claimed
