@@ -155,3 +155,9 @@ def test_a_round_ranks_what_may_go_and_reports_every_skip_with_its_reason() -> N
         (1, "skipped: an open blocker"),
         (3, "skipped: its boundary overlaps files another order holds: held.py"),
     ]
+
+
+def test_a_round_counts_the_criticals_already_running() -> None:
+    candidates = [Candidate(n, ("P0",), boundary=(f"{n}.py",)) for n in (1, 2)]
+    ranked, _ = order_candidates(candidates, set(), running_critical=2)
+    assert [(r.number, r.level) for r in ranked] == [(1, CRITICAL), (2, HIGH)]
