@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from dulwich.objects import ObjectID
 from dulwich.repo import Repo
 from prometheus_client import CollectorRegistry
 
+from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.listing import list_branches
 from hive.git.repo import REPO_DIRNAME, branch_ref, resolve
@@ -27,7 +29,8 @@ from hive.http.export import BundleRef, NothingKnown, NoWorkBeyondBase
 from hive.http.server import Surface, store_probe
 from hive.metrics import QueueNumbers
 from hive.settings import Settings
-from hive.store import bundles, issues, orders
+from hive.store import bundles, issues, migrate, orders
+from hive.store.connect import check_reachable, database_url, where
 from hive.store.db import Db
 
 log = logging.getLogger("hive.http")
@@ -195,3 +198,19 @@ def store_surface(
         orders=lambda: order_rows(db),
         add_issue=lambda issue: add_issue(db, issue),
     )
+
+
+@contextmanager
+def store_connection(settings: Settings) -> Iterator[psycopg.Connection[Any]]:
+    """One autocommit connection for a command, after checking the database is reachable
+    and migrated (each problem one line, naming host and port, never a password)."""
+    url = database_url(settings)
+    check_reachable(url)
+    version = migrate.check(url)
+    if version < migrate.known_version():
+        raise HiveError(
+            f"the database at {where(url)} has hive schema version {version}, not "
+            f"{migrate.known_version()}: run `hive migrate` first"
+        )
+    with psycopg.connect(url, autocommit=True) as conn:
+        yield conn

@@ -124,3 +124,13 @@ def git_branch_at_base(world, branch: str) -> None:
 
     git("branch", "-f", branch, "main", cwd=world.upstream)
     world.branch_into_checkout(branch)
+
+
+def test_a_branch_at_base_here_gives_way_to_the_runners_bundle(world, serve):
+    git_branch_at_base(world, "queen-6")
+    head = world.commit_on("queen-6", "work.txt", "work\n")
+    world.store_bundle(6, "queen-6")
+    answer = call(serve(), "GET", "/queen/export/6")
+    assert answer.status == 200
+    assert answer.headers["X-Hive-Bundle-Source"] == "table"
+    assert world.fetch_bundle(answer.body, "queen-6") == head
