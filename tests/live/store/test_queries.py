@@ -59,6 +59,7 @@ SAMPLES = {
     "text": "hello",
     "max_chars": 10,
     "after": 0,
+    "count": 3,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

@@ -12,6 +12,7 @@ import pytest
 from hive.store import embedded, migrate, orders, pool
 from hive.store.listen import Listener
 from hive.store.orders import NewOrder
+from hive.store.sql import q
 
 from . import workers
 
@@ -23,8 +24,8 @@ DEADLINE_SECONDS = 60.0
 _ctx = multiprocessing.get_context("spawn")
 
 
-@pytest.fixture
-def private_server():
+@pytest.fixture(scope="module")
+def _server():
     base = Path(tempfile.mkdtemp(prefix="hive-restart-", dir="/tmp"))
     pgdata = base / "pg"
     url = embedded.start(pgdata)
@@ -34,6 +35,16 @@ def private_server():
     finally:
         embedded.stop(pgdata)
         shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def private_server(_server):
+    """A server of this module's own, running, with empty order tables."""
+    pgdata, url = _server
+    url = embedded.start(pgdata)
+    with pool.connect(url) as conn:
+        conn.execute(q("bench_clear_orders"))
+    return pgdata, url
 
 
 def _restart(pgdata: Path) -> str:
