@@ -41,7 +41,7 @@ bench: $(STAMP) ## every benchmark, side by side with its ceiling
 	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
 
 mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heartbeat and reaper
-	$(BIN)/mutmut run
+	$(BIN)/mutmut run --max-children 2
 
 clean: ## remove the venv, the embedded server's data and caches
 	-$(BIN)/hive db stop
