@@ -145,22 +145,29 @@ def _pack(repo: Repo, commits: list[Commit]) -> bytes:
         digest.update(chunk)
 
     write(b"PACK" + (2).to_bytes(4, "big") + len(planned).to_bytes(4, "big"))
-    depth: dict[bytes, int] = {}
+    members = {item.sha for item in planned}
+    depth: dict[bytes, int] = {}  # of each object written, 0 when whole
     for item in planned:
-        for chunk in _entry(repo, item, depth):
+        # a base must be written already or stay outside the pack: a base written later
+        # could itself be a delta on this object (a change and its revert), a cycle
+        usable = item.base is not None and (item.base in depth or item.base not in members)
+        for chunk in _entry(repo, item, depth, usable):
             write(chunk)
     out.append(digest.digest())
     return b"".join(out)
 
 
-def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int]) -> Iterator[bytes]:
+def _entry(
+    repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool
+) -> Iterator[bytes]:
     get_raw: Callable[[ObjectID], tuple[int, bytes]] = repo.object_store.get_raw
     type_num, data = get_raw(ObjectID(item.sha))
     body, header_type, base = data, type_num, None
-    base_depth = depth.get(item.base, 0) if item.base is not None else 0
-    if item.base is not None and len(data) >= MIN_DELTA_BYTES and base_depth < MAX_DELTA_DEPTH:
-        base_type, base_data = get_raw(ObjectID(item.base))
-        if base_type == type_num:
+    depth[item.sha] = 0
+    if usable and item.base is not None and len(data) >= MIN_DELTA_BYTES:
+        base_depth = depth.get(item.base, 0)
+        if base_depth < MAX_DELTA_DEPTH:
+            _base_type, base_data = get_raw(ObjectID(item.base))
             delta = b"".join(create_delta(base_data, data))
             if len(delta) < len(data) * DELTA_KEEP_RATIO:
                 body, header_type, base = delta, REF_DELTA, hex_to_sha(ObjectID(item.base))

@@ -64,7 +64,10 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
         raise UnknownPrerequisite(
             f"{checkout.path} lacks the bundle's prerequisite commit {shas}: fetch base first"
         )
-    previous = checkout.refs.as_dict().get(ref)
+    try:
+        previous: bytes | None = checkout.refs[ref]
+    except KeyError:
+        previous = None
     if previous == head and ObjectID(head) in store:
         return Imported(ref.decode()[11:], head.decode(), head.decode(), False)
     if int.from_bytes(parsed.pack[8:12], "big") > 0:

@@ -125,17 +125,13 @@ def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> No
     commit = store[ObjectID(commit_sha)]
     index = IndexFile(index_file)
     root_text = str(root)
-    # only directories this checkout made itself receive files: a symlink written
-    # earlier can never be used as a directory to write through
-    made = {root_text}
+    # `root` starts empty and every name is created exclusively (mkdir, O_EXCL,
+    # O_NOFOLLOW), so nothing is ever written through a symlink this checkout made
     todo: list[tuple[str, bytes]] = [("", commit.tree)]  # type: ignore[attr-defined]
     while todo:
         prefix, tree_sha = todo.pop()
         tree = store[ObjectID(tree_sha)]
         assert isinstance(tree, Tree)
-        parent = os.path.join(root_text, prefix) if prefix else root_text
-        if parent not in made:
-            raise GitError(f"refusing to check out through {prefix!r}: not a directory")
         for name, mode, sha in tree.iteritems():
             if not validate_path_element_default(name):
                 raise GitError(f"refusing to check out the path element {name!r}")
@@ -143,7 +139,6 @@ def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> No
             full = os.path.join(root_text, rel)
             if stat.S_ISDIR(mode):
                 os.mkdir(full)
-                made.add(full + "/")
                 todo.append((rel + "/", sha))
                 continue
             if mode == GITLINK_MODE:
@@ -196,6 +191,7 @@ def list_worktrees(repo: Repo, now: float | None = None) -> list[WorktreeInfo]:
     """Every linked worktree, sorted by path, with its age and size."""
     now = time.time() if now is None else now
     found = []
+    refs = repo.refs.as_dict(Ref(b"refs/heads"))
     for admin in _admins(repo):
         path = _registered_path(admin) or admin
         head = (admin / "HEAD").read_text().strip() if (admin / "HEAD").exists() else ""
@@ -205,7 +201,7 @@ def list_worktrees(repo: Repo, now: float | None = None) -> list[WorktreeInfo]:
             issue = int(branch[6:])
         head_sha = None
         if branch is not None:
-            sha = repo.refs.as_dict().get(Ref(f"refs/heads/{branch}".encode()))
+            sha = refs.get(Ref(branch.encode()))
             head_sha = sha.decode() if sha else None
         elif head:
             head_sha = head

@@ -98,3 +98,20 @@ def test_bundle_after_base_moved_on_carries_only_the_branch(
     path = tmp_path / "b.bundle"
     path.write_bytes(out.data)
     assert "is okay" in git("bundle", "verify", str(path), cwd=upstream, check=False)
+
+
+def test_a_change_and_its_revert_bundle_without_a_delta_cycle(
+    clone: Repo, tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    cut = cut_worktree(clone, 6, "main", tmp_path / "work")
+    original = (cut.path / "docs" / "guide.md").read_text()
+    write(cut.path, {"docs/guide.md": original + "changed\n"})
+    salvage(cut.path, ["docs"], "finished")
+    write(cut.path, {"docs/guide.md": original})
+    salvage(cut.path, ["docs"], "finished")
+    out = bundle(clone, 6, "main", MAX_BYTES)
+    assert out is not None
+    path = tmp_path / "revert.bundle"
+    path.write_bytes(out.data)
+    git("fetch", "-q", str(path), "refs/heads/queen-6:refs/heads/got", cwd=upstream)
+    git("fsck", "--strict", cwd=upstream)
