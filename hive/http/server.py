@@ -9,6 +9,7 @@ readiness means.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import json
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import psycopg
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
@@ -174,7 +176,6 @@ class _Handler(BaseHTTPRequestHandler):
     server: _Server
     timeout = REQUEST_TIMEOUT_SECONDS
     server_version = "hive"
-    error_content_type = "application/json"
 
     # ---- dispatch ------------------------------------------------------------------
 
@@ -211,10 +212,16 @@ class _Handler(BaseHTTPRequestHandler):
                     405, f"{method} is not allowed here; use {allowed}", {"Allow": allowed}
                 )
             answer()
+        except (BrokenPipeError, ConnectionResetError):
+            log.debug("%s %s: the client went away", method, path)
+            self.close_connection = True
         except ExportError as err:
             self._error(err.status, str(err))
         except BadIssue as err:
             self._error(400, str(err))
+        except psycopg.OperationalError as err:
+            log.warning("%s %s: the store is unreachable: %s", method, path, _first_line(err))
+            self._error(503, "the store is unreachable; try again")
         except HiveError as err:  # a git or store problem the operator can read and act on
             log.error("%s %s: %s", method, path, err)
             self._error(500, str(err))
@@ -225,8 +232,10 @@ class _Handler(BaseHTTPRequestHandler):
     def _authorized(self, token: str | None) -> bool:
         if not token:
             return True
-        given = self.headers.get("Authorization", "")
-        if hmac.compare_digest(given.encode("utf-8"), f"Bearer {token}".encode()):
+        given = self.headers.get("Authorization", "").encode("utf-8", "replace")
+        # digests of equal length: the comparison's time tells nothing, not even the length
+        wanted = hashlib.sha256(f"Bearer {token}".encode()).digest()
+        if hmac.compare_digest(hashlib.sha256(given).digest(), wanted):
             return True
         self._error(
             401, "missing or wrong bearer token", {"WWW-Authenticate": 'Bearer realm="hive"'}
@@ -347,6 +356,11 @@ def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:
     except Exception:
         log.exception("readiness: %s raised", name)
         return default
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[-1] if text else type(err).__name__
 
 
 def _matches(if_none_match: str | None, etag: str) -> bool:

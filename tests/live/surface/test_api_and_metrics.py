@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import threading
 
+import psycopg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from hive.http import ExportServer, HttpConfig, Surface
+from hive.http.sources import order_rows
+from hive.metrics import HiveMetrics
 from hive.rules.keys import key_fingerprint
 from hive.store import issues, orders
 from tests.unit.surface.helpers import bearer, call, post_json
@@ -98,3 +102,18 @@ def test_no_key_value_appears_in_metrics_or_orders(world, serve):
     assert key_fingerprint(key) in listed
     for path in ("/api/orders", "/metrics", "/queen/export"):
         assert key not in call(server, "GET", path).body.decode(), path
+
+
+def test_a_lost_store_connection_is_503_not_a_traceback(world, caplog):
+    lost = psycopg.connect(world.db_url, autocommit=True)
+    lost.close()
+    surface = Surface(HiveMetrics().registry, orders=lambda: order_rows(lost))
+    server = ExportServer(HttpConfig(port=0), surface)
+    server.start()
+    try:
+        answer = call(server, "GET", "/api/orders")
+    finally:
+        server.stop()
+    assert answer.status == 503
+    assert answer.json() == {"error": "the store is unreachable; try again"}
+    assert not [r for r in caplog.records if r.exc_info]
