@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
@@ -117,10 +118,14 @@ class _Bench:
             stream.append(b"data %d\n%s" % (len(message), message))
             if n > 1:
                 stream.append(b"from :%d\n" % (n - 1))
-            touched = range(self.files) if n == 1 else [(n * 7 + k * 13) % self.files for k in range(5)]
+            touched = (
+                range(self.files) if n == 1 else [(n * 7 + k * 13) % self.files for k in range(5)]
+            )
             for i in touched:
                 data = content(i, n)
-                stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (self._path(i), len(data), data))
+                stream.append(
+                    b"M 100644 inline %s\ndata %d\n%s\n" % (self._path(i), len(data), data)
+                )
         self.git("fast-import", "--quiet", cwd=upstream, stdin=b"".join(stream))
 
     def _path(self, i: int) -> bytes:
@@ -170,7 +175,7 @@ class _Bench:
             with open(ours / name, "a") as handle:
                 handle.write(f"bee change {n}\n")
             salvage(ours, [name], "finished")
-        head = repo.refs[b"refs/heads/queen-2"].decode()
+        head = repo.refs[Ref(b"refs/heads/queen-2")].decode()
         self.git("fetch", "-q", str(repo.path), "queen-2:queen-2", cwd=theirs)
         hive_times, git_times = [], []
         data = b""

@@ -121,3 +121,14 @@ def test_listing_reports_issue_age_and_size(clone: Repo, tmp_path: Path) -> None
     assert info.age_seconds == pytest.approx(90)
     assert info.size_bytes >= 10_000 + len("print(2)\n" * 30)
     assert not info.prunable
+
+
+def test_git_keeps_our_worktree_on_prune_and_can_remove_it(
+    clone: Repo, tmp_path: Path, git: Git
+) -> None:
+    cut = cut_worktree(clone, 13, "main", tmp_path / "work")
+    repo_dir = Path(clone.path)
+    git("worktree", "prune", cwd=repo_dir)
+    assert str(cut.path) in git("worktree", "list", cwd=repo_dir)
+    git("worktree", "remove", str(cut.path), cwd=repo_dir)
+    assert list_worktrees(clone) == []

@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+import argparse
+
+from hive.bench import git as bench_git
+from hive.settings import Settings
+
+
+def test_bench_git_reports_every_step_side_by_side() -> None:
+    parser = argparse.ArgumentParser()
+    bench_git.add_arguments(parser)
+    args = parser.parse_args(["--files", "60", "--commits", "12", "--runs", "1"])
+
+    result = bench_git.run(args, Settings())
+
+    for step in ("cut", "salvage", "bundle", "import"):
+        assert result[f"{step}_ms_hive"] > 0 and result[f"{step}_ms_git"] > 0
+        assert result[f"{step}_ratio"] == result[f"{step}_ms_hive"] / result[f"{step}_ms_git"]
+    assert result["bundle_bytes_hive"] > 0 and result["bundle_bytes_git"] > 0
