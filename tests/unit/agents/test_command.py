@@ -28,7 +28,7 @@ from hive.agents import (
 from hive.agents.stopping import LANE_FREE_MS, TURN_STOP_GRACE_MS, group_members
 from hive.agents.transcript import LINE_MAX_BYTES
 
-from .conftest import Recorder, alive
+from .conftest import Recorder, alive, eventually
 
 Start = Callable[..., Turn]
 
@@ -206,6 +206,19 @@ def test_stopping_a_turn_that_already_ended_keeps_its_outcome(start: Start) -> N
     assert turn.outcome == FINISHED
 
 
+def test_a_stop_after_the_agent_exited_keeps_its_outcome(
+    make_ctx: Callable[..., TurnContext],
+) -> None:
+    # begin=False holds the turn open after its process is gone
+    turn = start_turn("command:exit 0", make_ctx(), begin=False)
+    assert turn.pid is not None
+    pid = turn.pid
+    assert eventually(lambda: not Path(f"/proc/{pid}").exists(), 5), "reaped"
+    assert turn.stop("too late") is True
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.stop_reason) == (FINISHED, None)
+
+
 def test_a_refusal_line_makes_the_outcome_refused(start: Start) -> None:
     turn = start("command:echo 'HIVE-REFUSAL: rate-limit'; echo 'HIVE-REFUSAL: quota'; exit 1")
     assert turn.wait(10)
@@ -220,6 +233,13 @@ def test_an_unknown_refusal_kind_is_noted_and_not_a_refusal(
     assert turn.wait(10)
     assert turn.outcome == ENDED_BADLY
     assert any("'tired' is not a refusal kind" in text for text in recorder.texts("hive"))
+
+
+def test_protocol_lines_count_on_stdout_only(start: Start) -> None:
+    turn = start("command:echo 'HIVE-REFUSAL: quota' >&2; exit 1")
+    assert turn.wait(10)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.refusal) == (ENDED_BADLY, None)
 
 
 def test_usage_lines_add_up(start: Start) -> None:

@@ -145,12 +145,15 @@ def test_demo_does_not_write_through_a_symlink(
 
 
 def test_demo_runs_no_hook(start: Start, recorder: Recorder, repo_worktree: Path) -> None:
-    hooks = repo_worktree.parent / "repo" / ".git" / "hooks"
+    git_dir = repo_worktree.parent / "repo" / ".git"
     marker = repo_worktree.parent / "hook-ran"
-    for name in ("pre-commit", "commit-msg", "post-commit"):
-        hook = hooks / name
-        hook.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
-        hook.chmod(0o755)
+    # git reads a worktree's hooks from the common directory, dulwich from its own
+    for hooks in (git_dir / "hooks", git_dir / "worktrees" / "queen-7" / "hooks"):
+        hooks.mkdir(exist_ok=True)
+        for name in ("pre-commit", "commit-msg", "post-commit"):
+            hook = hooks / name
+            hook.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+            hook.chmod(0o755)
     turn = demo(start, repo_worktree, "write `docs/a.md`: no hooks\n")
     assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
     assert not marker.exists()

@@ -47,10 +47,14 @@ def _fresh_events() -> Iterator[None]:
         ("raises", ENDED_BADLY),
     ],
 )
-def test_the_callables_answer_is_the_outcome(start: Start, name: str, outcome: str) -> None:
+def test_the_callables_answer_is_the_outcome(
+    start: Start, recorder: Recorder, name: str, outcome: str
+) -> None:
     turn = start(f"{HERE}:{name}")
     assert turn.wait(5)
     assert turn.outcome == outcome
+    if name != "returns_a_number":
+        assert not any("the agent returned" in text for text in recorder.texts("hive"))
     assert turn.pid is None and turn.pgid is None and not turn.kill_stops_it
 
 
@@ -101,6 +105,7 @@ def test_a_callable_that_ignores_stopping_is_abandoned_and_holds_its_slot(
     assert sample_agents.SAW_STOP.is_set()
     assert any("abandoned" in text for text in recorder.texts("hive"))
     assert turn.stop("again") is False, "stopping an abandoned turn again is safe"
+    assert sum("abandoned" in text for text in recorder.texts("hive")) == 1
 
     sample_agents.RELEASE.set()
     assert turn.wait(5)
