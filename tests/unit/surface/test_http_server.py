@@ -12,7 +12,9 @@ import pytest
 
 from hive.errors import HiveError
 from hive.http import ExportServer, HttpConfig, Surface, store_probe
+from hive.http.server import is_loopback
 from hive.metrics import HiveMetrics
+from hive.settings import Settings
 from hive.store.issues import NewIssue
 
 from .helpers import bearer, call, post_json
@@ -237,3 +239,46 @@ def test_stop_is_safe_before_start_and_twice_and_closes_the_port(surface):
         pass
     with pytest.raises(RuntimeError):
         _ = server.port
+
+
+def test_the_config_comes_from_the_settings_door(surface):
+    settings = Settings.from_env({"HIVE_HTTP_ADDR": "0.0.0.0:0"})
+    config = HttpConfig.from_settings(settings)
+    assert (config.host, config.port, config.api_token) == ("0.0.0.0", 0, None)
+    with pytest.raises(HiveError, match=r"refusing to serve HTTP on 0\.0\.0\.0:0 without"):
+        ExportServer(config, surface).start()
+    token = HttpConfig.from_settings(Settings.from_env({"HIVE_API_TOKEN": TOKEN}))
+    assert (token.host, token.port, token.api_token) == ("127.0.0.1", 8080, TOKEN)
+
+
+@pytest.mark.parametrize(
+    ("host", "loopback"),
+    [
+        ("127.0.0.1", True),
+        ("127.8.9.10", True),
+        ("::1", True),
+        ("localhost", True),
+        ("0.0.0.0", False),
+        ("::", False),
+        ("10.1.2.3", False),
+        ("no-such-host.invalid", False),
+    ],
+)
+def test_loopback_is_recognised_by_address_and_by_name(host, loopback):
+    assert is_loopback(host) is loopback
+
+
+@pytest.mark.skipif(not socket.has_ipv6, reason="no IPv6 on this machine")
+def test_an_ipv6_loopback_address_is_served(surface):
+    server = ExportServer(HttpConfig(host="::1", port=0), surface)
+    try:
+        server.start()
+    except HiveError as err:
+        pytest.skip(f"IPv6 loopback unavailable: {err}")
+    try:
+        assert server.url.startswith("http://[::1]:")
+        with socket.create_connection(("::1", server.port), 2) as conn:
+            conn.sendall(b"GET /healthz HTTP/1.0\r\n\r\n")
+            assert conn.recv(64).startswith(b"HTTP/1.0 200")
+    finally:
+        server.stop()

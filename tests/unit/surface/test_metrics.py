@@ -3,9 +3,8 @@ text parser."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
+from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from hive.http import ExportServer, HttpConfig, Surface
@@ -35,7 +34,7 @@ DESIGN_METRICS = {
 }
 
 
-def scrape(metrics: HiveMetrics) -> dict[str, object]:
+def scrape(metrics: HiveMetrics) -> dict[str, Metric]:
     server = ExportServer(HttpConfig(port=0), Surface(registry=metrics.registry))
     server.start()
     try:
@@ -52,7 +51,7 @@ def scrape(metrics: HiveMetrics) -> dict[str, object]:
     return families
 
 
-def sample(families: dict, name: str, suffix: str = "", **labels: str) -> float:
+def sample(families: dict[str, Metric], name: str, suffix: str = "", **labels: str) -> float:
     for s in families[name].samples:
         if s.name == name.removesuffix("_total") + suffix and s.labels == labels:
             return float(s.value)
@@ -95,7 +94,11 @@ def test_a_store_that_fails_leaves_the_queue_gauges_empty_and_the_scrape_whole()
 
 def test_registering_the_queue_reader_does_not_call_it():
     calls: list[int] = []
-    reader: Callable[[], QueueNumbers] = lambda: calls.append(1) or QueueNumbers(0, 0, 0.0)  # noqa: E731
+
+    def reader() -> QueueNumbers:
+        calls.append(1)
+        return QueueNumbers(0, 0, 0.0)
+
     HiveMetrics().watch_queue(reader)
     assert calls == []
 
