@@ -157,9 +157,7 @@ def _pack(repo: Repo, commits: list[Commit]) -> bytes:
     return b"".join(out)
 
 
-def _entry(
-    repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool
-) -> Iterator[bytes]:
+def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool) -> Iterator[bytes]:
     get_raw: Callable[[ObjectID], tuple[int, bytes]] = repo.object_store.get_raw
     type_num, data = get_raw(ObjectID(item.sha))
     body, header_type, base = data, type_num, None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from dulwich.client import get_transport_and_path
 from dulwich.errors import NotGitRepository
@@ -49,16 +50,46 @@ def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
     `base` from `url` so base is current. Raises GitError or UnsafeGitError."""
     check_url(url)
     path = Path(workdir) / REPO_DIRNAME
+    origin = origin_of(url)
     if path.exists():
         try:
             repo = Repo(str(path))
         except NotGitRepository:
             raise GitError(f"{path} exists and is not a git repository: move it away") from None
+        recorded = _recorded_origin(repo)
+        if recorded is not None and recorded != origin:
+            repo.close()
+            raise GitError(
+                f"{path} is a clone of {recorded}, not {origin}: use another HIVE_WORKDIR"
+            )
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         repo = Repo.init_bare(str(path), mkdir=True)
+        config = repo.get_config()
+        config.set((b"remote", b"origin"), b"url", origin.encode())
+        config.write_to_path()
     base_sha = refresh_base(repo, url, base)
     return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha)
+
+
+def origin_of(url: str) -> str:
+    """`url` as recorded in the clone: a local path made absolute, a URL without the
+    user and password it may carry (no credential is written to disk)."""
+    parsed = urlsplit(url)
+    if parsed.scheme == "file":
+        return str(Path(parsed.path).resolve())
+    if parsed.scheme:
+        host = parsed.hostname or ""
+        netloc = f"{host}:{parsed.port}" if parsed.port else host
+        return urlunsplit((parsed.scheme, netloc, parsed.path, parsed.query, ""))
+    return str(Path(url).resolve())
+
+
+def _recorded_origin(repo: Repo) -> str | None:
+    try:
+        return repo.get_config().get((b"remote", b"origin"), b"url").decode()
+    except KeyError:
+        return None
 
 
 def refresh_base(repo: Repo, url: str, base: str) -> str:

@@ -95,6 +95,8 @@ def cut_worktree(repo: Repo, issue: int, base: str, workdir: Path) -> Cut:
             tree_repo.close()
         return Cut(path, name, repo.refs[ref].decode(), True, True, leftover)
     if admin.exists():
+        if registered is not None and registered.exists():
+            raise GitError(f"{name} is checked out at {registered}, not {path}: remove that first")
         shutil.rmtree(admin)  # its directory is gone: the registration is stale
     continued = ref in repo.refs
     if not continued:

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.git.repo import GitError, open_checkout, resolve
+from hive.git.repo import GitError, open_checkout, origin_of, resolve
 
 from .conftest import Git, head_of, write
 
@@ -41,3 +41,20 @@ def test_a_workdir_holding_something_else_is_refused(tmp_path: Path, upstream: P
     (tmp_path / "work" / "repo.git").mkdir(parents=True)
     with pytest.raises(GitError, match="is not a git repository: move it away"):
         open_checkout(str(upstream), tmp_path / "work", "main")
+
+
+def test_a_workdir_cloned_from_another_repository_is_refused(
+    tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    open_checkout(str(upstream), tmp_path / "work", "main").repo.close()
+    other = tmp_path / "other"
+    git("clone", "-q", str(upstream), str(other), cwd=tmp_path)
+    with pytest.raises(GitError, match=f"is a clone of {upstream}, not {other}"):
+        open_checkout(str(other), tmp_path / "work", "main")
+
+
+def test_the_recorded_origin_carries_no_credential() -> None:
+    assert (
+        origin_of("https://bee:s3cret@example.com:8443/r.git") == "https://example.com:8443/r.git"
+    )
+    assert origin_of("file:///srv/r/../r") == "/srv/r"

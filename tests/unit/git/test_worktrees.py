@@ -132,3 +132,10 @@ def test_git_keeps_our_worktree_on_prune_and_can_remove_it(
     assert str(cut.path) in git("worktree", "list", cwd=repo_dir)
     git("worktree", "remove", str(cut.path), cwd=repo_dir)
     assert list_worktrees(clone) == []
+
+
+def test_cut_refuses_a_branch_checked_out_elsewhere(clone: Repo, tmp_path: Path) -> None:
+    first = cut_worktree(clone, 14, "main", tmp_path / "work")
+    with pytest.raises(GitError, match=f"queen-14 is checked out at {first.path}"):
+        cut_worktree(clone, 14, "main", tmp_path / "other")
+    assert (first.path / "README.md").exists()
