@@ -128,7 +128,7 @@ class Turn:
         self._refusal: str | None = None
         self._usage: Usage | None = None
         self._ending: Ending | None = None
-        self.transcript = Transcript(ctx.on_line, self._begun, ctx.issue)
+        self.transcript = Transcript(ctx.on_line, self._begun, ctx.issue, ctx.key)
         self._bound = threading.Timer(ctx.turn_max_seconds, self.stop, args=(REASON_BOUND,))
         self._bound.daemon = True
 

@@ -66,6 +66,11 @@ def turn_environment(
         raise TurnStartError(
             f"HIVE_KEY_ENV={ctx.key_env} would overwrite a variable the turn already gets"
         )
+    for path in ctx.boundary:
+        if "\n" in path:
+            raise TurnStartError(
+                f"boundary path {path!r} holds a newline (HIVE_BOUNDARY's separator)"
+            )
     env = {
         "PATH": os.environ.get("PATH", _DEFAULT_PATH),
         "HOME": os.environ.get("HOME", "/"),

@@ -17,10 +17,10 @@ path is reported and skipped. Then the files written are committed with dulwich,
 worktree's branch, by `hive demo <demo@hive.invalid>`, with no hook run.
 
 Exit 0 after the commit (or when the files already held the change: nothing to commit);
-exit 1 when no file instruction could be carried out. SIGTERM stops it at once, during a
-`sleep` too: it exits 143 and leaves what it wrote so far uncommitted. It reports its
-size as usage: `HIVE-USAGE: provider=demo model=demo input=<brief bytes> output=<bytes
-written>`.
+exit 1 when no file instruction could be carried out, or the commit failed. SIGTERM stops
+it at once, during a `sleep` too: it exits 143 and leaves what it wrote so far
+uncommitted. It reports its size as usage:
+`HIVE-USAGE: provider=demo model=demo input=<brief bytes> output=<bytes written>`.
 """
 
 from __future__ import annotations
@@ -102,8 +102,8 @@ def _disk_problem(worktree: Path, path: str) -> str | None:
     return None
 
 
-class _Stopped(Exception):
-    pass
+class _Stopped(BaseException):
+    """SIGTERM: a BaseException, so no `except Exception` on the way swallows it."""
 
 
 def _on_sigterm(signum: int, frame: FrameType | None) -> None:
@@ -136,6 +136,15 @@ def _commit(worktree: Path, paths: list[str], issue: str) -> str | None:
         repo.close()
 
 
+def _apply(target: Path, ins: Instruction) -> int:
+    """Carry out one write or append; the number of bytes written."""
+    data = (ins.text + "\n").encode("utf-8")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with target.open("wb" if ins.verb == "write" else "ab") as f:
+        f.write(data)
+    return len(data)
+
+
 def run(brief: str, worktree: Path, boundary: tuple[str, ...], issue: str) -> int:
     """Carry out `brief` in `worktree`; the exit code (see the module docstring)."""
     instructions, problems = parse(brief)
@@ -154,17 +163,22 @@ def run(brief: str, worktree: Path, boundary: tuple[str, ...], issue: str) -> in
                 print(f"demo: skipped line {ins.line}: {refused}")
                 continue
             clean = posixpath.normpath(ins.path)
-            target = worktree / clean
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with target.open("w" if ins.verb == "write" else "a", encoding="utf-8") as f:
-                written_bytes += f.write(ins.text + "\n")
+            try:
+                written_bytes += _apply(worktree / clean, ins)
+            except OSError as exc:  # a directory in the way, a read-only file, a full disk
+                print(f"demo: skipped line {ins.line}: cannot {ins.verb} {clean}: {exc.strerror}")
+                continue
             print(f"demo: {ins.verb} {clean}")
             if clean not in touched:
                 touched.append(clean)
         if not touched:
             print(f"demo: nothing to do: the brief has no line of the form {FORM} I may act on")
             return EXIT_NOTHING_DONE
-        sha = _commit(worktree, touched, issue)
+        try:
+            sha = _commit(worktree, touched, issue)
+        except Exception as exc:  # dulwich's errors: reported in one line, not a traceback
+            print(f"demo: the commit failed: {type(exc).__name__}: {exc}")
+            return EXIT_NOTHING_DONE
     except _Stopped:
         left = ", ".join(touched) or "nothing written"
         print(f"demo: stopped by SIGTERM; not committed: {left}")

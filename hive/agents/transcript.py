@@ -1,10 +1,10 @@
 """A turn's transcript: the one path from an agent's output to the caller's `on_line`.
 
 It caps each line (LINE_MAX_BYTES) and the whole turn (TRANSCRIPT_MAX_BYTES) so a
-runaway agent cannot fill the store, calls `on_line` from one thread at a time, holds
-every line until the turn's `begin()` (so the caller's ledger row exists before the first
-line is stored), and survives a callback that raises: the agent's pipe must keep
-draining or the agent would block on its next write.
+runaway agent cannot fill the store; hides the turn's credential; calls `on_line` from
+one thread at a time; holds every line until the turn's `begin()` (so the caller's ledger
+row exists before the first line is stored); and survives a callback that raises: the
+agent's pipe must keep draining or the agent would block on its next write.
 """
 
 from __future__ import annotations
@@ -21,6 +21,11 @@ HIVE = "hive"
 LINE_MAX_BYTES = 4096
 TRANSCRIPT_MAX_BYTES = 1024 * 1024
 CUT_MARK = " [cut]"
+# The turn's credential is replaced by this in every line, so an agent that echoes its
+# environment does not put the key in the store; a value shorter than
+# REDACT_MIN_CHARS is no real credential, and hiding it would mangle ordinary text.
+REDACTED = "<key>"
+REDACT_MIN_CHARS = 8
 
 OnLine = Callable[[str, str], None]
 log = logging.getLogger("hive.agents")
@@ -35,8 +40,11 @@ def cap_line(text: str) -> str:
 
 
 class Transcript:
-    def __init__(self, on_line: OnLine, begun: threading.Event, issue: int) -> None:
+    def __init__(
+        self, on_line: OnLine, begun: threading.Event, issue: int, secret: str = ""
+    ) -> None:
         self._on_line = on_line
+        self._secret = secret if len(secret) >= REDACT_MIN_CHARS else ""
         self._begun = begun
         self._issue = issue
         self._lock = threading.Lock()
@@ -46,6 +54,8 @@ class Transcript:
 
     def line(self, kind: str, text: str) -> None:
         """Deliver one of the agent's lines, unless the turn's cap is reached."""
+        if self._secret:
+            text = text.replace(self._secret, REDACTED)
         text = cap_line(text)
         self._begun.wait()
         with self._lock:

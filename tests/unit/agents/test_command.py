@@ -108,6 +108,19 @@ def test_turn_variables_carry_issue_branch_key_and_newline_separated_boundary(
     assert recorder.texts("stdout") == ["7|queen-7|sk-turn", "docs", "src/app.py"]
 
 
+def test_an_agent_that_prints_its_key_does_not_put_it_in_the_transcript(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start('command:echo "key is $HIVE_KEY"', key="sk-live-0123456789abcdef")
+    assert turn.wait(10)
+    assert recorder.texts("stdout") == ["key is <key>"]
+
+
+def test_a_boundary_path_with_a_newline_is_refused(make_ctx: Callable[..., TurnContext]) -> None:
+    with pytest.raises(TurnStartError, match="holds a newline"):
+        start_turn("command:true", make_ctx(boundary=("docs\nsrc",)))
+
+
 def test_an_empty_key_sets_no_key_variable(start: Start, recorder: Recorder) -> None:
     turn = start('command:echo "${HIVE_KEY-unset}"', key="")
     assert turn.wait(10)

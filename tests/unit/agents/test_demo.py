@@ -216,3 +216,29 @@ def test_demo_finds_the_body_when_the_brief_does_not_quote_it(
         turn = demo(start, repo_worktree, brief, body=body)
         assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
     assert (repo_worktree / "docs/a.md").read_text() == "once\nonce\n", "once per turn"
+
+
+def test_a_path_it_cannot_write_is_reported_and_the_rest_committed(
+    start: Start, recorder: Recorder, repo_worktree: Path
+) -> None:
+    (repo_worktree / "docs" / "taken").mkdir(parents=True)
+    brief = "write `docs/taken`: a directory is in the way\nwrite `docs/b.md`: fine\n"
+    turn = demo(start, repo_worktree, brief)
+    assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    assert "demo: skipped line 1: cannot write docs/taken: Is a directory" in recorder.texts(
+        "stdout"
+    )
+    assert git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split() == ["docs/b.md"]
+    assert recorder.texts("stderr") == []
+
+
+def test_a_failed_commit_is_one_line_not_a_traceback(
+    start: Start, recorder: Recorder, tmp_path: Path
+) -> None:
+    not_a_repo = tmp_path / "plain"
+    not_a_repo.mkdir()
+    turn = demo(start, not_a_repo, "write `docs/a.md`: x\n")
+    assert turn.wait(30)
+    assert turn.ending is not None and turn.ending.exit_code == 1
+    assert any(t.startswith("demo: the commit failed: ") for t in recorder.texts("stdout"))
+    assert recorder.texts("stderr") == []

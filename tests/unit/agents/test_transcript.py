@@ -7,6 +7,8 @@ import threading
 from hive.agents.transcript import (
     HIVE,
     LINE_MAX_BYTES,
+    REDACT_MIN_CHARS,
+    REDACTED,
     STDOUT,
     TRANSCRIPT_MAX_BYTES,
     Transcript,
@@ -43,3 +45,21 @@ def test_the_turns_lines_stop_at_the_cap_and_the_drop_is_reported() -> None:
         "the hive's notes still get through",
         "5 lines past the cap were not kept",
     ]
+
+
+def test_the_turns_key_never_reaches_the_transcript() -> None:
+    recorder = Recorder()
+    begun = threading.Event()
+    begun.set()
+    transcript = Transcript(recorder, begun, issue=7, secret="sk-ant-0123456789")
+    transcript.line(STDOUT, "HIVE_KEY=sk-ant-0123456789 and again sk-ant-0123456789")
+    assert recorder.texts(STDOUT) == [f"HIVE_KEY={REDACTED} and again {REDACTED}"]
+
+
+def test_a_value_too_short_to_be_a_key_is_left_alone() -> None:
+    recorder = Recorder()
+    begun = threading.Event()
+    begun.set()
+    transcript = Transcript(recorder, begun, issue=7, secret="x" * (REDACT_MIN_CHARS - 1))
+    transcript.line(STDOUT, "xxxxxxx marks the spot")
+    assert recorder.texts(STDOUT) == ["xxxxxxx marks the spot"]
