@@ -12,8 +12,8 @@ import tempfile
 from pathlib import Path
 
 from hive.errors import HiveError
-from hive.http.export import bundle_name, parse_issue
-from hive.http.sources import StoreExports, store_connection
+from hive.http.export import StoreExports, bundle_name, parse_issue
+from hive.http.sources import store_connection
 from hive.settings import Settings
 
 

@@ -15,7 +15,7 @@ import pytest
 
 from hive.git.repo import open_checkout
 from hive.http import ExportServer, HttpConfig
-from hive.http.sources import StoreExports, queue_numbers, store_surface
+from hive.http.sources import queue_numbers, store_surface
 from hive.metrics import HiveMetrics
 from hive.settings import Settings
 from hive.store import orders
@@ -154,6 +154,3 @@ def serve(world: World) -> Iterator[Callable[..., ExportServer]]:
     yield start
     for server in started:
         server.stop()
-
-
-__all__ = ["TOKEN", "StoreExports", "World", "git", "settings_for"]

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import threading
+from datetime import timedelta
 
 import psycopg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hive.http import ExportServer, HttpConfig, Surface
-from hive.http.sources import order_rows
-from hive.metrics import HiveMetrics
+from hive.http.sources import order_rows, queue_numbers
+from hive.metrics import HiveMetrics, QueueNumbers
 from hive.rules.keys import key_fingerprint
 from hive.store import issues, orders
 from tests.unit.surface.helpers import bearer, call, post_json
@@ -117,3 +118,12 @@ def test_a_lost_store_connection_is_503_not_a_traceback(world, caplog):
     assert answer.status == 503
     assert answer.json() == {"error": "the store is unreachable; try again"}
     assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_the_oldest_queued_age_is_measured_from_queued_at(world):
+    first = world.queue_order(1)
+    world.queue_order(2)
+    assert first.queued_at is not None
+    later = first.queued_at + timedelta(seconds=90)
+    numbers = queue_numbers(world.db, now=lambda: later)
+    assert numbers == QueueNumbers(queued=2, in_flight=2, oldest_queued_seconds=90.0)
