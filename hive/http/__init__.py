@@ -1,5 +1,5 @@
 """The hive's HTTP surface: probes, metrics, exports and the small API (DESIGN 8)."""
 
-from hive.http.server import ExportServer, HttpConfig, Surface, store_probe
+from hive.http.server import ExportServer, HttpConfig, Surface, check_config, store_probe
 
-__all__ = ["ExportServer", "HttpConfig", "Surface", "store_probe"]
+__all__ = ["ExportServer", "HttpConfig", "Surface", "check_config", "store_probe"]

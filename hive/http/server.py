@@ -98,6 +98,16 @@ def is_loopback(host: str) -> bool:
     return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
 
 
+def check_config(config: HttpConfig) -> None:
+    """Raise HiveError (one line) for a config `start()` would refuse: a non-loopback
+    address without a token. `hive serve` calls it before it starts anything."""
+    if not config.api_token and not is_loopback(config.host):
+        raise HiveError(
+            f"refusing to serve HTTP on {config.host}:{config.port} without HIVE_API_TOKEN: "
+            "set a token, or bind a loopback address (127.0.0.1)"
+        )
+
+
 class ExportServer:
     """Lifecycle: `start()` binds and serves (raises HiveError if it cannot: a non-loopback
     address without a token, a port in use); `stop()` stops serving and closes the socket,
@@ -127,11 +137,7 @@ class ExportServer:
         with self._lock:
             if self._server is not None:
                 return
-            if not self.config.api_token and not is_loopback(self.config.host):
-                raise HiveError(
-                    f"refusing to serve HTTP on {self.config.host}:{self.config.port} without "
-                    "HIVE_API_TOKEN: set a token, or bind a loopback address (127.0.0.1)"
-                )
+            check_config(self.config)
             server_class = _Server6 if ":" in self.config.host else _Server
             try:
                 server = server_class((self.config.host, self.config.port), _Handler)

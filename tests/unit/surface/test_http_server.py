@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import pytest
 
 from hive.errors import HiveError
-from hive.http import ExportServer, HttpConfig, Surface, store_probe
+from hive.http import ExportServer, HttpConfig, Surface, check_config, store_probe
 from hive.http.server import is_loopback
 from hive.metrics import HiveMetrics
 from hive.settings import Settings
@@ -246,7 +246,8 @@ def test_the_config_comes_from_the_settings_door(surface):
     config = HttpConfig.from_settings(settings)
     assert (config.host, config.port, config.api_token) == ("0.0.0.0", 0, None)
     with pytest.raises(HiveError, match=r"refusing to serve HTTP on 0\.0\.0\.0:0 without"):
-        ExportServer(config, surface).start()
+        check_config(config)
+    check_config(HttpConfig.from_settings(Settings.from_env({})))  # loopback: fine
     token = HttpConfig.from_settings(Settings.from_env({"HIVE_API_TOKEN": TOKEN}))
     assert (token.host, token.port, token.api_token) == ("127.0.0.1", 8080, TOKEN)
 
