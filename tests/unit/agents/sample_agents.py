@@ -40,6 +40,10 @@ def raises(ctx: TurnContext) -> None:
     raise ValueError("the model said no")
 
 
+def exits(ctx: TurnContext) -> None:
+    raise SystemExit(3)
+
+
 def writes_a_long_line(ctx: TurnContext) -> None:
     ctx.on_line("stdout", "y" * 10_000)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hive.agents import ENDED_BADLY, FINISHED, STOPPED, Turn
-from hive.agents.demo import EXIT_STOPPED, Instruction, parse, path_problem
+from hive.agents.demo import EXIT_STOPPED, Instruction, boundary_from, parse, path_problem, run
 from hive.agents.stopping import TURN_STOP_GRACE_MS
 
 from .conftest import Recorder
@@ -242,3 +242,25 @@ def test_a_failed_commit_is_one_line_not_a_traceback(
     assert turn.ending is not None and turn.ending.exit_code == 1
     assert any(t.startswith("demo: the commit failed: ") for t in recorder.texts("stdout"))
     assert recorder.texts("stderr") == []
+
+
+def test_run_in_process_commits_and_reports_usage(
+    repo_worktree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the same run() the subprocess calls, here where coverage and mutation tools see it
+    brief = "write `docs/a.md`: héllo\nwrite `elsewhere.md`: no\nsleep 0\nwrite bad\n"
+    assert run(brief, repo_worktree, ("docs",), "7") == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("demo: skipped line 4 'write bad' is not")
+    assert out[1:4] == [
+        "demo: write docs/a.md",
+        "demo: skipped line 2: elsewhere.md is outside the boundary",
+        "demo: sleeping 0 s",
+    ]
+    assert out[4].startswith("demo: committed ") and len(out[4].split()[-1]) == 40
+    assert out[5] == f"HIVE-USAGE: provider=demo model=demo input={len(brief.encode())} output=7"
+    assert (repo_worktree / "docs/a.md").read_text(encoding="utf-8") == "héllo\n"
+
+
+def test_boundary_from_reads_one_path_per_line() -> None:
+    assert boundary_from("docs/\n\n  src/app.py \n./lib") == ("docs", "src/app.py", "lib")

@@ -9,6 +9,7 @@ import pytest
 
 from hive.agents import (
     ENDED_BADLY,
+    ENDED_UNEXPECTEDLY,
     FINISHED,
     REASON_BOUND,
     REFUSED,
@@ -128,3 +129,39 @@ def test_a_bad_python_spec_says_why_in_one_line(
     with pytest.raises(TurnStartError, match=message) as raised:
         start_turn(spec, make_ctx())
     assert "\n" not in str(raised.value)
+
+
+def test_a_callable_that_exits_the_interpreter_ended_unexpectedly(start: Start) -> None:
+    turn = start(f"{HERE}:exits")
+    assert turn.wait(5)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.error) == (ENDED_UNEXPECTEDLY, "SystemExit: 3")
+
+
+def test_an_on_end_that_raises_still_ends_the_turn(make_ctx: Callable[..., TurnContext]) -> None:
+    def broken(ending: object) -> None:
+        raise RuntimeError("actor is gone")
+
+    turn = start_turn(f"{HERE}:returns_none", make_ctx(on_end=broken))
+    assert turn.wait(5) and turn.outcome == FINISHED
+
+
+def test_refusal_and_usage_are_readable_before_the_end(start: Start) -> None:
+    turn = start(f"{HERE}:reports_a_refusal")
+    assert turn.wait(5)
+    assert (turn.refusal, turn.usage) == ("rate-limit", Usage("anthropic", "m1", 7, 0))
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"turn_max_seconds": 0}, "turn bound 0 s: expected above 0"),
+        ({"stop_grace_ms": 3001}, r"stop grace 3001 ms: expected 0 to 3000"),
+        ({"stop_grace_ms": -1}, r"stop grace -1 ms"),
+    ],
+)
+def test_a_context_with_a_bad_bound_or_grace_is_refused(
+    make_ctx: Callable[..., TurnContext], changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(TurnStartError, match=message):
+        make_ctx(**changes)

@@ -55,3 +55,18 @@ def _eventually_zombie(pid: int) -> bool:
         return stat[stat.rfind(")") + 2] == "Z"
 
     return eventually(zombie, 5)
+
+
+def test_without_proc_the_helpers_fall_back_to_signal_zero(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setattr("hive.agents.stopping._PROC", tmp_path / "no-proc")
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        assert process_alive(child.pid)
+        assert group_members(child.pid) == [child.pid]
+    finally:
+        child.kill()
+        child.wait()
+    assert not process_alive(child.pid)
+    assert group_members(child.pid) == []
