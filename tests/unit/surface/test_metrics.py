@@ -152,3 +152,25 @@ def test_buckets_fit_quick_claims_and_hour_long_turns():
     assert min(claim_les) <= 0.005 and max(x for x in claim_les if x != float("inf")) >= 60
     assert max(x for x in turn_les if x != float("inf")) == 7200
     assert min(turn_les) <= 1
+
+
+def test_a_scraper_that_asks_for_openmetrics_gets_it_with_units():
+    from prometheus_client.openmetrics.parser import (
+        text_string_to_metric_families as openmetrics_families,
+    )
+
+    metrics = HiveMetrics()
+    metrics.watch_queue(lambda: QueueNumbers(1, 2, 3.0))
+    server = ExportServer(HttpConfig(port=0), Surface(registry=metrics.registry))
+    server.start()
+    try:
+        accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+        answer = call(server, "GET", "/metrics", headers={"Accept": accept})
+    finally:
+        server.stop()
+    assert answer.headers["Content-Type"].startswith("application/openmetrics-text")
+    units = {f.name: f.unit for f in openmetrics_families(answer.body.decode())}
+    assert units["hive_claim_seconds"] == "seconds"
+    assert units["hive_bundle_bytes"] == "bytes"
+    assert units["hive_oldest_queued_seconds"] == "seconds"
+    assert len(units) == len(DESIGN_METRICS)
