@@ -1,24 +1,33 @@
 """The Kubernetes, Prometheus and Docker examples say what DESIGN 8 and the drain card say."""
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from hive.http import ExportServer, HttpConfig, Surface
+from hive.metrics import HiveMetrics
 from hive.settings import Settings
-
-yaml = pytest.importorskip("yaml")
 
 ROOT = Path(__file__).resolve().parents[3]
 HAND_BACK_AND_EXIT_SECONDS = 25  # the drain card: what must fit between the cap and SIGKILL
 SECRET_VARIABLES = {"HIVE_DATABASE_URL", "HIVE_API_TOKEN", "HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
 
 
+def load_yaml(text: str) -> list:
+    # PyYAML comes with the dev tools (libcst, for mutmut), not with the hive
+    yaml = pytest.importorskip("yaml")
+    return list(yaml.safe_load_all(text))
+
+
 def deployments() -> dict[str, dict]:
     found = {}
     for path in sorted((ROOT / "config" / "k8s").glob("*.yaml")):
-        for doc in yaml.safe_load_all(path.read_text()):
+        for doc in load_yaml(path.read_text()):
             if doc and doc["kind"] == "Deployment":
                 found[doc["metadata"]["labels"]["app.kubernetes.io/component"]] = doc
     return found
@@ -70,7 +79,7 @@ def test_secrets_come_from_a_secret_and_every_literal_is_a_valid_setting(compone
 
 
 def test_prometheus_scrapes_both_components():
-    config = yaml.safe_load((ROOT / "config" / "prometheus.yml").read_text())
+    (config,) = load_yaml((ROOT / "config" / "prometheus.yml").read_text())
     kept = set()
     for job in config["scrape_configs"]:
         assert job["metrics_path"] == "/metrics"
@@ -93,3 +102,24 @@ def test_the_dockerfile_runs_hive_serve_as_non_root_with_a_health_check():
     command = re.search(r"^CMD (.+)$", final_stage, re.M)
     assert command and json.loads(command.group(1)) == ["serve"]
     assert "git" not in re.findall(r"apt-get install[^&]*", final_stage)[0].split()
+
+
+def healthcheck_command() -> list[str]:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    found = re.search(r"^HEALTHCHECK .*?CMD (\[.*\])\s*$", text, re.M)
+    assert found, "no exec-form HEALTHCHECK"
+    return list(json.loads(found.group(1)))
+
+
+def test_the_image_health_check_passes_on_a_live_server_and_fails_on_a_dead_one():
+    server = ExportServer(HttpConfig(port=0), Surface(registry=HiveMetrics().registry))
+    server.start()
+    command = [sys.executable, *healthcheck_command()[1:]]
+    env = {"PATH": os.environ.get("PATH", ""), "HIVE_HTTP_ADDR": f"0.0.0.0:{server.port}"}
+    try:
+        alive = subprocess.run(command, env=env, capture_output=True, timeout=30)
+    finally:
+        server.stop()
+    dead = subprocess.run(command, env=env, capture_output=True, timeout=30)
+    assert alive.returncode == 0, alive.stderr
+    assert dead.returncode != 0
