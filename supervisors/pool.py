@@ -55,13 +55,15 @@ class Pool(Supervisor):
 
         def add() -> str:
             cid = child_id or f"{self.template.id}-{next(self._numbers)}"
-            if cid in self._slots:
-                raise ValueError(f"pool {self.name!r} already has a child {cid!r}")
-            self._slots[cid] = _Slot(self.template, tuple(args))
+            with self._lock:  # which_children() reads the slots from other threads
+                if cid in self._slots:
+                    raise ValueError(f"pool {self.name!r} already has a child {cid!r}")
+                self._slots[cid] = _Slot(self.template, tuple(args))
             try:
                 self._start(cid, restart=False)
             except BaseException:
-                self._slots.pop(cid, None)
+                with self._lock:
+                    self._slots.pop(cid, None)
                 raise
             return cid
 

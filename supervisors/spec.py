@@ -53,7 +53,7 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class ChildSpec:
-    """One child of a supervisor.
+    """One child of a supervisor: ``start(*args)`` makes it.
 
     ``shutdown`` defaults to ``INFINITY`` for a supervisor child and to
     ``DEFAULT_WORKER_SHUTDOWN_SECONDS`` for a worker.
