@@ -213,6 +213,8 @@ class Supervisor:
     def _run(self) -> ExitReason:
         try:
             for cid in list(self._slots):
+                if self.exit_signal.is_set():
+                    break  # killed while starting: start nothing more
                 self._start(cid, restart=False)
         except children_.StartError as exc:
             self._start_error = exc

@@ -103,3 +103,17 @@ def test_a_second_signal_during_the_drain_is_a_hard_stop() -> None:
     assert code == 128 + signal.SIGTERM, proc.lines
     assert not any("DRAIN END" in line for line in proc.lines)
     assert any("hard stop" in line for line in proc.lines)
+
+
+def test_a_child_that_ignores_its_stop_does_not_hold_the_process() -> None:
+    proc = Process("--stuck")
+    try:
+        proc.wait_for("READY")
+        os.kill(proc.popen.pid, signal.SIGTERM)
+        code = proc.finish()
+    finally:
+        if proc.popen.poll() is None:
+            proc.popen.kill()
+    assert code == 0, proc.lines
+    assert any("stopped child first: abandoned" in line for line in proc.lines), proc.lines
+    assert any("exiting with threads still running" in line for line in proc.lines)

@@ -3,7 +3,8 @@
     app (rest_for_one): first, bees (pool of 3), last
 
 It prints READY when every child runs; its drain hook prints DRAIN BEGIN, proves the tree
-still answers, holds for ``--drain-seconds``, and prints DRAIN END."""
+still answers, holds for ``--drain-seconds``, and prints DRAIN END. With ``--stuck`` the
+child ``first`` hangs in a handler before the ordered stop, so its stop never runs."""
 
 from __future__ import annotations
 
@@ -39,12 +40,15 @@ class Step(SupervisedActor):
             print("READY", flush=True)
 
     def on_receive(self, message: Any) -> Any:
+        if message == "hang":
+            threading.Event().wait()  # a handler that never returns: its stop never runs
         return f"{self.name} alive"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--drain-seconds", type=float, default=0.0)
+    parser.add_argument("--stuck", action="store_true", help="'first' ignores its stop")
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="LOG %(message)s")
 
@@ -52,7 +56,7 @@ def main() -> None:
     root = Supervisor(
         "app",
         [
-            ChildSpec("first", lambda: Step.start("first"), shutdown=5.0),
+            ChildSpec("first", lambda: Step.start("first"), shutdown=0.3 if args.stuck else 5.0),
             ChildSpec("bees", lambda: pool, kind=ChildKind.SUPERVISOR),
             ChildSpec("last", lambda: Step.start("last", pool), shutdown=5.0),
         ],
@@ -68,6 +72,12 @@ def main() -> None:
         print("DRAIN END", flush=True)
 
     bridge.add_drain_hook(drain)
+    if args.stuck:
+        bridge.add_drain_hook(
+            lambda signum: next(r.target for r in root.which_children() if r.id == "first").tell(
+                "hang"
+            )
+        )
     run_main(root, bridge)
 
 
