@@ -4,6 +4,8 @@ Lifecycle of a `Turn` (a handle on a turn that has already started):
 - `begin()` lets the transcript flow to `on_line` (start_turn calls it unless asked not
   to, so a caller can write its ledger row first). Until then the agent runs and its
   output waits in the pipe; the turn cannot end before `begin()` or `stop()`.
+- `ctx.on_line` should return quickly (hand the line to a queue): the agent's output
+  waits behind it, and so does the turn's end.
 - `wait(timeout)` answers whether the turn has ended; `ending` then says how, and
   `ctx.on_end(ending)` has been called once, from the turn's own thread.
 - `stop(reason)` aborts (SIGTERM to the group, or the `stopping` event for a thread),
@@ -178,7 +180,7 @@ class Turn:
                 if self._stop_reason is None and not self._exit_seen:
                     self._stop_reason = reason
             self.ctx.stopping.set()
-            self.transcript.note(f"stopping: {reason}")
+            self.transcript.note(f"stopping: {reason}", patient=False)
             self._abort()
             if self._ended.wait(self.ctx.stop_grace_ms / 1000):
                 return True

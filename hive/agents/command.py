@@ -135,7 +135,7 @@ class CommandTurn(Turn):
         self._send(signal.SIGTERM)
 
     def _escalate(self) -> None:
-        self.transcript.note("the grace is over: SIGKILL to the process group")
+        self.transcript.note("the grace is over: SIGKILL to the process group", patient=False)
         self._send(signal.SIGKILL)
 
     def _send(self, sig: int) -> None:

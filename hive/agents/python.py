@@ -63,7 +63,8 @@ class PythonTurn(Turn):
     def _escalate(self) -> None:
         self.abandoned = True
         self.transcript.note(
-            "abandoned: a thread cannot be killed; it holds its slot until it returns"
+            "abandoned: a thread cannot be killed; it holds its slot until it returns",
+            patient=False,
         )
 
     def _escalation_wait_seconds(self) -> float:

@@ -26,6 +26,8 @@ CUT_MARK = " [cut]"
 # REDACT_MIN_CHARS is no real credential, and hiding it would mangle ordinary text.
 REDACTED = "<key>"
 REDACT_MIN_CHARS = 8
+# How long a stopper's note may wait for the transcript before it is dropped.
+IMPATIENT_SECONDS = 0.1
 
 OnLine = Callable[[str, str], None]
 log = logging.getLogger("hive.agents")
@@ -70,12 +72,19 @@ class Transcript:
             self._kept_bytes += size
             self._deliver(kind, text)
 
-    def note(self, text: str) -> None:
-        """Deliver one of the hive's own lines about the turn (never dropped by the cap)."""
+    def note(self, text: str, *, patient: bool = True) -> None:
+        """Deliver one of the hive's own lines about the turn (never dropped by the cap).
+        A stopper passes `patient=False`: its stop is bounded, so rather than wait behind
+        a slow `on_line` it drops the note (and logs it)."""
         self._begun.wait()
-        with self._lock:
+        if not self._lock.acquire(timeout=-1 if patient else IMPATIENT_SECONDS):
+            log.warning("transcript busy; note dropped: %s", text, extra={"issue": self._issue})
+            return
+        try:
             if not self._closed:
                 self._deliver(HIVE, cap_line(text))
+        finally:
+            self._lock.release()
 
     def close(self) -> None:
         """Say what the cap dropped; later lines are discarded (the turn has ended)."""

@@ -319,3 +319,26 @@ def test_a_turn_that_cannot_start_says_why_in_one_line(
     with pytest.raises(TurnStartError, match=message) as raised:
         start_turn(spec, make_ctx(**changes))
     assert "\n" not in str(raised.value)
+
+
+def test_a_stuck_on_line_does_not_stretch_the_stop_past_lane_free(
+    make_ctx: Callable[..., TurnContext],
+) -> None:
+    entered, release = threading.Event(), threading.Event()
+
+    def stuck(kind: str, text: str) -> None:
+        if kind == "stdout":
+            entered.set()
+            release.wait(30)
+
+    command = "command:echo hi; trap '' TERM; while :; do sleep 1; done"
+    turn = start_turn(command, make_ctx(on_line=stuck, stop_grace_ms=100))
+    try:
+        assert entered.wait(10)
+        began = time.monotonic()
+        turn.stop("drain hand-back")
+        assert time.monotonic() - began < LANE_FREE_MS / 1000
+        assert turn.pgid is not None and group_members(turn.pgid) == []
+    finally:
+        release.set()
+    assert turn.wait(5) and turn.outcome == STOPPED

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import time
 from collections.abc import Callable
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import hive.agents.demo as demo_module
 from hive.agents import ENDED_BADLY, FINISHED, STOPPED, Turn
 from hive.agents.demo import EXIT_STOPPED, Instruction, boundary_from, parse, path_problem, run
 from hive.agents.stopping import TURN_STOP_GRACE_MS
@@ -264,3 +266,16 @@ def test_run_in_process_commits_and_reports_usage(
 
 def test_boundary_from_reads_one_path_per_line() -> None:
     assert boundary_from("docs/\n\n  src/app.py \n./lib") == ("docs", "src/app.py", "lib")
+
+
+def test_sigterm_during_the_commit_is_a_stop_not_a_failed_commit(
+    repo_worktree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def sigterm_arrives(*args: object) -> None:
+        demo_module._on_sigterm(signal.SIGTERM, None)
+
+    monkeypatch.setattr(demo_module, "_commit", sigterm_arrives)
+    assert run("write `docs/a.md`: x\n", repo_worktree, ("docs",), "7") == EXIT_STOPPED
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "demo: stopped by SIGTERM; not committed: docs/a.md"
+    )
