@@ -80,7 +80,7 @@ class _SupervisorRunning(Running):
 def start(spec: ChildSpec, args: tuple[Any, ...], adopt: Callable[[Supervisor], None]) -> Running:
     """Call the spec's factory and wait until the child has started (its ``on_start``
     returned, or a nested supervisor started its own children). Raise ``StartError``."""
-    from supervisors.supervisor import Supervisor  # a supervisor is also a child
+    from supervisors.supervisor import Supervisor, SupervisorStopped  # a supervisor is a child
 
     try:
         made = spec.start(*args)
@@ -92,6 +92,9 @@ def start(spec: ChildSpec, args: tuple[Any, ...], adopt: Callable[[Supervisor], 
             made.start()
         except StartError as exc:
             raise StartError(spec.id, exc.reason) from exc
+        except SupervisorStopped as exc:  # the factory handed back a used supervisor
+            why = ExitReason(False, f"factory must make a new one: {exc}")
+            raise StartError(spec.id, why) from exc
         return _SupervisorRunning(made, made.exit_signal)
     actor = _actor_of(made)
     if actor is None:

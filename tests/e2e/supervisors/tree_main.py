@@ -28,15 +28,16 @@ from supervisors import (
 
 
 class Step(SupervisedActor):
-    def __init__(self, name: str, pool: Pool | None = None) -> None:
+    def __init__(self, name: str, root: Supervisor | None = None) -> None:
         super().__init__()
         self.name = name
-        self.pool = pool
+        self.root = root
 
     def on_start(self) -> None:
-        if self.pool is not None:
+        if self.root is not None:  # the last child fills its sibling pool
+            pool = next(r.target for r in self.root.which_children() if r.id == "bees")
             for n in range(3):
-                self.pool.start_child(f"bee-{n}", child_id=f"bee-{n}")
+                pool.start_child(f"bee-{n}", child_id=f"bee-{n}")
             print("READY", flush=True)
 
     def on_receive(self, message: Any) -> Any:
@@ -52,13 +53,13 @@ def main() -> None:
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stdout, level=logging.INFO, format="LOG %(message)s")
 
-    pool = Pool("bees", ChildSpec("bee", Step.start, restart=Restart.TEMPORARY))
+    bee = ChildSpec("bee", Step.start, restart=Restart.TEMPORARY)
     root = Supervisor(
         "app",
         [
             ChildSpec("first", lambda: Step.start("first"), shutdown=0.3 if args.stuck else 5.0),
-            ChildSpec("bees", lambda: pool, kind=ChildKind.SUPERVISOR),
-            ChildSpec("last", lambda: Step.start("last", pool), shutdown=5.0),
+            ChildSpec("bees", lambda: Pool("bees", bee), kind=ChildKind.SUPERVISOR),
+            ChildSpec("last", lambda: Step.start("last", root), shutdown=5.0),
         ],
         strategy=Strategy.REST_FOR_ONE,
     )

@@ -207,3 +207,11 @@ def test_an_actor_that_dies_answers_waiting_callers_with_a_definite_error(
     sup.stop()
     with pytest.raises(pykka.ActorDeadError):
         ref.ask("ping", timeout=5)
+
+
+def test_a_factory_handing_back_a_used_supervisor_is_a_clear_start_error() -> None:
+    used = Supervisor("used", [])
+    used.stop()
+    sup = Supervisor("root", [ChildSpec("s", lambda: used, kind=ChildKind.SUPERVISOR)])
+    with pytest.raises(StartError, match="child 's' failed to start: factory must make a new"):
+        sup.start()
