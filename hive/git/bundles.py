@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from dulwich.objects import Commit, ObjectID, Tree, hex_to_sha
+from dulwich.objects import Blob, Commit, ObjectID, Tree, hex_to_sha
 from dulwich.pack import REF_DELTA, create_delta, pack_object_header
 from dulwich.repo import Repo
 
@@ -131,7 +131,7 @@ def _diff(
         elif (stat.S_ISLNK(mode) or stat.S_ISREG(mode)) and sha not in seen:
             seen.add(sha)
             same_kind = prior is not None and stat.S_IFMT(prior[0]) == stat.S_IFMT(mode)
-            planned.append(_Planned(sha, 3, prior[1] if same_kind and prior else None))
+            planned.append(_Planned(sha, Blob.type_num, prior[1] if same_kind and prior else None))
         # gitlinks name commits of another repository: nothing to carry
 
 

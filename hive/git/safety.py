@@ -97,9 +97,19 @@ def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
 def boundary_path(root: Path, path: str) -> str:
     """`path` as a normalised repository path when it stays inside `root`, else raise.
 
-    Refused: empty, absolute, `..`, a `.git` component, and a path whose existing part
-    resolves (following symlinks) outside `root`. A path that does not exist yet is
-    allowed (a bee may create a file the boundary names)."""
+    Refused: what `plain_path` refuses, and a path whose existing part resolves
+    (following symlinks) outside `root` or passes through a symlink. A path that does
+    not exist yet is allowed (a bee may create a file the boundary names)."""
+    plain = plain_path(path)
+    problem = disk_problem(root, plain)
+    if problem is not None:
+        raise BoundaryError(f"boundary path {path!r} {problem}")
+    return plain
+
+
+def plain_path(path: str) -> str:
+    """`path` normalised (`./` dropped) when its text names a place inside a repository;
+    else raise BoundaryError: empty, absolute, `..`, a `.git` component, backslash, NUL."""
     text = path.strip()
     if not text:
         raise BoundaryError("boundary path is empty")
@@ -115,23 +125,23 @@ def boundary_path(root: Path, path: str) -> str:
     parts = [p for p in pure.parts if p != "."]
     if not parts:
         raise BoundaryError(f"boundary path {path!r} names the whole repository")
-    real_root = root.resolve()
-    resolved = (real_root / Path(*parts)).resolve()
-    if resolved != real_root and real_root not in resolved.parents:
-        raise BoundaryError(f"boundary path {path!r} leads outside the repository via a symlink")
-    # a symlinked directory inside the repository still lets writes through the link
-    # land somewhere git would not follow: refuse any symlink on the way but the last
-    walk = real_root
-    for part in parts[:-1]:
-        walk = walk / part
-        if walk.is_symlink():
-            raise BoundaryError(f"boundary path {path!r} passes through the symlink {part!r}")
     return "/".join(parts)
 
 
-def boundary_paths(root: Path, paths: Iterable[str]) -> tuple[str, ...]:
-    """Every path checked by `boundary_path`, sorted and without repeats."""
-    return tuple(sorted({boundary_path(root, p) for p in paths}))
+def disk_problem(root: Path, plain: str) -> str | None:
+    """Why the plain path `plain` leaves the worktree `root` on disk, or None."""
+    real_root = root.resolve()
+    resolved = (real_root / plain).resolve()
+    if resolved != real_root and real_root not in resolved.parents:
+        return "leads outside the repository via a symlink"
+    # a symlinked directory inside the repository still lets writes through the link
+    # land somewhere git would not follow: refuse any symlink on the way but the last
+    walk = real_root
+    for part in plain.split("/")[:-1]:
+        walk = walk / part
+        if walk.is_symlink():
+            return f"passes through the symlink {part!r}"
+    return None
 
 
 def in_boundary(path: str, boundary: Iterable[str]) -> bool:

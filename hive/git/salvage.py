@@ -21,8 +21,8 @@ from dulwich.repo import Repo
 
 from hive.git.index import IndexFile, read_index
 from hive.git.repo import GitError
-from hive.git.safety import boundary_paths, in_boundary
-from hive.git.status import Change, Entry, changes, flatten, head_tree, read_blob
+from hive.git.safety import disk_problem, in_boundary, plain_path
+from hive.git.status import LINK_MODE, Change, Entry, changes, flatten, head_tree, read_blob
 
 SALVAGE_MAX_PATHS = 200
 REASONS = ("finished", "reaped", "handed back")
@@ -52,11 +52,15 @@ def salvage(
     """Commit the uncommitted boundary paths of `worktree` onto its branch.
 
     Raises GitError (unknown reason, detached HEAD, branch moved meanwhile) or
-    BoundaryError (a boundary path that leads outside the worktree)."""
+    BoundaryError (a boundary path written with `..`, absolute, into `.git`)."""
     if reason not in REASONS:
         raise GitError(f"salvage reason {reason!r} is not one of {', '.join(REASONS)}")
     root = Path(worktree).absolute()
-    allowed = boundary_paths(root, boundary)
+    # a path whose text leaves the repository is the caller's mistake: refused. One the
+    # bee turned into a symlink out is the bee's doing: that path is not salvaged (its
+    # change is reported outside) and the rest of the work still is.
+    plain = sorted({plain_path(path) for path in boundary})
+    allowed = tuple(path for path in plain if disk_problem(root, path) is None)
     repo = Repo(str(root))
     try:
         return _salvage(repo, root, allowed, reason, max_paths, identity, now)
@@ -80,7 +84,10 @@ def _salvage(
     tree_id = head_tree(repo)
     index = read_index(Path(repo.index_path()))
     found = changes(repo, root, flatten(repo, tree_id), index)
-    inside, outside = _split(found, allowed)
+    # a symlink leading out of the worktree is never salvaged, wherever it sits
+    found_safe = [c for c in found if not _links_out(root, c)]
+    inside, outside = _split(found_safe, allowed)
+    outside += [c.path for c in found if _links_out(root, c)]
     taken: list[list[Change]] = []
     over: list[str] = []
     count = 0
@@ -114,6 +121,14 @@ def _salvage(
         tuple(sorted(c.path for c in committed)),
         tuple(sorted(outside)),
         tuple(over),
+    )
+
+
+def _links_out(root: Path, change: Change) -> bool:
+    return (
+        change.new is not None
+        and change.new[0] == LINK_MODE
+        and disk_problem(root, change.path) is not None
     )
 
 

@@ -88,22 +88,47 @@ def test_a_hostile_repository_runs_nothing(tmp_path: Path, upstream: Path, git: 
 def test_a_symlink_out_of_the_worktree_is_not_a_boundary(tmp_path: Path, clone: Repo) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()
+    (outside / "secret.txt").write_text("theirs\n")
     cut = cut_worktree(clone, 2, "main", tmp_path / "work")
     os.symlink(outside, cut.path / "escape")
     with pytest.raises(BoundaryError, match="leads outside the repository via a symlink"):
-        salvage(cut.path, ["escape/secret.txt"], "finished")
-    assert list(outside.iterdir()) == []
+        boundary_path(cut.path, "escape/secret.txt")
+
+    result = salvage(cut.path, ["escape/secret.txt"], "finished")
+
+    assert (result.sha, result.outside) == (None, ("escape",))
+    assert [p.name for p in outside.iterdir()] == ["secret.txt"]
 
 
-def test_a_symlink_inside_the_boundary_is_committed_as_a_link(
+def test_a_boundary_file_the_bee_made_a_symlink_out_is_left_and_the_rest_salvaged(
+    tmp_path: Path, clone: Repo, git: Git
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("do not copy\n")
+    cut = cut_worktree(clone, 2, "main", tmp_path / "work")
+    os.remove(cut.path / "src" / "app.py")
+    os.symlink(secret, cut.path / "src" / "app.py")
+    write(cut.path, {"src/util.py": "x = 9\n"})
+
+    result = salvage(cut.path, ["src/app.py", "src/util.py"], "finished")
+
+    assert (result.committed, result.outside) == (("src/util.py",), ("src/app.py",))
+    assert git("show", "HEAD:src/app.py", cwd=cut.path) == "print(2)\n" * 30
+
+
+def test_a_symlink_leading_out_is_never_salvaged_one_inside_is(
     tmp_path: Path, clone: Repo, git: Git
 ) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("do not copy\n")
     cut = cut_worktree(clone, 2, "main", tmp_path / "work")
     os.symlink(secret, cut.path / "src" / "link")
-    salvage(cut.path, ["src"], "finished")
-    assert git("cat-file", "-p", "HEAD:src/link", cwd=cut.path) == str(secret)
+    os.symlink("../README.md", cut.path / "src" / "readme")
+
+    result = salvage(cut.path, ["src"], "finished")
+
+    assert (result.committed, result.outside) == (("src/readme",), ("src/link",))
+    assert git("cat-file", "-p", "HEAD:src/readme", cwd=cut.path) == "../README.md"
 
 
 @pytest.mark.parametrize(
