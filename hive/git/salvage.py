@@ -56,11 +56,10 @@ def salvage(
     if reason not in REASONS:
         raise GitError(f"salvage reason {reason!r} is not one of {', '.join(REASONS)}")
     root = Path(worktree).absolute()
-    # a path whose text leaves the repository is the caller's mistake: refused. One the
-    # bee turned into a symlink out is the bee's doing: that path is not salvaged (its
-    # change is reported outside) and the rest of the work still is.
-    plain = sorted({plain_path(path) for path in boundary})
-    allowed = tuple(path for path in plain if disk_problem(root, path) is None)
+    # a path whose text leaves the repository is the caller's mistake: refused. On disk
+    # nothing is followed: the status walk never enters a symlink, and a symlink that
+    # leads out (one the bee made of a boundary file, say) is reported, not salvaged.
+    allowed = tuple(sorted({plain_path(path) for path in boundary}))
     repo = Repo(str(root))
     try:
         return _salvage(repo, root, allowed, reason, max_paths, identity, now)
