@@ -102,3 +102,39 @@ def test_run_reports_a_failed_start_as_an_abnormal_reason(journal: Journal) -> N
 def test_install_needs_a_root() -> None:
     with pytest.raises(ValueError, match="needs the root supervisor"):
         SignalBridge().install()
+
+
+def test_a_drain_hook_that_raises_does_not_stop_the_ordered_stop(
+    tree: Supervisor, journal: Journal
+) -> None:
+    tree.start()
+    bridge = SignalBridge(tree)
+
+    def broken(signum: int) -> None:
+        raise RuntimeError("drain failed")
+
+    bridge.add_drain_hook(broken)
+    bridge.request_stop(signal.SIGTERM)
+    reason = tree.wait(DEADLINE_SECONDS)
+    assert reason is not None and reason.normal
+    assert journal.of("stop") == ["b", "a"]
+
+
+def test_run_returns_the_reason_of_an_orderly_stop_and_restores_the_handlers(
+    journal: Journal,
+) -> None:
+    before = signal.getsignal(signal.SIGINT)
+    root = Supervisor("root", [worker("a", journal)])
+    bridge = SignalBridge()
+
+    def stop_once_running() -> None:
+        journal.wait_until(lambda: root.alive)
+        bridge.request_stop()
+
+    stopper = threading.Thread(target=stop_once_running)
+    stopper.start()
+    reason = run(root, bridge)
+    stopper.join(DEADLINE_SECONDS)
+    assert reason.normal and exit_code(reason) == 0
+    assert journal.of("stop") == ["a"]
+    assert signal.getsignal(signal.SIGINT) == before
