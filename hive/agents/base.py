@@ -34,12 +34,13 @@ from hive.agents.protocol import Usage
 from hive.agents.stopping import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
 from hive.agents.transcript import OnLine, Transcript
 from hive.errors import HiveError
+from hive.rules.states import ENDED_BADLY, ENDED_UNEXPECTEDLY, FINISHED
+from hive.rules.states import REFUSED_OUTCOME as REFUSED
+from hive.rules.turn_stop import ESC_ABANDON, ESC_KILL_GROUP, escalation
 
-FINISHED = "finished"
-ENDED_BADLY = "ended badly"
-ENDED_UNEXPECTEDLY = "ended unexpectedly"
+# The order's outcome labels are the rules' (hive/rules/states.py); STOPPED is the
+# adapter's own: the caller knows why it stopped the turn and names the order's outcome.
 STOPPED = "stopped"
-REFUSED = "refused"
 OUTCOMES = (FINISHED, ENDED_BADLY, ENDED_UNEXPECTEDLY, STOPPED, REFUSED)
 
 REASON_BOUND = "past its bound (HIVE_TURN_MAX_SECONDS)"
@@ -113,7 +114,7 @@ class Turn:
     """A started turn. Subclasses start the agent in __init__, then call `_started()`,
     and call `_finish()` exactly once when it has ended."""
 
-    kill_stops_it = False  # RULES 2 escalation: True for a process group, False for a thread
+    kill_stops_it = False  # RULES 2 escalation(): True for a process group, False for a thread
     pid: int | None = None
     pgid: int | None = None
 
@@ -182,10 +183,14 @@ class Turn:
             self.ctx.stopping.set()
             self.transcript.note(f"stopping: {reason}", patient=False)
             self._abort()
-            if self._ended.wait(self.ctx.stop_grace_ms / 1000):
-                return True
-            self._escalate()
-            return self._ended.wait(self._escalation_wait_seconds())
+            self._ended.wait(self.ctx.stop_grace_ms / 1000)
+            step = escalation(self.kill_stops_it, self._ended.is_set())
+            if step == ESC_KILL_GROUP:
+                self._kill_group()
+                return self._ended.wait(KILL_LANDS_MS / 1000)
+            if step == ESC_ABANDON:
+                self._abandon()
+            return self._ended.is_set()
         finally:
             self._stop_lock.release()
 
@@ -194,12 +199,17 @@ class Turn:
     def _abort(self) -> None:
         """Ask the agent to stop (the `stopping` event is already set)."""
 
-    def _escalate(self) -> None:
-        """The grace is over and the turn has not ended."""
+    def _kill_group(self) -> None:
+        """The grace is over: SIGKILL to the whole group (a turn that is a process)."""
         raise NotImplementedError
 
-    def _escalation_wait_seconds(self) -> float:
-        return KILL_LANDS_MS / 1000
+    def _abandon(self) -> None:
+        """The grace is over and the turn cannot be killed: it holds its slot until it ends."""
+        self.abandoned = True
+        self.transcript.note(
+            "abandoned: a thread cannot be killed; it holds its slot until it returns",
+            patient=False,
+        )
 
     def _started(self) -> None:
         self._bound.start()

@@ -134,7 +134,7 @@ class CommandTurn(Turn):
     def _abort(self) -> None:
         self._send(signal.SIGTERM)
 
-    def _escalate(self) -> None:
+    def _kill_group(self) -> None:
         self.transcript.note("the grace is over: SIGKILL to the process group", patient=False)
         self._send(signal.SIGKILL)
 

@@ -1,9 +1,12 @@
 """What an agent may tell the hive on its standard output, one line each.
 
     HIVE-REFUSAL: <kind>
-        The provider refused the turn. <kind> is one of `quota` (quota or balance
-        exhausted), `rate-limit` or `overload`. The last such line wins; the turn's
-        ending reports it and `hive/rules/keys.py` decides what it means for the key.
+        The provider refused the turn. <kind> is one word (letters, digits, `_`, `-`,
+        `.`; at most 64 characters, case ignored): `quota` when the quota or balance is
+        exhausted, `rate_limit` or `overloaded` for a transient refusal, or the
+        provider's own word or status code (`insufficient_quota`, `429`, ...). The adapter
+        only reports it: the last such line wins, the turn's ending carries it, and the
+        table in `hive/rules/keys.py` (`sort_refusal`) decides what it means for the key.
     HIVE-USAGE: provider=<name> model=<name> input=<tokens> output=<tokens>
         Provider usage; every field is optional. Token counts add up over the turn's
         lines (an agent may report per request); provider and model keep the last value.
@@ -15,11 +18,14 @@ the adapter notes it in the transcript and carries on.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 REFUSAL_MARK = "HIVE-REFUSAL:"
 USAGE_MARK = "HIVE-USAGE:"
-REFUSAL_KINDS = ("quota", "rate-limit", "overload")
+# the words an agent should prefer; any word of the form below is reported
+REFUSAL_KINDS = ("quota", "rate_limit", "overloaded")
+_KIND = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _USAGE_FIELDS = ("provider", "model", "input", "output")
 
 
@@ -46,17 +52,22 @@ class Usage:
         )
 
 
+def refusal_kind(word: str) -> str:
+    """`word` as a refusal kind (trimmed, lower case); ProtocolError when it is not one."""
+    kind = word.strip().lower()
+    if not _KIND.match(kind):
+        raise ProtocolError(
+            f"{REFUSAL_MARK} {kind!r} is not a refusal kind: expected one word such as "
+            + ", ".join(REFUSAL_KINDS)
+        )
+    return kind
+
+
 def parse_refusal(line: str) -> str | None:
     """The refusal kind on a `HIVE-REFUSAL:` line, None for any other line."""
     if not line.startswith(REFUSAL_MARK):
         return None
-    kind = line[len(REFUSAL_MARK) :].strip().lower()
-    if kind not in REFUSAL_KINDS:
-        raise ProtocolError(
-            f"{REFUSAL_MARK} {kind!r} is not a refusal kind: expected one of "
-            + ", ".join(REFUSAL_KINDS)
-        )
-    return kind
+    return refusal_kind(line[len(REFUSAL_MARK) :])
 
 
 def parse_usage(line: str) -> Usage | None:

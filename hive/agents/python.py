@@ -27,7 +27,7 @@ from hive.agents.base import (
     TurnContext,
     TurnStartError,
 )
-from hive.agents.protocol import REFUSAL_KINDS
+from hive.agents.protocol import ProtocolError, refusal_kind
 
 Agent = Callable[[TurnContext], Any]
 
@@ -60,16 +60,6 @@ class PythonTurn(Turn):
         thread.start()
         self._started()
 
-    def _escalate(self) -> None:
-        self.abandoned = True
-        self.transcript.note(
-            "abandoned: a thread cannot be killed; it holds its slot until it returns",
-            patient=False,
-        )
-
-    def _escalation_wait_seconds(self) -> float:
-        return 0.0
-
     def _run(self) -> None:
         self._begun.wait()
         try:
@@ -96,10 +86,10 @@ class PythonTurn(Turn):
             if result.usage is not None:
                 self._saw_usage(result.usage)
             if result.refusal is not None:
-                if result.refusal in REFUSAL_KINDS:
-                    self._saw_refusal(result.refusal)
-                else:
-                    self.transcript.note(f"unknown refusal kind {result.refusal!r} ignored")
+                try:
+                    self._saw_refusal(refusal_kind(result.refusal))
+                except ProtocolError as exc:
+                    self.transcript.note(str(exc))
             return FINISHED if result.ok else ENDED_BADLY
         self.transcript.note(
             f"the agent returned {type(result).__name__}: expected None, a bool or a Report"

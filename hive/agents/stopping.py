@@ -16,12 +16,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# RULES.md 2 "Stopping a turn" (the card's home is hive/rules/turn_stop.py): the abort
-# (SIGTERM) is followed by this grace, then SIGKILL to the group; the kill lands within
-# KILL_LANDS_MS, so the slot is free within LANE_FREE_MS.
-TURN_STOP_GRACE_MS = 3000
-KILL_LANDS_MS = 2000
-LANE_FREE_MS = 5000
+from hive.rules.turn_stop import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
 
 # How often a watcher looks at /proc while it waits for a group to empty.
 GROUP_POLL_SECONDS = 0.02

@@ -32,6 +32,10 @@ def reports_a_refusal(ctx: TurnContext) -> Report:
     return Report(ok=False, refusal="rate-limit", usage=Usage("anthropic", "m1", 7, 0))
 
 
+def reports_a_malformed_refusal(ctx: TurnContext) -> Report:
+    return Report(refusal="not one word")
+
+
 def reports_failure(ctx: TurnContext) -> Report:
     return Report(ok=False)
 

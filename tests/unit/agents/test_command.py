@@ -239,13 +239,18 @@ def test_a_refusal_line_makes_the_outcome_refused(start: Start) -> None:
     assert (turn.outcome, turn.ending.refusal, turn.ending.exit_code) == (REFUSED, "quota", 1)
 
 
-def test_an_unknown_refusal_kind_is_noted_and_not_a_refusal(
-    start: Start, recorder: Recorder
-) -> None:
-    turn = start("command:echo 'HIVE-REFUSAL: tired'; exit 2")
+def test_a_malformed_refusal_is_noted_and_not_a_refusal(start: Start, recorder: Recorder) -> None:
+    turn = start("command:echo 'HIVE-REFUSAL: too tired'; exit 2")
     assert turn.wait(10)
     assert turn.outcome == ENDED_BADLY
-    assert any("'tired' is not a refusal kind" in text for text in recorder.texts("hive"))
+    assert any("'too tired' is not a refusal kind" in text for text in recorder.texts("hive"))
+
+
+def test_a_providers_own_refusal_word_is_reported_for_the_keys_rule(start: Start) -> None:
+    turn = start("command:echo 'HIVE-REFUSAL: 429'; exit 1")
+    assert turn.wait(10)
+    assert turn.ending is not None
+    assert (turn.outcome, turn.ending.refusal) == (REFUSED, "429")
 
 
 def test_protocol_lines_count_on_stdout_only(start: Start) -> None:

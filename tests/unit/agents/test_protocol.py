@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from hive.agents.protocol import ProtocolError, Usage, parse_refusal, parse_usage
+from hive.agents.protocol import (
+    REFUSAL_KINDS,
+    ProtocolError,
+    Usage,
+    parse_refusal,
+    parse_usage,
+)
+from hive.rules.keys import REFUSAL_QUOTA, REFUSAL_TRANSIENT, sort_refusal
 
 
 @pytest.mark.parametrize(
     ("line", "kind"),
     [
         ("HIVE-REFUSAL: quota", "quota"),
-        ("HIVE-REFUSAL:rate-limit", "rate-limit"),
-        ("HIVE-REFUSAL:  Overload  ", "overload"),
+        ("HIVE-REFUSAL:rate_limit", "rate_limit"),
+        ("HIVE-REFUSAL:  Overloaded  ", "overloaded"),
+        ("HIVE-REFUSAL: 429", "429"),
+        ("HIVE-REFUSAL: insufficient_quota", "insufficient_quota"),
         ("hive-refusal: quota", None),
         (" HIVE-REFUSAL: quota", None),
         ("the provider said HIVE-REFUSAL: quota", None),
@@ -22,10 +31,21 @@ def test_a_refusal_line_names_its_kind(line: str, kind: str | None) -> None:
     assert parse_refusal(line) == kind
 
 
-@pytest.mark.parametrize("line", ["HIVE-REFUSAL:", "HIVE-REFUSAL: sleepy"])
-def test_a_refusal_of_no_known_kind_is_a_protocol_error(line: str) -> None:
-    with pytest.raises(ProtocolError, match="expected one of quota, rate-limit, overload"):
+@pytest.mark.parametrize(
+    "line",
+    ["HIVE-REFUSAL:", "HIVE-REFUSAL: two words", "HIVE-REFUSAL: no!", "HIVE-REFUSAL: " + "q" * 65],
+)
+def test_a_refusal_that_is_not_one_word_is_a_protocol_error(line: str) -> None:
+    with pytest.raises(ProtocolError, match="expected one word such as quota, rate_limit"):
         parse_refusal(line)
+
+
+def test_the_preferred_refusal_words_sort_as_the_keys_rule_expects() -> None:
+    assert [sort_refusal(kind) for kind in REFUSAL_KINDS] == [
+        REFUSAL_QUOTA,
+        REFUSAL_TRANSIENT,
+        REFUSAL_TRANSIENT,
+    ]
 
 
 def test_a_usage_line_reads_every_field() -> None:

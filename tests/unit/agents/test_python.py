@@ -75,6 +75,15 @@ def test_a_reported_refusal_and_usage_reach_the_ending(start: Start) -> None:
     assert turn.ending.usage == Usage("anthropic", "m1", 7, 0)
 
 
+def test_a_malformed_reported_refusal_is_noted_and_not_a_refusal(
+    start: Start, recorder: Recorder
+) -> None:
+    turn = start(f"{HERE}:reports_a_malformed_refusal")
+    assert turn.wait(5)
+    assert (turn.outcome, turn.refusal) == (FINISHED, None)
+    assert any("is not a refusal kind" in text for text in recorder.texts("hive"))
+
+
 def test_the_callables_lines_reach_the_transcript_capped(start: Start, recorder: Recorder) -> None:
     assert start(f"{HERE}:returns_none").wait(5)
     assert recorder.texts("stdout") == ["working on #7 in wt"]
