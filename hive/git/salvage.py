@@ -102,11 +102,14 @@ def _salvage(
     # the new objects go in as one small pack: a loose object costs a directory and a
     # file each, which is most of a salvage's time on a slow filesystem
     new: list[ShaFile] = []
-    for change in committed:
-        if change.new is not None and ObjectID(change.new[1]) not in repo.object_store:
-            full = os.path.join(root, change.path)
-            new.append(read_blob(full, os.lstat(full)))
-    new_tree = _apply(repo, tree_id, {c.path: c.new for c in committed}, new)
+    final: dict[str, Entry | None] = {c.path: c.new for c in committed}
+    for path, entry in final.items():
+        if entry is not None and ObjectID(entry[1]) not in repo.object_store:
+            full = os.path.join(root, path)
+            blob = read_blob(full, os.lstat(full))
+            new.append(blob)
+            final[path] = (entry[0], blob.id)  # what was read is what is committed
+    new_tree = _apply(repo, tree_id, final, new)
     commit = _commit(branch, head_sha, new_tree.id, reason, len(committed), identity, now)
     new.append(commit)
     repo.object_store.add_objects([(obj, None) for obj in new])
@@ -114,7 +117,7 @@ def _salvage(
     if not repo.refs.set_if_equals(Ref(branch), ObjectID(head_sha), commit.id):
         raise GitError(f"{name} moved during salvage; the commit {commit.id.decode()} is unused")
     sha = commit.id.decode()
-    _refresh_index(index, root, committed)
+    _refresh_index(index, root, final)
     return Salvage(
         sha,
         tuple(sorted(c.path for c in committed)),
@@ -216,14 +219,13 @@ def _commit(
     return commit
 
 
-def _refresh_index(index: IndexFile, root: Path, committed: list[Change]) -> None:
+def _refresh_index(index: IndexFile, root: Path, final: dict[str, Entry | None]) -> None:
     """Make the index agree with the new commit for the committed paths, so `git status`
     shows only what was left."""
-    for change in committed:
-        key = change.path.encode("utf-8", "surrogateescape")
-        if change.new is None:
+    for path, entry in final.items():
+        key = path.encode("utf-8", "surrogateescape")
+        if entry is None:
             index.remove(key)
         else:
-            st = os.lstat(os.path.join(root, change.path))
-            index.set(key, st, change.new[1], change.new[0])
+            index.set(key, os.lstat(os.path.join(root, path)), entry[1], entry[0])
     index.write()
