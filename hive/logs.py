@@ -10,6 +10,11 @@ import sys
 import time
 
 
+# structured fields that records may carry (`extra=`): the issue, and the supervisors'
+# reports (event, supervisor, child, reason, outcome, seconds)
+_EXTRA_FIELDS = ("issue", "event", "supervisor", "child", "reason", "outcome", "seconds")
+
+
 class _JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         line = {
@@ -19,9 +24,10 @@ class _JsonFormatter(logging.Formatter):
             "component": record.name.removeprefix("hive."),
             "message": record.getMessage(),
         }
-        issue = getattr(record, "issue", None)
-        if issue is not None:
-            line["issue"] = issue
+        for name in _EXTRA_FIELDS:
+            value = getattr(record, name, None)
+            if value is not None:
+                line[name] = value
         if record.exc_info:
             line["error"] = self.formatException(record.exc_info)
         return json.dumps(line)
