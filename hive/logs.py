@@ -30,7 +30,7 @@ class _JsonFormatter(logging.Formatter):
                 line[name] = value
         if record.exc_info:
             line["error"] = self.formatException(record.exc_info)
-        return json.dumps(line)
+        return json.dumps(line, default=str)
 
 
 class _TextFormatter(logging.Formatter):
