@@ -28,9 +28,8 @@ def _read(path: Path) -> str | None:
 def _cgroup_free_bytes(cgroup_root: Path) -> int | None:
     limit = _read(cgroup_root / "memory.max")
     used = _read(cgroup_root / "memory.current")
-    if limit is None or used is None or limit == "max":
-        return None
-    if not (limit.isdigit() and used.isdigit()):
+    # no limit reads "max"; that, like anything else not a number, means no cgroup answer
+    if not (limit and used and limit.isdigit() and used.isdigit()):
         return None
     # use can pass the limit for a moment (reclaim lags); free is then nothing
     return max(0, int(limit) - int(used))
