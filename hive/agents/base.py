@@ -221,7 +221,7 @@ class Turn:
         with self._lock:
             self._usage = usage if self._usage is None else self._usage.plus(usage)
 
-    def _exit(self) -> str | None:
+    def _record_exit(self) -> str | None:
         """Record that the agent's own run is over; answer the stop reason, if we stopped it
         before that (a stop after this point does not change the outcome)."""
         with self._lock:

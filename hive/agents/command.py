@@ -180,7 +180,7 @@ class CommandTurn(Turn):
 
     def _watch(self) -> None:
         returncode = self._proc.wait()
-        self._exit()
+        self._record_exit()
         self._clear_group()
         self._begun.wait()
         deadline = time.monotonic() + READERS_JOIN_SECONDS
@@ -200,18 +200,17 @@ class CommandTurn(Turn):
         """Wait until the group is empty. With no stop under way, what the agent left
         behind is killed now; during a stop, the stopper's grace and SIGKILL apply."""
         assert self.pgid is not None
-        wake = threading.Event()  # never set: a wait that no signal can cut short
         while group_members(self.pgid):
             with self._lock:
                 stopping = self._stop_reason is not None or self.ctx.stopping.is_set()
                 killed_at = self._killed_at
             if not stopping and killed_at is None:
+                self._send(signal.SIGKILL)  # before the note, which may wait for begin()
                 self.transcript.note("the agent left processes in its group: SIGKILL to them")
-                self._send(signal.SIGKILL)
             elif killed_at is not None and time.monotonic() - killed_at > KILL_LANDS_MS / 1000:
                 self.transcript.note("processes of the turn's group outlived SIGKILL")
                 break
-            wake.wait(GROUP_POLL_SECONDS)
+            time.sleep(GROUP_POLL_SECONDS)
         with self._lock:
             self._group_gone = True
 

@@ -67,14 +67,14 @@ class PythonTurn(Turn):
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
             self.transcript.note(f"the agent raised {error}")
-            self._exit()
+            self._record_exit()
             self._finish(ENDED_BADLY, error=error)
             return
         except BaseException as exc:  # SystemExit and the like: not an answer
-            self._exit()
+            self._record_exit()
             self._finish(ENDED_UNEXPECTEDLY, error=f"{type(exc).__name__}: {exc}")
             return
-        self._exit()
+        self._record_exit()
         self._finish(self._outcome_of(result))
 
     def _outcome_of(self, result: object) -> str:

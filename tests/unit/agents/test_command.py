@@ -184,6 +184,23 @@ def test_a_turn_that_ends_leaves_no_process_behind(start: Start, recorder: Recor
     assert any("left processes in its group" in text for text in recorder.texts("hive"))
 
 
+def test_what_a_turn_leaves_behind_is_killed_even_before_begin(
+    make_ctx: Callable[..., TurnContext], worktree: Path
+) -> None:
+    command = (
+        "command:mkfifo p; sh -c 'echo $$ > p; exec sleep 60' &"
+        " read pid < p; echo $pid > straggler.tmp; mv straggler.tmp straggler; exit 0"
+    )
+    turn = start_turn(command, make_ctx(), begin=False)
+    try:
+        assert eventually(lambda: (worktree / "straggler").exists(), 5)
+        straggler = int((worktree / "straggler").read_text())
+        assert eventually(lambda: not alive(straggler), 2)
+    finally:
+        turn.begin()
+    assert turn.wait(5) and turn.outcome == FINISHED
+
+
 def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
     start: Start,
 ) -> None:
