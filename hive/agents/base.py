@@ -11,8 +11,11 @@ Lifecycle of a `Turn` (a handle on a turn that has already started):
 - `stop(reason)` aborts (SIGTERM to the group, or the `stopping` event for a thread),
   waits the grace, then escalates: SIGKILL to the whole group, or, for a thread that
   cannot be killed, abandonment. It returns within LANE_FREE_MS, True once the turn has
-  ended and its slot is free; False when it was abandoned and still holds its slot.
+  ended and its slot is free; False when it has not ended by then: abandoned (it still
+  holds its slot and counts as in flight), or its end waits behind a stuck `on_line`.
   Stopping twice, concurrently or after the end, is safe. The first reason is kept.
+- `request_stop(reason)` is the same stop run on a thread of its own, returning at
+  once: for an actor, whose message handler must not block; `on_end` tells it the end.
 - A turn past `ctx.turn_max_seconds` is stopped the same way by its own timer, with
   the reason REASON_BOUND.
 
@@ -58,8 +61,9 @@ def _discard_line(kind: str, text: str) -> None:
 
 @dataclass(frozen=True)
 class Ending:
-    """How a turn ended. `exit_code` for a process that exited, `signal` for one that a
-    signal killed; `stop_reason` when we stopped it; `error` for a callable that raised."""
+    """How a turn ended. `seconds` from start to end; `exit_code` for a process that
+    exited, `signal` for one a signal killed; `stop_reason` when we stopped it; `refusal`
+    and `usage` as the agent reported them; `error` for a callable that raised."""
 
     outcome: str
     seconds: float
@@ -166,6 +170,12 @@ class Turn:
     def usage(self) -> Usage | None:
         """Provider usage reported so far, if any."""
         return self._usage
+
+    def request_stop(self, reason: str) -> None:
+        """Start `stop(reason)` on its own thread and return at once."""
+        threading.Thread(
+            target=self.stop, args=(reason,), name=f"hive-stop-{self.ctx.issue}", daemon=True
+        ).start()
 
     def stop(self, reason: str) -> bool:
         """Abort, grace, escalate (see the module docstring); True once ended."""

@@ -52,6 +52,7 @@ class Transcript:
         self._lock = threading.Lock()
         self._kept_bytes = 0
         self._dropped_lines = 0
+        self._lost_lines = 0
         self._closed = False
 
     def line(self, kind: str, text: str) -> None:
@@ -94,10 +95,19 @@ class Transcript:
                 return
             if self._dropped_lines:
                 self._deliver(HIVE, f"{self._dropped_lines} lines past the cap were not kept")
+            if self._lost_lines:
+                log.warning(
+                    "on_line raised for %d lines of this turn",
+                    self._lost_lines,
+                    extra={"issue": self._issue},
+                )
             self._closed = True
 
     def _deliver(self, kind: str, text: str) -> None:
         try:
             self._on_line(kind, text)
         except Exception:
-            log.exception("on_line raised; the line is lost", extra={"issue": self._issue})
+            # the first failure with its traceback; the rest are counted, not logged
+            if not self._lost_lines:
+                log.exception("on_line raised; the line is lost", extra={"issue": self._issue})
+            self._lost_lines += 1

@@ -211,8 +211,27 @@ def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
     assert turn.ending is not None and turn.ending.stop_reason == "heartbeat lost"
 
 
+def test_request_stop_returns_at_once_and_on_end_reports_the_stop(
+    make_ctx: Callable[..., TurnContext],
+) -> None:
+    ended = threading.Event()
+    endings: list[Ending] = []
+
+    def on_end(ending: Ending) -> None:
+        endings.append(ending)
+        ended.set()
+
+    stubborn = "command:trap '' TERM; while :; do sleep 1; done"
+    turn = start_turn(stubborn, make_ctx(on_end=on_end, stop_grace_ms=100))
+    began = time.monotonic()
+    turn.request_stop("heartbeat lost")
+    assert time.monotonic() - began < 0.5
+    assert ended.wait(LANE_FREE_MS / 1000 + 1)
+    assert [e.stop_reason for e in endings] == ["heartbeat lost"]
+
+
 def test_stopping_twice_at_once_and_again_later_is_safe(start: Start) -> None:
-    turn = start("command:trap '' TERM; while :; do sleep 1; done")
+    turn = start("command:trap '' TERM; while :; do sleep 1; done", stop_grace_ms=100)
     answers: list[bool] = []
     stoppers = [
         threading.Thread(target=lambda r=reason: answers.append(turn.stop(r)))
@@ -315,15 +334,20 @@ def test_on_end_is_called_once_with_the_ending(make_ctx: Callable[..., TurnConte
     assert endings == [turn.ending]
 
 
-def test_an_on_line_that_raises_does_not_stall_the_turn(
-    make_ctx: Callable[..., TurnContext],
+def test_an_on_line_that_raises_does_not_stall_the_turn_or_flood_the_log(
+    make_ctx: Callable[..., TurnContext], caplog: pytest.LogCaptureFixture
 ) -> None:
     def broken(kind: str, text: str) -> None:
         raise RuntimeError("store is down")
 
-    turn = start_turn("command:yes | head -n 20000", make_ctx(on_line=broken))
+    # more than a pipe buffer: the agent would block if the reader stopped draining
+    turn = start_turn("command:yes | head -n 40000", make_ctx(on_line=broken))
     assert turn.wait(10)
     assert turn.outcome == FINISHED
+    assert [r.getMessage() for r in caplog.records if r.name == "hive.agents"] == [
+        "on_line raised; the line is lost",
+        "on_line raised for 40001 lines of this turn",
+    ]
 
 
 @pytest.mark.parametrize(
