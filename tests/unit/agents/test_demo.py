@@ -279,3 +279,22 @@ def test_sigterm_during_the_commit_is_a_stop_not_a_failed_commit(
     assert capsys.readouterr().out.splitlines()[-1] == (
         "demo: stopped by SIGTERM; not committed: docs/a.md"
     )
+
+
+def test_demo_commits_in_a_worktree_the_hive_cut_itself(
+    start: Start, recorder: Recorder, repo_worktree: Path, tmp_path: Path
+) -> None:
+    from dulwich.repo import Repo
+
+    from hive.git.worktrees import cut_worktree
+
+    with Repo(str(tmp_path / "repo")) as repo:
+        cut = cut_worktree(repo, 8, "main", tmp_path / "work")
+    turn = demo(start, cut.path, "write `docs/a.md`: cut by the hive\n", branch=cut.branch)
+    assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
+    assert git(cut.path, "log", "--format=%an|%s", cut.branch).splitlines() == [
+        "hive demo|demo: issue #7",
+        "t|base",
+    ]
+    assert git(cut.path, "status", "--porcelain") == ""
+    git(cut.path, "fsck", "--strict")
