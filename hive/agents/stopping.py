@@ -1,5 +1,5 @@
-"""Stopping a turn's process group (RULES 2): the constants, and the only code that sends
-a signal to a group.
+"""Stopping a turn's process group (RULES 2): the only code that sends a signal to a
+group. The card's constants live in hive/rules/turn_stop.py and are re-exported here.
 
 A turn that is an OS process runs in its own process group (start_new_session=True), so
 one `killpg` reaches the agent, its children and their children; killing one pid would
