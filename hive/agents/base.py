@@ -105,6 +105,9 @@ class TurnContext:
     stop_grace_ms: int = TURN_STOP_GRACE_MS
 
     def __post_init__(self) -> None:
+        # a caller's str path or list of paths is taken as meant (frozen: set once, here)
+        object.__setattr__(self, "worktree", Path(self.worktree))
+        object.__setattr__(self, "boundary", tuple(self.boundary))
         if not self.turn_max_seconds > 0:
             raise TurnStartError(f"turn bound {self.turn_max_seconds!r} s: expected above 0")
         if not 0 <= self.stop_grace_ms <= LANE_FREE_MS - KILL_LANDS_MS:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -174,3 +175,10 @@ def test_a_context_with_a_bad_bound_or_grace_is_refused(
 ) -> None:
     with pytest.raises(TurnStartError, match=message):
         make_ctx(**changes)
+
+
+def test_a_context_takes_a_str_worktree_and_a_list_boundary(
+    make_ctx: Callable[..., TurnContext], worktree: Path
+) -> None:
+    ctx = make_ctx(worktree=str(worktree), boundary=["docs"])
+    assert (ctx.worktree, ctx.boundary) == (worktree, ("docs",))
