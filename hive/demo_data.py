@@ -1,0 +1,131 @@
+"""What `hive demo` works on: a small sample repository (written with dulwich, so no git
+binary is needed) and five issues in the demo agent's body form (hive/agents/demo.py),
+each with its boundary and acceptance criteria.
+
+Each issue touches one file of its own, so no two boundaries overlap and two runners can
+work side by side; each turn sleeps a moment, so the demo shows both runners busy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from hive.store.issues import NewIssue
+
+BASE = "main"
+AUTHOR = b"hive demo <demo@hive.invalid>"
+
+FILES: Mapping[str, str] = {
+    "README.md": "# greeter\n\nA very small program that greets people.\n",
+    "greet.py": (
+        "def greet(name: str) -> str:\n"
+        '    return f"Hello, {name}!"\n'
+        "\n"
+        "\n"
+        'if __name__ == "__main__":\n'
+        '    print(greet("world"))\n'
+    ),
+    "docs/usage.md": "# Usage\n\n    python greet.py\n",
+    "CHANGELOG.md": "# Changelog\n\n## Unreleased\n",
+    "config/greeting.toml": 'greeting = "Hello"\n',
+}
+
+
+@dataclass(frozen=True)
+class SampleIssue:
+    number: int
+    issue: NewIssue
+
+
+def _issue(
+    number: int, title: str, lines: list[str], boundary: str, criteria: list[str]
+) -> SampleIssue:
+    body = "\n".join(
+        [
+            f"{title}.",
+            "",
+            "The demo agent carries out the lines below (write, append, sleep) inside the",
+            "boundary and commits them.",
+            "",
+            *lines,
+        ]
+    )
+    made = NewIssue(
+        title=title, body=body, boundary=(boundary,), criteria=tuple(criteria), labels=("demo",)
+    )
+    return SampleIssue(number, made)
+
+
+ISSUES: tuple[SampleIssue, ...] = (
+    _issue(
+        1,
+        "Say goodbye as well as hello",
+        [
+            "append `greet.py`: ",
+            "append `greet.py`: def farewell(name: str) -> str:",
+            'append `greet.py`:     return f"Goodbye, {name}!"',
+            "sleep 1",
+        ],
+        "greet.py",
+        ["greet.py defines farewell(name)", "farewell says Goodbye"],
+    ),
+    _issue(
+        2,
+        "Document how to say goodbye",
+        ["sleep 1.5", "append `docs/usage.md`: Call farewell(name) to say goodbye."],
+        "docs/usage.md",
+        ["docs/usage.md mentions farewell"],
+    ),
+    _issue(
+        3,
+        "Record the farewell in the changelog",
+        ["append `CHANGELOG.md`: - greet.py can say goodbye (farewell).", "sleep 1"],
+        "CHANGELOG.md",
+        ["CHANGELOG.md has an Unreleased entry for farewell"],
+    ),
+    _issue(
+        4,
+        "Tell readers how to run it",
+        ["append `README.md`: ", "append `README.md`: Run `python greet.py`.", "sleep 0.5"],
+        "README.md",
+        ["README.md says how to run the program"],
+    ),
+    _issue(
+        5,
+        "Make the greeting configurable in volume",
+        ["sleep 1", 'append `config/greeting.toml`: volume = "loud"'],
+        "config/greeting.toml",
+        ["config/greeting.toml sets volume"],
+    ),
+)
+
+
+def make_repository(path: Path) -> str:
+    """Create the sample repository at `path` (non-bare, branch `main`, one commit of
+    FILES); return the commit's sha."""
+    path.mkdir(parents=True)
+    repo = Repo.init(str(path))
+    try:
+        repo.refs.set_symbolic_ref(Ref(b"HEAD"), Ref(f"refs/heads/{BASE}".encode()))
+        for name, text in FILES.items():
+            target = path / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        worktree = repo.get_worktree()
+        worktree.stage(sorted(FILES))
+        sha = worktree.commit(
+            message=b"greeter: the sample project of hive demo\n",
+            author=AUTHOR,
+            committer=AUTHOR,
+            no_verify=True,
+            sign=False,
+            signoff=False,
+        )
+        return sha.decode("ascii")
+    finally:
+        repo.close()
