@@ -3,6 +3,9 @@ and a guard that stops every turn a test started, so a failing test leaves no pr
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -59,6 +62,28 @@ def alive(pid: int) -> bool:
     return stat[stat.rfind(")") + 2] not in "ZX"
 
 
+@pytest.fixture(autouse=True)
+def _no_turn_outlives_its_test(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every turn a test starts is stopped at its end, and its group then killed outright,
+    by code that does not depend on the code under test (which may be broken on purpose)."""
+    started: list[Turn] = []
+    real_started = Turn._started
+
+    def record(turn: Turn) -> None:
+        started.append(turn)
+        real_started(turn)
+
+    monkeypatch.setattr(Turn, "_started", record)
+    yield
+    for turn in started:
+        turn.stop("the test is over")
+        with contextlib.suppress(ProcessLookupError):
+            if turn.pgid is not None and turn.pgid != os.getpgrp():
+                os.killpg(turn.pgid, signal.SIGKILL)
+            elif turn.pid is not None:  # a broken start left it in our group: the leader only
+                os.kill(turn.pid, signal.SIGKILL)
+
+
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
@@ -92,15 +117,10 @@ def make_ctx(worktree: Path, recorder: Recorder) -> Callable[..., TurnContext]:
 
 
 @pytest.fixture
-def start(make_ctx: Callable[..., TurnContext]) -> Iterator[Callable[..., Turn]]:
-    """start(spec, **ctx_changes) -> a started turn, stopped at the end of the test."""
-    started: list[Turn] = []
+def start(make_ctx: Callable[..., TurnContext]) -> Callable[..., Turn]:
+    """start(spec, **ctx_changes) -> a started turn (stopped when the test ends)."""
 
     def begin(spec: str, ctx: TurnContext | None = None, **changes: Any) -> Turn:
-        turn = start_turn(spec, ctx or make_ctx(**changes))
-        started.append(turn)
-        return turn
+        return start_turn(spec, ctx or make_ctx(**changes))
 
-    yield begin
-    for turn in started:
-        turn.stop("the test is over")
+    return begin
