@@ -1,4 +1,5 @@
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -38,3 +39,18 @@ def backdate(conn: psycopg.Connection[Any], issue: int, column: str, minutes: fl
         " - make_interval(secs => %s) WHERE issue = %s",
     }
     conn.execute(statements[column], (minutes * 60.0, issue))
+
+
+@contextmanager
+def running(procs: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    """Start the processes; whatever happens, none outlives the test (a failed assertion
+    must not leave a worker waiting on a barrier forever)."""
+    for p in procs:
+        p.start()
+    try:
+        yield procs
+    finally:
+        for p in procs:
+            if p.is_alive():
+                p.terminate()
+            p.join(5)

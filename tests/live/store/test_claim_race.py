@@ -4,7 +4,7 @@ from collections import Counter
 from hive.store import orders
 
 from . import workers
-from .conftest import queue
+from .conftest import queue, running
 
 RUNNERS = 8
 TRIALS = 100
@@ -24,18 +24,17 @@ def test_eight_runners_reaching_for_one_row_exactly_one_gets_it_every_time(conn,
         _ctx.Process(target=workers.race, args=(hive_db_url, f"r{i}", TRIALS, barrier, results))
         for i in range(RUNNERS)
     ]
-    for p in procs:
-        p.start()
     winners = Counter()
-    for trial in range(1, TRIALS + 1):
-        queue(conn, trial)
-        barrier.wait(timeout=60)
-        got = [results.get(timeout=60) for _ in range(RUNNERS)]
-        won = [(name, issue) for name, issue in got if issue is not None]
-        assert len(won) == 1 and won[0][1] == trial, f"trial {trial}: {got}"
-        assert orders.get(conn, trial).claimed_by == won[0][0]
-        winners[won[0][0]] += 1
-    _join(procs)
+    with running(procs):
+        for trial in range(1, TRIALS + 1):
+            queue(conn, trial)
+            barrier.wait(timeout=60)
+            got = [results.get(timeout=60) for _ in range(RUNNERS)]
+            won = [(name, issue) for name, issue in got if issue is not None]
+            assert len(won) == 1 and won[0][1] == trial, f"trial {trial}: {got}"
+            assert orders.get(conn, trial).claimed_by == won[0][0]
+            winners[won[0][0]] += 1
+        _join(procs)
     assert sum(winners.values()) == TRIALS
 
 
@@ -48,10 +47,9 @@ def test_eight_runners_draining_two_thousand_orders_claim_each_exactly_once(conn
         _ctx.Process(target=workers.drain, args=(hive_db_url, f"r{i}", barrier, results))
         for i in range(RUNNERS)
     ]
-    for p in procs:
-        p.start()
-    claimed = [issue for _ in procs for issue in results.get(timeout=120)]
-    _join(procs)
+    with running(procs):
+        claimed = [issue for _ in procs for issue in results.get(timeout=120)]
+        _join(procs)
     assert len(claimed) == DRAIN_ORDERS
     assert sorted(claimed) == list(range(1, DRAIN_ORDERS + 1))
     assert orders.listing(conn, unfinished_only=True) == []

@@ -11,6 +11,8 @@ from hive.errors import HiveError
 from hive.store import migrate, orders
 from hive.store.orders import NewOrder
 
+from .conftest import running
+
 # DESIGN 4's tables with the columns each must have (more are allowed)
 DESIGN_COLUMNS = {
     "queen_issue": "number title body labels boundary criteria state blocked_by created_at"
@@ -79,12 +81,11 @@ def test_two_concurrent_migrates_apply_each_version_once(hive_fresh_database):
     ctx = multiprocessing.get_context("spawn")
     barrier, results = ctx.Barrier(2), ctx.Queue()
     procs = [ctx.Process(target=_migrate_at_once, args=(url, barrier, results)) for _ in "ab"]
-    for p in procs:
-        p.start()
-    got = sorted([results.get(timeout=60), results.get(timeout=60)])
-    for p in procs:
-        p.join(timeout=30)
-        assert p.exitcode == 0
+    with running(procs):
+        got = sorted([results.get(timeout=60), results.get(timeout=60)])
+        for p in procs:
+            p.join(timeout=30)
+            assert p.exitcode == 0
     assert got == [[], [1]]
 
 

@@ -207,3 +207,26 @@ def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn
     ]
     assert orders.reap_stalled_turns(conn, 120) == [orders.get(conn, 4)]
     assert orders.get(conn, 3).finished_at is None
+
+
+def test_a_queued_order_the_queen_cancelled_is_not_claimed(conn):
+    made = queue(conn, 1)
+    assert orders.end(conn, Fence(1, made.conversation_id, None), "cancelled")
+    assert orders.claim(conn, "r1") is None
+
+
+def test_an_order_ends_once(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    assert orders.end(conn, mine.fence, "finished")
+    ended = orders.get(conn, 1)
+    assert not orders.end(conn, mine.fence, "ended badly")
+    assert orders.get(conn, 1) == ended
+
+
+def test_the_two_hour_rule_leaves_an_unstarted_row_alone(conn):
+    local(conn, 1)
+    conn.execute(
+        "UPDATE hive.queen_dispatch SET started = false, dispatched_at = now() - interval '3 hours'"
+    )
+    assert orders.reap_stalled_turns(conn, 120) == []

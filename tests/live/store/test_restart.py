@@ -15,6 +15,7 @@ from hive.store.orders import NewOrder
 from hive.store.sql import q
 
 from . import workers
+from .conftest import running
 
 RUNNERS = 2
 BEFORE, AFTER = 300, 100
@@ -97,22 +98,21 @@ def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
         _ctx.Process(target=workers.runner, args=(url, f"r{i}", POLL_SECONDS, stop, results))
         for i in range(RUNNERS)
     ]
-    for p in procs:
-        p.start()
-    _queue(url, range(1, BEFORE + 1))
-    _until(lambda: _finished(url) >= BEFORE // 10, "the runners to get going")
-    _restart(pgdata)
-    _queue(url, range(BEFORE + 1, BEFORE + AFTER + 1))
-    _until(
-        lambda: all(o.finished_at is not None for o in _listing(url) if o.issue > BEFORE),
-        "the orders queued after the restart",
-    )
-    stop.set()
-    with pool.connect(url) as conn:  # wake the sleeping runners so they see the stop
-        conn.execute("SELECT pg_notify('hive_orders', 'stop')")
-    reports = [results.get(timeout=DEADLINE_SECONDS) for _ in procs]
-    for p in procs:
-        p.join(timeout=DEADLINE_SECONDS)
+    with running(procs):
+        _queue(url, range(1, BEFORE + 1))
+        _until(lambda: _finished(url) >= BEFORE // 10, "the runners to get going")
+        _restart(pgdata)
+        _queue(url, range(BEFORE + 1, BEFORE + AFTER + 1))
+        _until(
+            lambda: all(o.finished_at is not None for o in _listing(url) if o.issue > BEFORE),
+            "the orders queued after the restart",
+        )
+        stop.set()
+        with pool.connect(url) as conn:  # wake the sleeping runners so they see the stop
+            conn.execute("SELECT pg_notify('hive_orders', 'stop')")
+        reports = [results.get(timeout=DEADLINE_SECONDS) for _ in procs]
+        for p in procs:
+            p.join(timeout=DEADLINE_SECONDS)
     ended = [issue for mine, _ in reports for issue in mine]
     failed = sum(f for _, f in reports)
     with pool.connect(url) as conn:

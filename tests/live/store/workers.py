@@ -11,13 +11,15 @@ from hive.store.listen import Listener
 
 # between a failed call and the next try while the server is away
 RETRY_PAUSE_SECONDS = 0.05
+# a worker whose test has gone away stops waiting after this
+BARRIER_TIMEOUT_SECONDS = 60
 
 
 def race(url: str, name: str, trials: int, barrier: Any, results: Any) -> None:
     """Reach for the one row of each trial at the same moment as the others."""
     with pool.connect(url) as conn:
         for _ in range(trials):
-            barrier.wait()
+            barrier.wait(BARRIER_TIMEOUT_SECONDS)
             got = orders.claim(conn, name)
             results.put((name, got.issue if got else None))
 
@@ -26,7 +28,7 @@ def drain(url: str, name: str, barrier: Any, results: Any) -> None:
     """Claim and end orders until none is left; report the issues claimed."""
     mine = []
     with pool.connect(url) as conn:
-        barrier.wait()
+        barrier.wait(BARRIER_TIMEOUT_SECONDS)
         while (got := orders.claim(conn, name)) is not None:
             if not orders.end(conn, got.fence, "finished"):
                 raise AssertionError(f"{name} lost its own claim of {got.issue}")
