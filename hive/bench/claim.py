@@ -1,9 +1,10 @@
 """claim: N runner processes claim and end M orders; the same workload as a bare SQL loop.
 
 Both runs use a scratch database on the configured server. The hive's run goes through
-`hive.store.orders.claim`/`end` on a checked pool, one per process (what a runner
-uses); the bare run sends the same two statements on one plain psycopg connection per
-process. Double claims are counted across every process (must be 0).
+`hive.store.orders.claim`/`end` on a `HeldConnection`, one per process (what a runner's
+claimer uses: it checks itself and reconnects); the bare run sends the same two
+statements on one plain psycopg connection per process. Double claims are counted
+across every process (must be 0).
 """
 
 from __future__ import annotations
@@ -93,7 +94,7 @@ def _drain(url: str, runners: int, count: int, target: Any) -> dict[str, Any]:
 
 def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
     issues, latencies = [], []
-    with pool.make_pool(url, min_size=1, max_size=1) as db:
+    with pool.HeldConnection(url) as db:
         orders.listing(db)  # connected and warm before the clock starts
         barrier.wait()
         began = time.monotonic()

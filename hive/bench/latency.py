@@ -99,7 +99,7 @@ def _runner(url: str, mode: str, poll_seconds: float, ready: Any, stop: Any, cla
         _bare_runner(url, ready, stop, claims)
         return
     listener = Listener(url) if mode == "notify" else None
-    with pool.make_pool(url, min_size=1, max_size=1) as db:
+    with pool.HeldConnection(url) as db:
         ready.set()
         while not stop.is_set():
             got = orders.claim(db, "bench")

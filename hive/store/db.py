@@ -1,4 +1,5 @@
-"""What every store function takes first: a psycopg connection or a pool.
+"""What every store function takes first: a psycopg connection, a pool, or a
+`pool.HeldConnection`.
 
 A store function runs one statement. On an autocommit connection (what `pool.make_pool`
 and `pool.connect` give) that statement is its own transaction; inside the caller's
@@ -15,9 +16,10 @@ import psycopg
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
+from hive.store.pool import HeldConnection
 from hive.store.sql import q
 
-Db = psycopg.Connection[Any] | ConnectionPool[Any]
+Db = psycopg.Connection[Any] | ConnectionPool[Any] | HeldConnection
 Params = Mapping[str, Any]
 T = TypeVar("T")
 
@@ -27,13 +29,18 @@ def connection(db: Db) -> Iterator[psycopg.Connection[Any]]:
     if isinstance(db, ConnectionPool):
         with db.connection() as conn:
             yield conn
+    elif isinstance(db, HeldConnection):
+        yield db.get()
     else:
         yield db
 
 
 def one(db: Db, name: str, params: Params | None = None) -> tuple[Any, ...] | None:
     """The first row of the named query, as a tuple, or None."""
-    if isinstance(db, psycopg.Connection):  # the hot path: no context manager
+    # the hot path (claim, heartbeat, end): no context manager
+    if isinstance(db, HeldConnection):
+        return db.get().execute(q(name), params).fetchone()
+    if isinstance(db, psycopg.Connection):
         return db.execute(q(name), params).fetchone()
     with connection(db) as conn:
         return conn.execute(q(name), params).fetchone()

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 import psycopg
 
+from hive.store.db import Db, one
 from hive.store.sql import q
 
 log = logging.getLogger("hive.store.listen")
@@ -102,3 +103,9 @@ class Listener:
                 continue
             self.reconnects += 1
             return True
+
+
+def notify_ended(db: Db, issue: int) -> None:
+    """NOTIFY `hive_orders` that `issue`'s order ended: a Queen in another process rounds
+    at once, so a freed key is used without waiting for her tick."""
+    one(db, "notify_order_ended", {"issue": issue})

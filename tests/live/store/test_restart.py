@@ -89,6 +89,15 @@ def test_a_restart_costs_a_pool_caller_no_failed_call_and_the_listener_hears_aga
         assert listener.wait(DEADLINE_SECONDS).payloads == ("1",)
 
 
+def test_a_restart_costs_a_held_connection_no_failed_call(private_server):
+    pgdata, url = private_server
+    with pool.HeldConnection(url) as held:
+        assert orders.claim(held, "r1") is None
+        _restart(pgdata)
+        assert orders.claim(held, "r1") is None  # reconnected inside, not raised
+        assert held.reconnects == 1
+
+
 def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
     private_server,
 ):

@@ -37,10 +37,11 @@ def drain(url: str, name: str, barrier: Any, results: Any) -> None:
 
 
 def runner(url: str, name: str, poll_seconds: float, stop: Any, results: Any) -> None:
-    """The runner's loop: claim and end through a checked pool, sleep on LISTEN, carry on
-    across a server restart; report the issues ended and the failed calls seen."""
+    """The runner's loop: claim and end through a held connection that checks itself,
+    sleep on LISTEN, carry on across a server restart; report the issues ended and the
+    failed calls seen."""
     mine, failed = [], 0
-    with pool.make_pool(url, min_size=1, max_size=1) as db, Listener(url) as listener:
+    with pool.HeldConnection(url) as db, Listener(url) as listener:
         while not stop.is_set():
             try:
                 got = orders.claim(db, name)
