@@ -1,0 +1,170 @@
+"""SIGTERM to a real `hive serve`: the drain card (seed 002) as the process lives it."""
+
+from __future__ import annotations
+
+import signal
+import time
+from datetime import timedelta
+
+import pytest
+
+from hive.rules.drain import HAND_BACK_SECONDS
+from hive.store import reports
+from hive.swarm import pid_alive, processes_under
+
+from .harness import World
+
+pytestmark = [pytest.mark.e2e, pytest.mark.live]
+
+START_SECONDS = 60.0  # from `hive serve` to a turn running, on a loaded two-core machine
+EXIT_SECONDS = 30.0
+NO_BEES_EXIT_SECONDS = 2.0  # issue 6: SIGTERM with no bees exits in under 2 s
+POLL_SLACK_SECONDS = 5.0  # how late this test may notice something that happened in time
+RUNNER_SECONDS = 0.2  # FAST_CLOCKS' HIVE_RUNNER_SECONDS
+STOP_GRACE_SECONDS = 3.0  # RULES 2: abort, 3 s grace, then SIGKILL to the group
+LANE_FREE_SECONDS = 5.0
+
+
+def test_sigterm_mid_turn_holds_the_turn_to_its_end_stores_its_bundle_and_exits_zero(
+    world: World,
+) -> None:
+    world.add_issue(1)
+    world.hold(1)
+    world.queen()
+    runner = world.runner("runner-a", HIVE_RUNNER_SLOTS="2", HIVE_RUNNER_DRAIN_SECONDS="120")
+    world.wait(lambda: world.turns(1), START_SECONDS, "issue 1's turn starts")
+    assert world.claimed(1, "runner-a")
+
+    signalled_at = world.now()
+    runner.send(signal.SIGTERM)
+    world.wait(
+        lambda: (r := world.runner_row("runner-a")) is not None and r.draining,
+        10,
+        "runner-a marks itself draining",
+    )
+    # held: the heartbeat goes on while the drain waits for the turn
+    world.wait(
+        lambda: world.renewed_after(1, "runner-a", signalled_at),
+        10,
+        "runner-a renews its claim during the drain",
+    )
+    # and it takes nothing new, though a slot is free: an order queued now stays queued
+    world.add_issue(2)
+    queued = world.wait(lambda: world.queued(2), 10, "the Queen queues issue 2")
+    assert queued.queued_at is not None
+    polls_later = queued.queued_at + timedelta(seconds=3 * RUNNER_SECONDS)
+    world.wait(
+        lambda: world.renewed_after(1, "runner-a", polls_later),
+        10,
+        "runner-a lives three of its periods past issue 2's queueing",
+    )
+    assert runner.exit_code() is None, "the drain did not wait for the turn"
+    assert world.order(1).finished_at is None  # type: ignore[union-attr]
+
+    world.release(1)
+    assert world.exit_code(runner, EXIT_SECONDS) == 0, world.report()
+
+    order = world.ended(1)
+    assert order is not None and order.outcome == "finished", world.report()
+    stored = world.bundle(1)
+    assert stored is not None
+    fetched = world.fetch(1)
+    assert f"issue 1 turn {world.turns(1)[0].pid}" in fetched.file("files/f1.txt")
+    second = world.order(2)
+    assert second is not None
+    assert second.claimed_by is None and second.finished_at is None, "claimed during the drain"
+    left = [o for o in (world.order(1), second) if o and o.claimed_by and not o.finished_at]
+    assert left == [], "an order is left claimed by a runner that has gone"
+
+
+def test_sigterm_with_the_cap_shorter_than_the_turn_hands_it_back_and_the_next_attempt_continues(
+    world: World,
+) -> None:
+    cap_seconds = 1
+    world.add_issue(1)
+    world.hold(1)
+    world.queen()
+    runner = world.runner("runner-a", HIVE_RUNNER_DRAIN_SECONDS=str(cap_seconds))
+    world.wait(lambda: world.turns(1), START_SECONDS, "issue 1's turn starts")
+    first_turn = world.turns(1)[0]
+
+    sent = runner.send(signal.SIGTERM)
+    world.wait(
+        lambda: world.ended(1), cap_seconds + HAND_BACK_SECONDS + POLL_SLACK_SECONDS, "hand-back"
+    )
+    landed_seconds = time.monotonic() - sent
+    assert landed_seconds <= cap_seconds + HAND_BACK_SECONDS, landed_seconds
+    assert world.exit_code(runner, EXIT_SECONDS) == 0, world.report()
+
+    handed = world.ended(1)
+    assert handed is not None and handed.outcome == "handed back", world.report()
+    assert handed.salvaged_sha, "the turn's uncommitted change was not salvaged"
+    stored = world.bundle(1)
+    assert stored is not None and stored.head_sha == handed.salvaged_sha
+    fetched = world.fetch(1)
+    assert f"issue 1 turn {first_turn.pid}" in fetched.file("files/f1.txt")
+
+    # the issue is free at once; the next attempt, on another runner, continues the branch
+    world.release(1)
+    world.runner("runner-b")
+    world.wait(
+        lambda: (o := world.ended(1)) is not None and o.attempt == 2,
+        START_SECONDS,
+        "the second attempt ends",
+    )
+    second = world.ended(1)
+    assert second is not None and second.outcome == "finished", world.report()
+    assert second.claimed_by == "runner-b"
+    assert [h["outcome"] for h in world.history(1)] == ["handed back"]
+    turns = world.turns(1)
+    assert len(turns) == 2
+    again = world.fetch(1)
+    assert again.has_ancestor(handed.salvaged_sha), "attempt 2 did not continue the branch"
+    text = again.file("files/f1.txt")
+    assert f"issue 1 turn {turns[0].pid}" in text and f"issue 1 turn {turns[1].pid}" in text
+    assert again.commits_beyond_base() == 2
+
+
+@pytest.mark.parametrize("role", ["runner", "queen", "queen,runner"])
+def test_sigterm_with_no_bees_exits_zero_in_under_two_seconds(world: World, role: str) -> None:
+    serve = world.start("idle", role)
+    if "runner" in role:
+        world.wait(lambda: world.runner_row("idle"), START_SECONDS, "the runner registers")
+    if "queen" in role:
+        world.wait(lambda: reports.latest(world.db, 1), START_SECONDS, "the Queen's first round")
+    sent = serve.send(signal.SIGTERM)
+    code = world.exit_code(serve, EXIT_SECONDS)
+    took = time.monotonic() - sent
+    assert code == 0, world.report()
+    assert took < NO_BEES_EXIT_SECONDS, f"{took:.2f} s"
+
+
+@pytest.mark.parametrize("stopped_by", ["the drain's cap", "the turn's bound"])
+def test_a_turn_that_ignores_sigterm_is_killed_with_its_children(
+    world: World, stopped_by: str
+) -> None:
+    world.add_issue(1)
+    world.mode(1, "stubborn")
+    world.queen()
+    extra = {"HIVE_RUNNER_DRAIN_SECONDS": "0"}
+    if stopped_by == "the turn's bound":
+        extra = {"HIVE_TURN_MAX_SECONDS": "1"}
+    runner = world.runner("runner-a", **extra)
+    world.wait(lambda: (world.ctl / "1.stubborn").exists(), START_SECONDS, "the stubborn turn")
+    pids = world.pids(1)
+    assert len(pids) == 3 and all(pid_alive(p) for p in pids)
+
+    if stopped_by == "the drain's cap":
+        sent = runner.send(signal.SIGTERM)
+        assert world.exit_code(runner, EXIT_SECONDS) == 0, world.report()
+        # abort, grace, SIGKILL to the group: the process waits for that and no more
+        assert time.monotonic() - sent < LANE_FREE_SECONDS + POLL_SLACK_SECONDS
+        order = world.ended(1)
+        assert order is not None and order.outcome == "handed back", world.report()
+    else:
+        world.wait(lambda: world.ended(1), 1 + LANE_FREE_SECONDS + POLL_SLACK_SECONDS, "bound")
+        assert runner.exit_code() is None, "the runner itself must live on"
+
+    assert [p for p in pids if pid_alive(p)] == [], "a process of the turn survived"
+    bees = world.root / "runner-a"
+    assert processes_under(bees) == [], "something still runs in the runner's worktrees"
