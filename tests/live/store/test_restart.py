@@ -18,7 +18,7 @@ from . import workers
 from .conftest import running
 
 RUNNERS = 2
-BEFORE, AFTER = 300, 100
+BEFORE, AFTER = 1000, 100
 # the runners sleep on LISTEN; this long a poll means only a NOTIFY or a reconnect wakes them
 POLL_SECONDS = 30.0
 DEADLINE_SECONDS = 60.0
@@ -113,6 +113,8 @@ def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
     with running(procs):
         _queue(url, range(1, BEFORE + 1))
         _until(lambda: _finished(url) >= BEFORE // 10, "the runners to get going")
+        with pool.connect(url) as conn:
+            restarted_at = conn.execute("SELECT now()").fetchone()[0]
         _restart(pgdata)
         _queue(url, range(BEFORE + 1, BEFORE + AFTER + 1))
         _until(
@@ -136,3 +138,5 @@ def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
     unfinished = [o.issue for o in rows if o.finished_at is None]
     assert len(unfinished) <= failed
     assert len(ended) >= BEFORE + AFTER - failed
+    # the restart came in the middle of the first batch, and the runners carried it on
+    assert any(o.issue <= BEFORE and o.finished_at > restarted_at for o in rows if o.finished_at)
