@@ -1,0 +1,13 @@
+"""The hive's actors (DESIGN 3): thin shells that gather facts, ask `hive.rules`, and act.
+
+- `queen`: QueenActor, the rounds (decide and write orders)
+- `runner`: RunnerActor, the claimer (claims queued orders for this process's bees)
+- `bee`: BeeActor, one order's turn: start, heartbeat, transcript, ending, hand-back
+- `reaper`: ReaperActor, the boot reaper and the stall reaper
+- `drain`: DrainActor, the drain card on SIGTERM
+- `start`: the shared cut-and-start; `host`: the bee pool as the others see it;
+  `work`: the registry of work this process holds; `loop`: the shape every long-running
+  actor shares; `runtime`: what they share; `service`: a start/stop object as an actor
+
+`hive/tree.py` wires them. No actor imports the command line or the HTTP server.
+"""

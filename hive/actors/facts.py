@@ -1,0 +1,130 @@
+"""What a Queen round reads before it asks the rules: open issues as candidates (with
+their shape problems), holds, and the load on each key. Reading only: no decision is
+taken here beyond translating rows into the rules' own inputs."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from hive.git.facts import BaseFacts
+from hive.rules.holds import (
+    PH_AWAITING_REVIEW,
+    PH_DONE,
+    PH_ESCALATED,
+    PH_RUNNING,
+    PH_SENT_BACK,
+    HeldOrder,
+)
+from hive.rules.priority import CRITICAL, Candidate, label_level
+from hive.rules.shape import shape_problem
+from hive.rules.states import FINISHED
+from hive.store.issues import Issue
+from hive.store.orders import Order
+
+
+def phase_of(order: Order) -> int:
+    """Where an order is, as holds see it. Finished work not yet judged awaits review;
+    an ending that is not `finished` (handed back, reaped, refused...) holds nothing, so
+    its issue may be dispatched again at once."""
+    if order.finished_at is None:
+        return PH_RUNNING
+    if order.review_state == "sendback":
+        return PH_SENT_BACK
+    if order.review_state == "escalate":
+        return PH_ESCALATED
+    if order.outcome == FINISHED and order.review_state in (None, "wait"):
+        return PH_AWAITING_REVIEW
+    return PH_DONE
+
+
+def held_orders(orders: Iterable[Order], now: datetime) -> list[HeldOrder]:
+    held = []
+    for order in orders:
+        since = 0
+        if order.finished_at is not None:
+            since = int((now - order.finished_at).total_seconds())
+        held.append(HeldOrder(order.issue, tuple(order.owned_paths), phase_of(order), since))
+    return held
+
+
+@dataclass(frozen=True)
+class Candidates:
+    """The issues that are tasks, as candidates, and the one reason of each that is not."""
+
+    candidates: list[Candidate]
+    shape_problems: list[tuple[int, str]]
+    running_critical: int
+
+
+def candidates_of(
+    open_issues: list[Issue], orders: list[Order], base: BaseFacts, now: datetime
+) -> Candidates:
+    by_issue = {order.issue: order for order in orders}
+    open_numbers = {issue.number for issue in open_issues}
+    labels = {issue.number: issue.labels for issue in open_issues}
+    found: list[Candidate] = []
+    problems: list[tuple[int, str]] = []
+    for issue in open_issues:
+        problem = shape_problem(
+            issue.labels, issue.boundary, issue.body, base.files, base.dirs, base.symlinks
+        )
+        if problem is not None:
+            problems.append((issue.number, problem))
+            continue
+        order = by_issue.get(issue.number)
+        phase = phase_of(order) if order is not None else PH_DONE
+        found.append(
+            Candidate(
+                number=issue.number,
+                labels=tuple(issue.labels),
+                age_seconds=int((now - issue.created_at).total_seconds()),
+                boundary=tuple(issue.boundary),
+                open_blocker=any(b in open_numbers for b in issue.blocked_by),
+                live_order=phase == PH_RUNNING,
+                accepted=order is not None and order.review_state == "accept",
+                awaiting_review=phase == PH_AWAITING_REVIEW,
+            )
+        )
+    running_critical = sum(
+        1
+        for order in orders
+        if order.finished_at is None and label_level(labels.get(order.issue, [])) == CRITICAL
+    )
+    return Candidates(found, problems, running_critical)
+
+
+def busy_keys(orders: Iterable[Order]) -> Counter[int]:
+    """Lanes taken on each key: every order in flight holds its key."""
+    return Counter(o.key_index for o in orders if o.finished_at is None and o.key_index is not None)
+
+
+def in_flight(orders: Iterable[Order]) -> int:
+    return sum(1 for o in orders if o.finished_at is None)
+
+
+def last_key(orders: Iterable[Order]) -> int | None:
+    """The key of the most recent order: the circular scan starts just after it."""
+    dated = [o for o in orders if o.key_index is not None]
+    if not dated:
+        return None
+    return max(dated, key=lambda o: o.created_at).key_index
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def brief_of(issue: Issue) -> str:
+    """The agent's whole prompt: the issue, its boundary and its acceptance criteria."""
+    lines = [f"Issue #{issue.number}: {issue.title}", ""]
+    if issue.body.strip():
+        lines += [issue.body.rstrip(), ""]
+    lines.append("Change only these files:")
+    lines += [f"  {path}" for path in issue.boundary]
+    if issue.criteria:
+        lines += ["", "Done when:"]
+        lines += [f"  - {c}" for c in issue.criteria]
+    return "\n".join(lines) + "\n"

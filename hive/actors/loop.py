@@ -1,0 +1,111 @@
+"""The shape every long-running actor shares (STYLE: River's services).
+
+The work is a plain object with `run_once()` (one pass, returns a small result that is
+true when something happened and prints as one line) and `close()`; tests call
+`run_once()` directly. `LoopActor` only waits, calls it, and logs that one line: it
+waits `interval_seconds`, or less when its wake event is set or, given a `listen_url`,
+when a NOTIFY on `hive_orders` arrives (a NOTIFY is only a hint: the pass re-reads the
+store). The loop runs in a thread of its own, never in a message handler, so a stop is
+answered within WAKE_SLICE_SECONDS.
+
+A pass that raises is logged and the loop goes on at its next interval: the store and
+git errors it meets are transient, and a crash would only restart the same loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Protocol
+
+from hive.store.listen import Listener
+from supervisors import SupervisedActor
+
+# a wait is cut in slices this long so a stop or an in-process wake is seen at once
+WAKE_SLICE_SECONDS = 0.2
+
+
+class Work(Protocol):
+    def run_once(self) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class LoopActor(SupervisedActor):
+    """Lifecycle: `on_start` starts the loop thread (the first pass runs at once);
+    `on_stop` asks it to end, waits for the pass in hand, then calls `work.close()`.
+    Stopping twice, or before start, is safe."""
+
+    def __init__(
+        self,
+        name: str,
+        work: Work,
+        interval_seconds: float,
+        *,
+        wake: threading.Event | None = None,
+        listen_url: str | None = None,
+    ) -> None:
+        super().__init__()
+        self.name = name
+        self.work = work
+        self.interval_seconds = interval_seconds
+        self.wake = wake or threading.Event()
+        self.listen_url = listen_url
+        self.log = logging.getLogger(f"hive.{name}")
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._listener: Listener | None = None
+
+    def on_start(self) -> None:
+        self._thread = threading.Thread(target=self._loop, name=f"hive-{self.name}", daemon=True)
+        self._thread.start()
+
+    def on_stop(self) -> None:
+        self._stopping.set()
+        self.wake.set()
+        if self._thread is not None:
+            self._thread.join()
+        self.work.close()
+
+    def _loop(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                try:
+                    result = self.work.run_once()
+                except Exception:
+                    self.log.exception("%s pass failed; next at its interval", self.name)
+                else:
+                    if result:
+                        self.log.info("%s", result)
+                self._wait(self.interval_seconds)
+        finally:
+            if self._listener is not None:
+                self._listener.close()
+
+    def _wait(self, timeout: float) -> None:
+        deadline = time.monotonic() + timeout
+        listener = self._listen()
+        while not self._stopping.is_set():
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            if listener is None:
+                if self.wake.wait(remaining):
+                    self.wake.clear()
+                    return
+                continue
+            if self.wake.is_set():
+                self.wake.clear()
+                return
+            if listener.wait(min(remaining, WAKE_SLICE_SECONDS)).recheck:
+                return
+
+    def _listen(self) -> Listener | None:
+        if self.listen_url is None or self._listener is not None:
+            return self._listener
+        try:
+            self._listener = Listener(self.listen_url)
+        except Exception as err:  # the store is away: poll until it is back
+            self.log.warning("cannot LISTEN (%s); polling every %gs", err, self.interval_seconds)
+        return self._listener

@@ -1,0 +1,353 @@
+"""The Queen (DESIGN 5.1): rounds that decide which issue goes next, on which key, and
+write the order down.
+
+A round holds the Queen lease (one Queen at a time; a round without it does nothing),
+reads the facts (`facts.py`), and asks the rules: the task's shape (an issue that fails
+gets its one reason in the round's report), priority and holds (`order_candidates`),
+capacity (`min(HIVE_MAX_WORKERS - in flight, free key lanes, and for bees run here the
+container's room)`) and the key (`choose_key`; none free: `all_busy_sentence`). Local
+mode inserts the order and starts the bee in this process through the bee pool and the
+shared cut-and-start (the insert is the ledger); elsewhere mode inserts it with
+`queued_at` and the brief (the store NOTIFYs the runners) and runs nothing. A refusal
+is a sentence in the round's report (`queen_report`, one row every round), never a row
+in `queen_dispatch`.
+
+A round is bounded by ROUND_MAX_SECONDS: past it, it is abandoned (it dispatches nothing
+more), the lease is let go, the log names the step it was stuck in, and
+`hive_rounds_stalled_total` counts it. During a drain a round runs only while it would
+start no bee here and something still holds (`takes_new_work`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hive.actors import facts
+from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
+from hive.actors.loop import LoopActor
+from hive.actors.runtime import Runtime
+from hive.actors.start import plan_of
+from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
+from hive.git.facts import BaseFacts, base_facts
+from hive.git.repo import refresh_base, resolve
+from hive.rules.drain import takes_new_work
+from hive.rules.holds import held_paths
+from hive.rules.keys import KeySlot, all_busy_sentence, choose_key, key_slots
+from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
+from hive.rules.priority import capacity, order_candidates
+from hive.settings import Settings
+from hive.store import issues, leases, orders, reports
+from hive.store.issues import Issue
+from hive.store.orders import Fence, NewOrder
+
+log = logging.getLogger("hive.queen")
+
+ROUND_MAX_SECONDS = 180.0
+# skips that are an order's normal course, not news for the report
+_QUIET_SKIPS = ("skipped: it already has a live order", "skipped: its finished work waits")
+
+
+@dataclass(frozen=True)
+class QueenConfig:
+    holder: str
+    tick_seconds: float = 30.0
+    elsewhere: bool = False
+    max_workers: int = 4
+    lanes_per_key: int = 1
+    bee_memory_mb: int = 1024
+    provider: str = "demo"
+    model: str = ""
+    round_max_seconds: float = ROUND_MAX_SECONDS
+    lease_ttl_seconds: float = QUEEN_LEASE_TTL_SECONDS
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> QueenConfig:
+        return cls(
+            holder=settings.runner_name,
+            tick_seconds=settings.queen_tick_seconds,
+            elsewhere=settings.queen_bees_run_elsewhere,
+            max_workers=settings.max_workers,
+            lanes_per_key=settings.worker_lanes_per_key,
+            bee_memory_mb=settings.bee_memory_mb,
+            provider=settings.worker_provider,
+            model=settings.worker_model,
+        )
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """One round: the issues dispatched, the refusal sentences, the skips reported; or
+    why there was no round (`standby`: another Queen holds the lease; `draining`)."""
+
+    dispatched: tuple[int, ...] = ()
+    refusals: tuple[str, ...] = ()
+    skipped: tuple[tuple[int, str], ...] = ()
+    idle: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.dispatched)
+
+    def __str__(self) -> str:
+        if self.idle:
+            return f"no round: {self.idle}"
+        done = ", ".join(f"#{n}" for n in self.dispatched) or "nothing"
+        return f"round: dispatched {done}" + "".join(f"; {s}" for s in self.refusals)
+
+
+class _Abandoned(Exception):
+    pass
+
+
+@dataclass
+class _Round:
+    """One round's progress, so an abandoned round can be told to stop, and named."""
+
+    step: str = "starting"
+    abandoned: threading.Event = field(default_factory=threading.Event)
+
+    def at(self, step: str) -> None:
+        if self.abandoned.is_set():
+            raise _Abandoned(step)
+        self.step = step
+
+
+class Queen:
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: QueenConfig | None = None,
+        free_memory: Callable[[], int | None] = free_memory_bytes,
+    ) -> None:
+        self.runtime = runtime
+        self.config = config or QueenConfig.from_settings(runtime.settings)
+        self.free_memory = free_memory
+        self.keys: tuple[KeySlot, ...] = key_slots(runtime.settings.worker_keys)
+        self.lease: leases.Lease | None = None
+        self._facts: BaseFacts | None = None
+        self._last_key: int | None = None
+        self._seeded = False
+
+    # --- the round, bounded ---------------------------------------------------------
+
+    def run_once(self) -> RoundResult:
+        """One round in a thread of its own, waited for up to round_max_seconds."""
+        state = _Round()
+        answer: list[RoundResult] = []
+        failure: list[BaseException] = []
+
+        def work() -> None:
+            try:
+                answer.append(self._round(state))
+            except _Abandoned:
+                pass
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=work, name="queen-round", daemon=True)
+        thread.start()
+        thread.join(self.config.round_max_seconds)
+        if thread.is_alive():
+            state.abandoned.set()
+            self.runtime.metrics.rounds_stalled.inc()
+            self._let_go()
+            log.error(
+                "round abandoned after %gs, stuck in: %s; lease let go",
+                self.config.round_max_seconds,
+                state.step,
+            )
+            return RoundResult(idle=f"abandoned while {state.step}")
+        if failure:
+            raise failure[0]
+        return answer[0]
+
+    def close(self) -> None:
+        """Let the lease go (safe twice): another Queen may take over at once."""
+        self._let_go()
+
+    def _let_go(self) -> None:
+        lease, self.lease = self.lease, None
+        if lease is not None:
+            try:
+                leases.release(self.runtime.db, lease)
+            except Exception as err:
+                log.warning("could not release the Queen lease: %s", err)
+
+    # --- one round ------------------------------------------------------------------
+
+    def _round(self, state: _Round) -> RoundResult:
+        rt, cfg = self.runtime, self.config
+        state.at("taking the Queen lease")
+        if not self._hold_lease():
+            return RoundResult(idle="another Queen holds the lease")
+        if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
+            return RoundResult(idle="draining")
+        state.at("reading issues and orders")
+        open_issues = issues.listing(rt.db, open_only=True)
+        all_orders = orders.listing(rt.db)
+        if not self._seeded:
+            self._last_key, self._seeded = facts.last_key(all_orders), True
+        state.at("reading base")
+        base = self._base_facts()
+        now = facts.utcnow()
+        found = facts.candidates_of(open_issues, all_orders, base, now)
+        held = held_paths(facts.held_orders(all_orders, now))
+        ranked, skipped = order_candidates(found.candidates, held, found.running_critical)
+        busy = facts.busy_keys(all_orders)
+        indexes = [k.index for k in self.keys]
+        free_lanes = sum(max(0, cfg.lanes_per_key - busy[i]) for i in indexes)
+        in_flight = facts.in_flight(all_orders)
+        room = self._room()
+        limit = capacity(cfg.max_workers - in_flight, free_lanes, room)
+        by_number = {issue.number: issue for issue in open_issues}
+        dispatched: list[int] = []
+        refusals: list[str] = []
+        for ranked_one in ranked:
+            if len(dispatched) >= limit:
+                refusals.append(self._why_full(in_flight, free_lanes, room, indexes))
+                break
+            index = choose_key(indexes, busy, cfg.lanes_per_key, self._last_key)
+            if index is None:
+                refusals.append(all_busy_sentence(indexes, cfg.lanes_per_key))
+                break
+            state.at(f"dispatching #{ranked_one.number}")
+            problem = self._dispatch(by_number[ranked_one.number], self._key(index), base.sha)
+            if problem is not None:
+                refusals.append(f"#{ranked_one.number} not started: {problem}")
+                continue
+            busy[index] += 1
+            self._last_key = index
+            dispatched.append(ranked_one.number)
+        state.at("writing the report")
+        shown = [(n, r) for n, r in skipped if not r.startswith(_QUIET_SKIPS)]
+        result = RoundResult(
+            tuple(dispatched), tuple(refusals), tuple(found.shape_problems + shown)
+        )
+        self._report(result)
+        rt.metrics.rounds.inc()
+        return result
+
+    def _hold_lease(self) -> bool:
+        db, ttl = self.runtime.db, self.config.lease_ttl_seconds
+        if self.lease is not None:
+            self.lease = leases.renew(db, self.lease, ttl)
+        if self.lease is None:
+            self.lease = leases.claim(db, leases.QUEEN_LEASE, self.config.holder, ttl)
+        return self.lease is not None
+
+    def _base_facts(self) -> BaseFacts:
+        rt = self.runtime
+        assert rt.checkout is not None, "the Queen needs the checkout"
+        with rt.git_lock:
+            if rt.settings.repo_url:
+                try:
+                    refresh_base(rt.checkout.repo, rt.settings.repo_url, rt.checkout.base)
+                except Exception as err:  # judge against the base we have
+                    log.warning("base not refreshed: %s", err)
+            sha = resolve(rt.checkout.repo, rt.checkout.base)
+            if self._facts is None or self._facts.sha != sha:
+                self._facts = base_facts(rt.checkout.repo, sha)
+        return self._facts
+
+    def _room(self) -> int | None:
+        """How many more bees this process can take (None: they run elsewhere)."""
+        if self.config.elsewhere:
+            return None
+        if not self.runtime.host.ready:
+            return 0
+        free = self.free_memory()
+        if free is None:
+            return None
+        return (
+            free // (self.config.bee_memory_mb * BYTES_PER_MB)
+            if self.config.bee_memory_mb
+            else None
+        )
+
+    def _why_full(
+        self, in_flight: int, free_lanes: int, room: int | None, indexes: list[int]
+    ) -> str:
+        if free_lanes <= 0:
+            return all_busy_sentence(indexes, self.config.lanes_per_key)
+        if in_flight >= self.config.max_workers:
+            return (
+                f"{in_flight} orders in flight: HIVE_MAX_WORKERS={self.config.max_workers} reached"
+            )
+        if room == 0 and not self.runtime.host.ready:
+            return "no bee can start in this process now (no bee pool, or draining)"
+        mb = self.config.bee_memory_mb
+        return f"not enough free memory here for another bee (HIVE_BEE_MEMORY_MB={mb})"
+
+    def _key(self, index: int) -> KeySlot:
+        return next(k for k in self.keys if k.index == index)
+
+    def _dispatch(self, issue: Issue, key: KeySlot, base_sha: str) -> str | None:
+        """Write the order (and start its bee here in local mode); a sentence on failure."""
+        rt, cfg = self.runtime, self.config
+        new = NewOrder(
+            issue=issue.number,
+            branch=f"queen-{issue.number}",
+            base=rt.checkout.base if rt.checkout else rt.settings.base_ref,
+            base_sha=base_sha,
+            owned_paths=tuple(issue.boundary),
+            key_index=key.index,
+            key_fingerprint=key.fingerprint,
+            brief=facts.brief_of(issue),
+            provider=cfg.provider,
+            model=cfg.model or None,
+        )
+        if cfg.elsewhere:
+            if orders.insert(rt.db, new, queued=True) is None:
+                return "an unfinished order of it already exists"
+            return None
+        plan = plan_of(
+            rt.settings,
+            issue=issue.number,
+            title=issue.title,
+            body=issue.body,
+            base=new.base,
+            base_sha=base_sha,
+            boundary=new.owned_paths,
+            brief=new.brief or "",
+            key=key.value,
+        )
+        fence = Fence(issue.number, new.conversation_id, None)
+        bee = Bee(
+            rt,
+            BeeOrder(
+                fence, plan, ledger=lambda: orders.insert(rt.db, new, queued=False) is not None
+            ),
+        )
+        if not rt.host.start(bee):
+            return "no bee can start in this process now"
+        bee.decided.wait(START_WAIT_SECONDS)
+        if bee.landed:
+            return None
+        return bee.start_error or "an unfinished order of it already exists"
+
+    def _report(self, result: RoundResult) -> None:
+        if result.dispatched:
+            headline = "dispatched " + ", ".join(f"#{n}" for n in result.dispatched)
+        elif result.refusals:
+            headline = result.refusals[0]
+        else:
+            headline = "nothing to dispatch"
+        body = list(result.refusals) + [f"#{n}: {reason}" for n, reason in result.skipped]
+        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=bool(result.skipped))
+
+
+class QueenActor(LoopActor):
+    """Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order ends: in this
+    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY)."""
+
+    def __init__(self, runtime: Runtime, config: QueenConfig | None = None) -> None:
+        queen = Queen(runtime, config)
+        super().__init__(
+            "queen",
+            queen,
+            queen.config.tick_seconds,
+            wake=runtime.queen_wake,
+            listen_url=runtime.url if queen.config.elsewhere else None,
+        )

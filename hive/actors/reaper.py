@@ -1,0 +1,164 @@
+"""The reapers (DESIGN 5, RULES 4): they clean up after crashes and never take the order
+of a bee this process runs (its issues are passed as `spare`).
+
+- The boot reaper (a Queen process, once, at start, before the Queen's first round)
+  ends the unfinished orders this Queen ran herself (`queued_at IS NULL`): her restart
+  killed their bees. Runner orders survive a Queen restart. Each is salvaged first where
+  its worktree is on this disk.
+- The stall reaper (a Queen process, every `min(60 s, silent window / 4, stall window
+  / 4)`) releases runner orders whose heartbeat has been silent for
+  `HIVE_RUNNER_SILENT_MINUTES`, never salvaged (nothing of that bee is on this disk), and
+  ends started orders whose turn began more than `HIVE_STALL_MINUTES` ago by
+  `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
+  reaped.
+
+After a reap the Queen is woken: the freed issue is dispatched again at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from hive.actors.loop import LoopActor
+from hive.actors.runtime import Runtime
+from hive.git.salvage import salvage
+from hive.git.worktrees import worktree_path
+from hive.settings import Settings
+from hive.store import orders
+from hive.store.orders import Order
+
+log = logging.getLogger("hive.reaper")
+
+STALL_PASS_MAX_SECONDS = 60.0
+# the stall reaper looks this many times per window, so an order is freed within a
+# quarter window of its deadline
+PASSES_PER_WINDOW = 4
+
+
+@dataclass(frozen=True)
+class ReaperConfig:
+    boot: bool = True
+    stall: bool = True
+    silent_minutes: float = 10.0
+    stall_minutes: float = 120.0
+
+    @property
+    def interval_seconds(self) -> float:
+        return min(
+            STALL_PASS_MAX_SECONDS,
+            self.silent_minutes * 60 / PASSES_PER_WINDOW,
+            self.stall_minutes * 60 / PASSES_PER_WINDOW,
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ReaperConfig:
+        return cls(
+            boot=settings.is_queen,
+            stall=settings.is_queen,
+            silent_minutes=settings.runner_silent_minutes,
+            stall_minutes=settings.stall_minutes,
+        )
+
+
+@dataclass(frozen=True)
+class ReapPass:
+    """What one pass ended: silent runners' orders, stalled turns, and (boot) the Queen's
+    own; `salvaged` names the ones salvaged here."""
+
+    silent: tuple[int, ...] = ()
+    stalled: tuple[int, ...] = ()
+    boot: tuple[int, ...] = ()
+    salvaged: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.silent or self.stalled or self.boot)
+
+    def __str__(self) -> str:
+        parts = [
+            f"{name} " + ", ".join(f"#{n}" for n in issues)
+            for name, issues in (
+                ("reaped at boot", self.boot),
+                ("released (runner silent)", self.silent),
+                ("reaped (no completion)", self.stalled),
+                ("salvaged", self.salvaged),
+            )
+            if issues
+        ]
+        return "reaper: " + "; ".join(parts or ["nothing"])
+
+
+class Reaper:
+    def __init__(self, runtime: Runtime, config: ReaperConfig | None = None) -> None:
+        self.runtime = runtime
+        self.config = config or ReaperConfig.from_settings(runtime.settings)
+
+    def boot(self) -> ReapPass:
+        """End the Queen's own unfinished orders (see the module)."""
+        if not self.config.boot:
+            return ReapPass()
+        rt = self.runtime
+        reaped = orders.reap_at_boot(rt.db, spare=rt.host.issues())
+        salvaged = self._salvage(reaped)
+        rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
+        result = ReapPass(boot=_issues(reaped), salvaged=salvaged)
+        if result:
+            rt.queen_wake.set()
+        return result
+
+    def run_once(self) -> ReapPass:
+        """One stall pass (see the module)."""
+        if not self.config.stall:
+            return ReapPass()
+        rt, cfg = self.runtime, self.config
+        spare = rt.host.issues()
+        silent = orders.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
+        stalled = orders.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
+        salvaged = self._salvage([o for o in stalled if o.queued_at is None])
+        rt.metrics.reaped.labels(reaper="stall").inc(len(silent))
+        rt.metrics.reaped.labels(reaper="two_hour").inc(len(stalled))
+        result = ReapPass(silent=_issues(silent), stalled=_issues(stalled), salvaged=salvaged)
+        if result:
+            rt.queen_wake.set()
+        return result
+
+    def close(self) -> None:
+        pass
+
+    def _salvage(self, reaped: list[Order]) -> tuple[int, ...]:
+        """Commit what each reaped local bee left in its worktree, where it is here."""
+        rt = self.runtime
+        if rt.checkout is None:
+            return ()
+        done = []
+        for order in reaped:
+            path = worktree_path(rt.checkout.workdir, order.issue)
+            if not path.exists():
+                continue
+            try:
+                with rt.git_lock:
+                    salvage(path, order.owned_paths, "reaped")
+            except Exception as err:
+                log.warning("salvage failed: %s", err, extra={"issue": order.issue})
+                continue
+            done.append(order.issue)
+        return tuple(done)
+
+
+def _issues(reaped: list[Order]) -> tuple[int, ...]:
+    return tuple(order.issue for order in reaped)
+
+
+class ReaperActor(LoopActor):
+    """`on_start` runs the boot reaper before the Queen's actor starts (the tree starts
+    the reaper first); then a stall pass every `interval_seconds`."""
+
+    def __init__(self, runtime: Runtime, config: ReaperConfig | None = None) -> None:
+        self.reaper = Reaper(runtime, config)
+        super().__init__("reaper", self.reaper, self.reaper.config.interval_seconds)
+
+    def on_start(self) -> None:
+        result = self.reaper.boot()
+        if result:
+            self.log.info("%s", result)
+        super().on_start()

@@ -1,0 +1,183 @@
+"""The claimer (DESIGN 5.2 and 5.3): `RunnerActor` wakes on NOTIFY and polls every
+`HIVE_RUNNER_SECONDS`; each pass fills every free slot.
+
+Per slot: the container guard first (not enough memory: claim nothing, the order stays
+queued for another runner); then one claim; then the key check: the order's `key_index`
+resolved against this runner's own keys, refused (claim released, `refused_by` grows,
+counted and logged) when there is no key at that index or its fingerprint differs. A
+runner never takes another key: that would be another account. A claimed order goes to
+a new bee in the pool. Each pass also keeps `queen_runner.seen_at` fresh, with the bees
+running and whether it drains; once the drain began it claims nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hive.actors.bee import Bee, BeeOrder
+from hive.actors.loop import LoopActor
+from hive.actors.runtime import Runtime
+from hive.actors.start import plan_of
+from hive.agents.guard import free_memory_bytes, may_start_bee
+from hive.rules.keys import KeySlot, key_slots
+from hive.settings import Settings
+from hive.store import issues, orders, runners
+from hive.store.orders import ClaimedOrder
+
+log = logging.getLogger("hive.runner")
+
+
+@dataclass(frozen=True)
+class ClaimerConfig:
+    name: str
+    slots: int = 1
+    bee_memory_mb: int = 1024
+    poll_seconds: float = 15.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ClaimerConfig:
+        return cls(
+            settings.runner_name,
+            settings.runner_slots,
+            settings.bee_memory_mb,
+            settings.runner_seconds,
+        )
+
+
+@dataclass(frozen=True)
+class ClaimPass:
+    """What one pass did; true when it claimed or refused something."""
+
+    started: tuple[int, ...] = ()
+    refused: tuple[int, ...] = ()
+    held_back: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.started or self.refused)
+
+    def __str__(self) -> str:
+        parts = []
+        if self.started:
+            parts.append("started " + ", ".join(f"#{n}" for n in self.started))
+        if self.refused:
+            parts.append("refused the key of " + ", ".join(f"#{n}" for n in self.refused))
+        if self.held_back:
+            parts.append(self.held_back)
+        return "claim pass: " + "; ".join(parts or ["nothing"])
+
+
+class Claimer:
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: ClaimerConfig | None = None,
+        free_memory: Callable[[], int | None] = free_memory_bytes,
+    ) -> None:
+        self.runtime = runtime
+        self.config = config or ClaimerConfig.from_settings(runtime.settings)
+        self.free_memory = free_memory
+        self.keys: dict[int, KeySlot] = {
+            k.index: k for k in key_slots(runtime.settings.worker_keys)
+        }
+        self._registered = False
+
+    def run_once(self) -> ClaimPass:
+        rt = self.runtime
+        self._seen()
+        started: list[int] = []
+        refused: list[int] = []
+        held_back = None
+        while not rt.draining.is_set() and rt.host.ready:
+            if rt.host.running() >= self.config.slots:
+                break
+            if not may_start_bee(self.free_memory(), self.config.bee_memory_mb):
+                held_back = (
+                    f"not claiming: less free memory than HIVE_BEE_MEMORY_MB="
+                    f"{self.config.bee_memory_mb} for another bee"
+                )
+                break
+            order = orders.claim(rt.db, self.config.name)
+            if order is None:
+                break
+            rt.metrics.claims.inc()
+            rt.metrics.claim_seconds.observe(
+                max(0.0, (order.claimed_at - order.queued_at).total_seconds())
+            )
+            key = self._key_for(order)
+            if key is None:
+                self._refuse(order)
+                refused.append(order.issue)
+                continue
+            if self._start(order, key):
+                started.append(order.issue)
+        return ClaimPass(tuple(started), tuple(refused), held_back)
+
+    def close(self) -> None:
+        """A last sign of life (running and draining as they stand)."""
+        try:
+            self._seen()
+        except Exception as err:
+            log.warning("could not update queen_runner at stop: %s", err)
+
+    def _key_for(self, order: ClaimedOrder) -> str | None:
+        """The key value for the order's key_index, or None when this runner must refuse
+        (no key at that index, or another account behind it). No key asked: empty."""
+        if order.key_index is None:
+            return ""
+        slot = self.keys.get(order.key_index)
+        if slot is None or slot.fingerprint != order.key_fingerprint:
+            return None
+        return slot.value
+
+    def _refuse(self, order: ClaimedOrder) -> None:
+        rt = self.runtime
+        has = "a different key" if order.key_index in self.keys else "no key"
+        orders.refuse(rt.db, order.fence)
+        rt.metrics.key_refusals.inc()
+        log.warning(
+            "refused: this runner has %s at key_index %s; left for a runner that has it",
+            has,
+            order.key_index,
+            extra={"issue": order.issue},
+        )
+
+    def _start(self, order: ClaimedOrder, key: str) -> bool:
+        rt = self.runtime
+        issue = issues.get(rt.db, order.issue)
+        fence = order.fence
+        plan = plan_of(
+            rt.settings,
+            issue=order.issue,
+            title=issue.title if issue else "",
+            body=issue.body if issue else "",
+            base=order.base,
+            base_sha=order.base_sha,
+            boundary=tuple(order.owned_paths),
+            brief=order.brief or "",
+            key=key,
+        )
+        bee = Bee(rt, BeeOrder(fence, plan, ledger=lambda: orders.mark_started(rt.db, fence)))
+        if rt.host.start(bee):
+            return True
+        # the pool went away between the check and the start: the claim is left to lapse
+        log.warning("claimed but could not start a bee", extra={"issue": order.issue})
+        return False
+
+    def _seen(self) -> None:
+        rt, cfg = self.runtime, self.config
+        running, draining = rt.host.running(), rt.draining.is_set()
+        if self._registered and runners.seen(rt.db, cfg.name, running=running, draining=draining):
+            return
+        runners.register(rt.db, cfg.name, cfg.slots)
+        runners.seen(rt.db, cfg.name, running=running, draining=draining)
+        self._registered = True
+
+
+class RunnerActor(LoopActor):
+    """The claimer's loop: a pass at start, then on each NOTIFY or every poll."""
+
+    def __init__(self, runtime: Runtime, config: ClaimerConfig | None = None) -> None:
+        claimer = Claimer(runtime, config)
+        super().__init__("runner", claimer, claimer.config.poll_seconds, listen_url=runtime.url)

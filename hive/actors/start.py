@@ -1,0 +1,159 @@
+"""The shared half of a start (DESIGN 5.4; the client's `cutAndStart`): one function for
+the Queen's own bee and for a runner's.
+
+Cut the worktree `queen-<issue>` (continuing the branch when it exists, else from base),
+start the turn with its transcript held back, write the caller's ledger (an insert for
+the Queen, an update resetting `dispatched_at` for a runner: the ledger stays with each
+caller), and only then let the turn's stream flow, so the row exists before anything
+can close it. A ledger that did not land stops the turn: nothing of it is kept.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dulwich.objects import ObjectID
+
+from hive.agents import Ending, Turn, TurnContext, start_turn
+from hive.agents.transcript import OnLine
+from hive.git.importing import import_bundle
+from hive.git.repo import Checkout, branch_ref, refresh_base
+from hive.git.worktrees import Cut, cut_worktree
+from hive.settings import Settings
+
+log = logging.getLogger("hive.start")
+
+# the stop reason of a turn whose ledger did not land
+NO_LEDGER = "its order was not written"
+
+
+@dataclass(frozen=True)
+class StartPlan:
+    """What a start needs beyond the checkout: the issue, the branch's base (a ref or
+    the order's base sha), the boundary, the brief, and the credential (never printed)."""
+
+    issue: int
+    title: str
+    body: str
+    base: str
+    base_sha: str | None
+    boundary: tuple[str, ...]
+    brief: str
+    agent: str
+    key_env: str = "HIVE_KEY"
+    key: str = field(default="", repr=False)
+    turn_max_seconds: float = 3600.0
+    repo_url: str | None = None  # to fetch base when the order's base sha is not here
+
+
+@dataclass(frozen=True)
+class Started:
+    cut: Cut
+    turn: Turn
+    base_rev: str  # what the branch was cut from: the bundle's base
+
+
+def cut_and_start(
+    checkout: Checkout,
+    git_lock: threading.Lock,
+    plan: StartPlan,
+    ledger: Callable[[], bool],
+    *,
+    on_line: OnLine,
+    on_end: Callable[[Ending], None] | None = None,
+    earlier_bundle: Callable[[], bytes | None] | None = None,
+) -> Started | None:
+    """Cut, start, ledger, then begin (see the module). None when the ledger did not
+    land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
+    and whatever the ledger raises (the turn is stopped first)."""
+    with git_lock:
+        base = _cut_base(checkout, plan)
+        _continue_from_bundle(checkout, plan.issue, earlier_bundle)
+        cut = cut_worktree(checkout.repo, plan.issue, base, checkout.workdir)
+    ctx = TurnContext(
+        issue=plan.issue,
+        title=plan.title,
+        body=plan.body,
+        branch=cut.branch,
+        boundary=plan.boundary,
+        brief=plan.brief,
+        worktree=Path(cut.path),
+        key_env=plan.key_env,
+        key=plan.key,
+        turn_max_seconds=plan.turn_max_seconds,
+        on_line=on_line,
+        on_end=on_end,
+    )
+    turn = start_turn(plan.agent, ctx, begin=False)
+    try:
+        landed = ledger()
+    except BaseException:
+        turn.stop(NO_LEDGER)
+        raise
+    if not landed:
+        turn.stop(NO_LEDGER)
+        return None
+    turn.begin()
+    return Started(cut, turn, base)
+
+
+def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
+    """The order's base sha when this clone has it (fetching base once if not), so the
+    branch starts where the Queen judged the issue; else the base ref."""
+    if plan.base_sha is None:
+        return plan.base
+    sha = ObjectID(plan.base_sha.encode())
+    if sha not in checkout.repo.object_store and plan.repo_url is not None:
+        refresh_base(checkout.repo, plan.repo_url, plan.base)
+    return plan.base_sha if sha in checkout.repo.object_store else plan.base
+
+
+def _continue_from_bundle(
+    checkout: Checkout, issue: int, earlier_bundle: Callable[[], bytes | None] | None
+) -> None:
+    """A branch an earlier attempt left in the store, not in this clone (another runner
+    ran it), is imported so this attempt continues it."""
+    if earlier_bundle is None or branch_ref(issue) in checkout.repo.refs:
+        return
+    data = earlier_bundle()
+    if data is None:
+        return
+    try:
+        import_bundle(checkout.repo, issue, data)
+    except Exception as err:  # a bad or unusable bundle: start from base instead
+        log.warning(
+            "earlier bundle not imported (%s); starting from base", err, extra={"issue": issue}
+        )
+
+
+def plan_of(
+    settings: Settings,
+    *,
+    issue: int,
+    title: str,
+    body: str,
+    base: str,
+    base_sha: str | None,
+    boundary: tuple[str, ...],
+    brief: str,
+    key: str,
+) -> StartPlan:
+    """A start plan with this process's agent, key variable, turn bound and repo URL."""
+    return StartPlan(
+        issue=issue,
+        title=title,
+        body=body,
+        base=base,
+        base_sha=base_sha,
+        boundary=boundary,
+        brief=brief,
+        agent=settings.agent,
+        key_env=settings.key_env,
+        key=key,
+        turn_max_seconds=float(settings.turn_max_seconds),
+        repo_url=settings.repo_url,
+    )

@@ -1,0 +1,55 @@
+"""`hive serve`: run the supervisor tree for HIVE_ROLE until SIGTERM, then drain by the
+card and exit 0 (DESIGN 8).
+
+Before anything starts: the settings (every bad variable at once), logging, the HTTP
+config (a non-loopback bind without a token is refused in one line), HIVE_REPO_URL (every
+role judges or runs work on the repository), the database (the embedded server when
+HIVE_DATABASE_URL is unset) and its migrations (safe when several processes start at
+once: an advisory lock serialises them), then the clone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+
+from hive import logs, tree
+from hive.errors import UsageError
+from hive.git.repo import open_checkout
+from hive.http import HttpConfig, check_config
+from hive.settings import Settings
+from hive.store import connect, migrate
+
+log = logging.getLogger("hive.serve")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser(
+        "serve", help="run the Queen and/or runner for HIVE_ROLE; exit 0 after a clean drain"
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    settings = Settings.from_env()
+    logs.setup(settings.log_format, settings.log_level)
+    check_config(HttpConfig.from_settings(settings))
+    if not settings.repo_url:
+        raise UsageError(
+            "HIVE_REPO_URL is not set: name the repository (a path or URL) whose issues "
+            "this hive works on"
+        )
+    url = connect.database_url(settings)
+    connect.check_reachable(url)
+    applied = migrate.apply(url)
+    if applied:
+        log.info("migrated the schema to %04d", applied[-1])
+    checkout = open_checkout(settings.repo_url, settings.workdir, settings.base_ref)
+    hive = tree.build(settings, url, checkout)
+    log.info(
+        "serving as %s (%s) on %s",
+        ",".join(sorted(settings.roles)),
+        settings.runner_name,
+        settings.http_addr,
+    )
+    hive.run_main()

@@ -1,0 +1,175 @@
+"""The one place that wires the hive's supervisor tree (DESIGN 3), by HIVE_ROLE.
+
+    hive (root, rest_for_one)
+      http     ServiceActor(ExportServer)                             shutdown 5 s
+      reaper   ReaperActor: boot reaper at start, stall reaper        shutdown 5 s
+      queen    QueenActor: rounds                                     shutdown 10 s  (role queen)
+      runner   runner supervisor (rest_for_one)                                      (runs bees)
+        bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
+        claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
+      drain    DrainActor: the drain card on SIGTERM, started last    shutdown 5 s
+
+A process runs bees when it is a runner, or a Queen whose bees run here
+(HIVE_QUEEN_BEES_RUN_ELSEWHERE off). Stop order is the reverse of start order; every
+child's restart and shutdown is in `hive_children` and `runner_children`, below.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NoReturn
+
+from hive.actors.bee import BeeActor
+from hive.actors.drain import DrainActor, DrainConfig
+from hive.actors.queen import QueenActor
+from hive.actors.reaper import ReaperActor
+from hive.actors.runner import RunnerActor
+from hive.actors.runtime import Runtime
+from hive.actors.service import ServiceActor
+from hive.git.repo import Checkout
+from hive.http import ExportServer, HttpConfig
+from hive.http.sources import queue_numbers, store_surface
+from hive.metrics import HiveMetrics
+from hive.rules.drain import HAND_BACK_SECONDS
+from hive.settings import Settings
+from hive.store.pool import make_pool
+from supervisors import (
+    ChildKind,
+    ChildSpec,
+    ExitReason,
+    Pool,
+    Restart,
+    SignalBridge,
+    Strategy,
+    Supervisor,
+    run_main,
+)
+
+# Per-kind grace, in one place. A worker's stop is a thread's join: these bound it.
+HTTP_SHUTDOWN_SECONDS = 5.0  # the server stops within its poll interval
+REAPER_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes
+QUEEN_SHUTDOWN_SECONDS = 10.0  # a round in hand finishes (its bee starts are bounded)
+CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
+DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
+# DB connections: each bee heartbeats, writes its transcript and ends; the loops and the
+# HTTP request threads take a few more.
+POOL_BASE_CONNECTIONS = 4
+POOL_CONNECTIONS_PER_BEE = 2
+
+
+def runs_bees(settings: Settings) -> bool:
+    return settings.is_runner or (settings.is_queen and not settings.queen_bees_run_elsewhere)
+
+
+def bee_slots(settings: Settings) -> int:
+    """Bees this process may run at once: a runner's slots; a Queen running her own bees
+    may run up to HIVE_MAX_WORKERS of them."""
+    slots = settings.runner_slots if settings.is_runner else 0
+    if settings.is_queen and not settings.queen_bees_run_elsewhere:
+        slots = max(slots, settings.max_workers)
+    return slots
+
+
+def bee_shutdown_seconds(drain: DrainConfig) -> float:
+    """The drain's hold: a bee may run to the cap, then its hand-back has HAND_BACK_SECONDS.
+    A bee stopped by the tree outside a drain is handed back within the latter."""
+    return float(drain.cap_seconds + HAND_BACK_SECONDS)
+
+
+def runner_children(rt: Runtime, drain: DrainConfig) -> list[ChildSpec]:
+    bee = ChildSpec(
+        "bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=bee_shutdown_seconds(drain)
+    )
+    specs = [
+        ChildSpec("bees", lambda: rt.host.attach(Pool("bees", bee)), kind=ChildKind.SUPERVISOR),
+    ]
+    if rt.settings.is_runner:
+        specs.append(
+            ChildSpec("claimer", RunnerActor.start, args=(rt,), shutdown=CLAIMER_SHUTDOWN_SECONDS)
+        )
+    return specs
+
+
+def hive_children(rt: Runtime, bridge: SignalBridge, server: ExportServer) -> list[ChildSpec]:
+    settings = rt.settings
+    drain = DrainConfig.from_settings(settings)
+    specs = [
+        ChildSpec("http", ServiceActor.start, args=(server,), shutdown=HTTP_SHUTDOWN_SECONDS),
+        ChildSpec("reaper", ReaperActor.start, args=(rt,), shutdown=REAPER_SHUTDOWN_SECONDS),
+    ]
+    if settings.is_queen:
+        specs.append(
+            ChildSpec("queen", QueenActor.start, args=(rt,), shutdown=QUEEN_SHUTDOWN_SECONDS)
+        )
+    if runs_bees(settings):
+        specs.append(
+            ChildSpec(
+                "runner",
+                lambda: Supervisor(
+                    "runner", runner_children(rt, drain), strategy=Strategy.REST_FOR_ONE
+                ),
+                kind=ChildKind.SUPERVISOR,
+            )
+        )
+    specs.append(
+        ChildSpec(
+            "drain", DrainActor.start, args=(rt, bridge, drain), shutdown=DRAIN_SHUTDOWN_SECONDS
+        )
+    )
+    return specs
+
+
+@dataclass
+class Hive:
+    """A built tree: `start()` in-process (tests, embedding), `drain()` as SIGTERM would,
+    `stop()` to drain and wait, `run_main()` as `hive serve`'s main."""
+
+    root: Supervisor
+    bridge: SignalBridge
+    runtime: Runtime
+    server: ExportServer
+
+    def start(self) -> Hive:
+        self.root.start()
+        return self
+
+    def drain(self) -> None:
+        """What SIGTERM does: the drain hooks, then the ordered stop (a second call is
+        the hard stop)."""
+        self.bridge.request_stop()
+
+    def stop(self, timeout: float | None = None) -> ExitReason | None:
+        """Drain, wait for the root's exit (up to `timeout`), close the store pool."""
+        if not self.bridge.first_signal.is_set():
+            self.drain()
+        reason = self.root.wait(timeout)
+        self.close()
+        return reason
+
+    def close(self) -> None:
+        self.runtime.db.close()
+
+    def run_main(self) -> NoReturn:
+        run_main(self.root, self.bridge)
+
+
+def build(
+    settings: Settings,
+    url: str,
+    checkout: Checkout | None,
+    *,
+    metrics: HiveMetrics | None = None,
+    bridge: SignalBridge | None = None,
+) -> Hive:
+    """The tree for `settings.roles`, not started. Opens the store pool."""
+    metrics = metrics or HiveMetrics()
+    size = POOL_BASE_CONNECTIONS + POOL_CONNECTIONS_PER_BEE * bee_slots(settings)
+    db = make_pool(url, min_size=1, max_size=size, name=f"hive-{settings.runner_name}")
+    rt = Runtime(settings=settings, db=db, url=url, checkout=checkout, metrics=metrics)
+    surface = store_surface(settings, db, url, metrics.registry, draining=rt.draining.is_set)
+    metrics.watch_queue(lambda: queue_numbers(db))
+    server = ExportServer(HttpConfig.from_settings(settings), surface)
+    bridge = bridge or SignalBridge()
+    root = Supervisor("hive", hive_children(rt, bridge, server), strategy=Strategy.REST_FOR_ONE)
+    bridge.root = root
+    return Hive(root, bridge, rt, server)
