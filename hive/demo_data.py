@@ -105,19 +105,19 @@ ISSUES: tuple[SampleIssue, ...] = (
 )
 
 
-def make_repository(path: Path) -> str:
-    """Create the sample repository at `path` (non-bare, branch `main`, one commit of
-    FILES); return the commit's sha."""
+def make_repository(path: Path, files: Mapping[str, str] = FILES) -> str:
+    """Create a repository at `path` (non-bare, branch `main`, one commit of `files`:
+    path -> text, by default the demo's sample project); return the commit's sha."""
     path.mkdir(parents=True)
     repo = Repo.init(str(path))
     try:
         repo.refs.set_symbolic_ref(Ref(b"HEAD"), Ref(f"refs/heads/{BASE}".encode()))
-        for name, text in FILES.items():
+        for name, text in files.items():
             target = path / name
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         worktree = repo.get_worktree()
-        worktree.stage(sorted(FILES))
+        worktree.stage(sorted(files))
         sha = worktree.commit(
             message=b"greeter: the sample project of hive demo\n",
             author=AUTHOR,
