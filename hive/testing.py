@@ -4,6 +4,11 @@
   else an embedded server in a temporary directory, stopped when the session ends.
 - `hive_fresh_database`: a factory of brand-new, empty databases (no `hive` schema).
 - `hive_db_url`: a fresh database with every migration applied, one per test.
+- `hive_repo`: a sample git repository (`make_repo`, `SAMPLE_FILES`) in a temporary
+  directory.
+- `hive_tree`: a factory of started trees (`hive serve`'s, in-process, roles
+  queen+runner, the agent you pass, short clocks), drained and stopped after the test.
+- `wait_for_ending(db, issue)`: poll the store until an issue's order has ended.
 """
 
 from __future__ import annotations
@@ -11,9 +16,11 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psycopg
 import pytest
@@ -55,7 +62,9 @@ def _create(url: str, name: str, template: str = "template0") -> None:
 
 def _drop(url: str, name: str) -> None:
     with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(
+            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+        )
 
 
 @pytest.fixture
@@ -94,3 +103,147 @@ def hive_db_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
         yield database_conninfo(hive_pg_url, name)
     finally:
         _drop(hive_pg_url, name)
+
+
+# --- embedding the runtime (hive serve's tree, in-process) -------------------------------
+
+# Files of the sample repository `hive_repo` makes: a small tree with a nested directory,
+# so a boundary can name an existing file, a new file in an existing directory, or both.
+SAMPLE_FILES = {
+    "README.md": "# sample\n",
+    "src/app.py": "print('hello')\n",
+    "src/util.py": "VALUE = 1\n",
+    "docs/notes.md": "notes\n",
+}
+
+# Short clocks for a tree under test: rounds, polls and heartbeats in fractions of a
+# second, so a test waits on real conditions for little time. Nothing asserted is weaker.
+SHORT_CLOCKS = {
+    "HIVE_QUEEN_TICK_SECONDS": "0.5",
+    "HIVE_RUNNER_SECONDS": "0.2",
+    "HIVE_RUNNER_DRAIN_SECONDS": "30",
+    "HIVE_HTTP_ADDR": "127.0.0.1:0",
+    "HIVE_BEE_MEMORY_MB": "0",
+}
+
+
+def make_repo(path: Path, files: dict[str, str] | None = None, branch: str = "main") -> Path:
+    """A git repository at `path` (made with dulwich: no git binary needed) holding
+    `files` (default SAMPLE_FILES) in one commit on `branch`. Returns `path`."""
+    from dulwich.index import build_index_from_tree
+    from dulwich.objects import Blob, Commit, Tree
+    from dulwich.repo import Repo
+
+    path.mkdir(parents=True, exist_ok=True)
+    repo = Repo.init(str(path))
+    try:
+        store = repo.object_store
+        trees: dict[str, Tree] = {"": Tree()}
+        for name, text in sorted((files or SAMPLE_FILES).items()):
+            blob = Blob.from_string(text.encode())
+            store.add_object(blob)
+            parts = name.split("/")
+            for depth in range(1, len(parts)):
+                trees.setdefault("/".join(parts[:depth]), Tree())
+            parent = "/".join(parts[:-1])
+            trees[parent].add(parts[-1].encode(), 0o100644, blob.id)
+        for folder in sorted(trees, key=lambda f: -f.count("/") if f else 1):
+            if not folder:
+                continue
+            store.add_object(trees[folder])
+            parent, _, leaf = folder.rpartition("/")
+            trees[parent].add(leaf.encode(), 0o040000, trees[folder].id)
+        store.add_object(trees[""])
+        commit = Commit()
+        commit.tree = trees[""].id
+        commit.author = commit.committer = b"hive test <test@hive.invalid>"
+        commit.author_time = commit.commit_time = 1_700_000_000
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = b"sample repository\n"
+        store.add_object(commit)
+        repo.refs[f"refs/heads/{branch}".encode()] = commit.id  # type: ignore[index]
+        repo.refs.set_symbolic_ref(b"HEAD", f"refs/heads/{branch}".encode())  # type: ignore[arg-type]
+        build_index_from_tree(str(path), repo.index_path(), store, trees[""].id)
+    finally:
+        repo.close()
+    return path
+
+
+@pytest.fixture
+def hive_repo(tmp_path: Path) -> Path:
+    """A sample repository (SAMPLE_FILES on `main`) in a temporary directory."""
+    return make_repo(tmp_path / "repo")
+
+
+def hive_environ(db_url: str, repo: Path, workdir: Path, **overrides: str) -> dict[str, str]:
+    """The variables of a hive under test: this database and repository, roles
+    queen+runner, one worker key, SHORT_CLOCKS, a unique runner name; `overrides` win
+    (names without or with the `HIVE_` prefix)."""
+    env = {
+        "HIVE_DATABASE_URL": db_url,
+        "HIVE_REPO_URL": str(repo),
+        "HIVE_WORKDIR": str(workdir),
+        "HIVE_ROLE": "queen,runner",
+        "HIVE_WORKER_KEY": "test-key-0123456789",
+        "HIVE_RUNNER_NAME": f"test-{uuid.uuid4().hex[:8]}",
+        **SHORT_CLOCKS,
+    }
+    for name, value in overrides.items():
+        env[name if name.startswith("HIVE_") else f"HIVE_{name.upper()}"] = value
+    return env
+
+
+@pytest.fixture
+def hive_tree(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+    """A factory of started trees, in-process: `hive_tree(agent, **variables)` builds
+    and starts `hive serve`'s tree on a fresh migrated database and `hive_repo`, with the
+    given agent (`python:<module>:<callable>`, `command:...` or `demo`), roles
+    queen+runner and short clocks; `variables` override any `HIVE_` setting. Returns a
+    `hive.tree.Hive` (`.runtime.db` is its store pool). Each tree is drained and stopped
+    when the test ends."""
+    from hive.git.repo import open_checkout
+    from hive.settings import Settings
+    from hive.tree import Hive, build
+
+    started: list[Hive] = []
+
+    def start(agent: str = "demo", **variables: str) -> Hive:
+        workdir = tmp_path / f"work-{len(started)}"
+        env = hive_environ(hive_db_url, hive_repo, workdir, AGENT=agent, **variables)
+        settings = Settings.from_env(env)
+        checkout = open_checkout(str(hive_repo), workdir, settings.base_ref)
+        hive = build(settings, hive_db_url, checkout)
+        started.append(hive)
+        return hive.start()
+
+    yield start
+    for hive in reversed(started):
+        hive.stop(timeout=60)
+
+
+def wait_for_ending(db: Any, issue: int, timeout_seconds: float = 30.0) -> Any:
+    """Poll the store until `issue`'s order has ended; return the order (a
+    `hive.store.orders.Order`). `db` is a URL, a connection or a pool. Raises
+    AssertionError with the order as it stands when the deadline passes."""
+    from hive.store import orders
+
+    def read() -> Any:
+        if isinstance(db, str):
+            with psycopg.connect(db, autocommit=True) as conn:
+                return orders.get(conn, issue)
+        return orders.get(db, issue)
+
+    deadline = time.monotonic() + timeout_seconds
+    order = read()
+    while order is None or order.finished_at is None:
+        if time.monotonic() >= deadline:
+            raise AssertionError(
+                f"issue #{issue}'s order did not end in {timeout_seconds}s: {order}"
+            )
+        time.sleep(POLL_SECONDS)
+        order = read()
+    return order
+
+
+# how often wait_for_ending reads the store
+POLL_SECONDS = 0.05

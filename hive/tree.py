@@ -147,7 +147,10 @@ class Hive:
         return reason
 
     def close(self) -> None:
+        """Close the store pool and the clone (after the root stopped)."""
         self.runtime.db.close()
+        if self.runtime.checkout is not None:
+            self.runtime.checkout.repo.close()
 
     def run_main(self) -> NoReturn:
         run_main(self.root, self.bridge)

@@ -206,7 +206,11 @@ class Queen:
         refusals: list[str] = []
         for ranked_one in ranked:
             if len(dispatched) >= limit:
-                refusals.append(self._why_full(in_flight, free_lanes, room, indexes))
+                taken = len(dispatched)
+                room_left = None if room is None else room - taken
+                refusals.append(
+                    self._why_full(in_flight + taken, free_lanes - taken, room_left, indexes)
+                )
                 break
             index = choose_key(indexes, busy, cfg.lanes_per_key, self._last_key)
             if index is None:
@@ -275,7 +279,7 @@ class Queen:
             return (
                 f"{in_flight} orders in flight: HIVE_MAX_WORKERS={self.config.max_workers} reached"
             )
-        if room == 0 and not self.runtime.host.ready:
+        if not self.config.elsewhere and not self.runtime.host.ready:
             return "no bee can start in this process now (no bee pool, or draining)"
         mb = self.config.bee_memory_mb
         return f"not enough free memory here for another bee (HIVE_BEE_MEMORY_MB={mb})"

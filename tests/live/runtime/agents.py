@@ -1,0 +1,44 @@
+"""`python:` agents for the runtime's tests (`python:tests.live.runtime.agents:<name>`).
+
+Each writes into its boundary and leaves the commit to the bee's salvage, the way an
+agent that forgets to commit would."""
+
+from __future__ import annotations
+
+import threading
+
+from hive.agents import Report, TurnContext
+
+# a test sets this to hold `until_released` turns, and clears it for the next test
+RELEASE = threading.Event()
+
+
+def _write(ctx: TurnContext, text: str) -> None:
+    path = ctx.worktree / ctx.boundary[0]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def finish(ctx: TurnContext) -> None:
+    """Write the first boundary file and finish."""
+    ctx.on_line("stdout", f"working on #{ctx.issue}")
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+
+
+def until_stopped(ctx: TurnContext) -> None:
+    """Write the first boundary file, then wait for the stop (a long turn)."""
+    _write(ctx, f"half done by the bee of #{ctx.issue}\n")
+    ctx.stopping.wait(120)
+
+
+def until_released(ctx: TurnContext) -> None:
+    """Write, then run until the test releases it (or it is stopped)."""
+    _write(ctx, f"written by #{ctx.issue}\n")
+    while not RELEASE.wait(0.05):
+        if ctx.stopping.is_set():
+            return
+
+
+def quota(ctx: TurnContext) -> Report:
+    """The provider refused the turn: the account is out of quota."""
+    return Report(ok=False, refusal="quota")

@@ -1,0 +1,104 @@
+"""Fixtures for the runtime's live tests: a Runtime on a fresh migrated database and the
+sample repository, with a bee pool attached, for tests that call `run_once()` directly."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hive.actors.bee import BeeActor
+from hive.actors.runtime import Runtime
+from hive.git.repo import open_checkout
+from hive.settings import Settings
+from hive.store import issues, orders
+from hive.store.issues import NewIssue
+from hive.store.orders import NewOrder
+from hive.store.pool import make_pool
+from hive.testing import hive_environ
+from supervisors import ChildSpec, Pool, Restart
+from tests.live.runtime import agents
+
+AGENT = "python:tests.live.runtime.agents:"
+
+
+@pytest.fixture(autouse=True)
+def _release_agents() -> Iterator[None]:
+    agents.RELEASE.clear()
+    yield
+    agents.RELEASE.set()  # a turn left waiting ends
+
+
+@pytest.fixture
+def make_runtime(
+    hive_db_url: str, hive_repo: Path, tmp_path: Path
+) -> Iterator[Callable[..., Runtime]]:
+    """`make_runtime(**variables)`: a Runtime (its own workdir and clone) with a started
+    bee pool attached, as the tree would give the actors; `variables` override settings."""
+    made: list[tuple[Runtime, Pool]] = []
+
+    def make(**variables: str) -> Runtime:
+        workdir = tmp_path / f"work-{len(made)}"
+        variables.setdefault("AGENT", AGENT + "finish")
+        settings = Settings.from_env(hive_environ(hive_db_url, hive_repo, workdir, **variables))
+        checkout = open_checkout(str(hive_repo), workdir, settings.base_ref)
+        db = make_pool(hive_db_url, max_size=8, name=f"t-{uuid.uuid4().hex[:6]}")
+        rt = Runtime(settings=settings, db=db, url=hive_db_url, checkout=checkout)
+        bee = ChildSpec("bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=30.0)
+        pool = rt.host.attach(Pool("bees", bee))
+        pool.start()
+        made.append((rt, pool))
+        return rt
+
+    yield make
+    for rt, pool in reversed(made):
+        pool.stop(timeout=60)
+        rt.db.close()
+        if rt.checkout is not None:
+            rt.checkout.repo.close()
+
+
+def add_issue(
+    db: Any, number: int, boundary: tuple[str, ...] = ("src/app.py",), **fields: Any
+) -> None:
+    issues.upsert(db, number, NewIssue(title=f"issue {number}", boundary=boundary, **fields))
+
+
+def queue(
+    rt: Runtime, issue: int, key_index: int | None = 0, fingerprint: str | None = None
+) -> None:
+    """A queued order for `issue` on key `key_index`, as a Queen in elsewhere mode writes
+    it (the fingerprint of this runtime's key at that index unless given)."""
+    from hive.rules.keys import key_slots
+
+    keys = {k.index: k for k in key_slots(rt.settings.worker_keys)}
+    if fingerprint is None and key_index in keys:
+        fingerprint = keys[key_index].fingerprint
+    add_issue(rt.db, issue)
+    new = NewOrder(
+        issue,
+        f"queen-{issue}",
+        "main",
+        owned_paths=("src/app.py",),
+        key_index=key_index,
+        key_fingerprint=fingerprint,
+        brief=f"brief of #{issue}",
+    )
+    assert orders.insert(rt.db, new, queued=True) is not None
+
+
+def eventually(check: Callable[[], Any], timeout_seconds: float = 10.0) -> Any:
+    """Poll `check` until it returns something true (a real condition, with a deadline)."""
+    import time
+
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"not true within {timeout_seconds}s: {check}")
+        time.sleep(0.02)

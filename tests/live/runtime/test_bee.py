@@ -1,0 +1,126 @@
+"""A bee against the real store and real processes: it ends its order with a bundle that
+the real `git bundle verify` accepts, writes its transcript, stops when its heartbeat
+finds the row gone (writing nothing more), honours the turn bound, hands back, and sorts
+a quota refusal."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from pathlib import Path
+
+from hive.actors.bee import Bee
+from hive.rules.drain import WK_BEE
+from hive.store import bundles, orders, transcript
+from hive.testing import wait_for_ending
+from tests.live.runtime.conftest import AGENT, eventually, queue
+from tests.live.runtime.test_runner import claimer_of
+
+
+def run_one(rt, issue: int) -> Bee:
+    """Queue `issue` and let a claimer start its bee; the bee, once its turn began."""
+    queue(rt, issue)
+    assert claimer_of(rt).run_once().started == (issue,)
+    bees = [b for b in rt.work.items() if b.kind == WK_BEE and b.issue == issue]
+    return bees[0]  # type: ignore[return-value]
+
+
+def git(*args: str, cwd: Path) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True)
+    return done.stdout + done.stderr
+
+
+def test_bee_ends_the_order_with_a_bundle_git_verifies_and_fetches(
+    make_runtime, hive_repo, tmp_path
+):
+    rt = make_runtime()
+    run_one(rt, 1)
+    order = wait_for_ending(rt.db, 1)
+    assert order.outcome == "finished"
+    stored = bundles.get(rt.db, 1)
+    assert stored is not None and stored.runner == rt.settings.runner_name
+    path = tmp_path / "queen-1.bundle"
+    path.write_bytes(stored.data)
+    clone = tmp_path / "clone"
+    git("clone", "-q", str(hive_repo), str(clone), cwd=tmp_path)
+    assert "is okay" in git("bundle", "verify", str(path), cwd=clone)
+    git("fetch", "-q", str(path), "queen-1:queen-1", cwd=clone)
+    assert git("show", "queen-1:src/app.py", cwd=clone) == "done by the bee of #1\n"
+    assert "salvage (finished)" in git("log", "-1", "--format=%s", "queen-1", cwd=clone)
+    assert rt.metrics.bundle_bytes._sum.get() == len(stored.data)
+
+
+def test_bee_writes_the_turn_transcript_to_the_store(make_runtime):
+    rt = make_runtime()
+    run_one(rt, 2)
+    order = wait_for_ending(rt.db, 2)
+    lines = transcript.read(rt.db, order.conversation_id)
+    assert ("stdout", "working on #2") in [(line.kind, line.text) for line in lines]
+
+
+def test_heartbeat_that_finds_its_row_gone_stops_the_turn_and_writes_nothing(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_stopped")
+    bee = run_one(rt, 3)
+    eventually(lambda: rt.metrics.heartbeats._value.get() >= 1)
+    reaped = orders.reap_silent_runners(rt.db, 0.0)  # another process's reaper
+    assert [o.issue for o in reaped] == [3]
+    assert bee.wait(10)
+    order = orders.get(rt.db, 3)
+    assert order is not None and order.outcome == "reaped: runner silent"
+    assert bundles.get(rt.db, 3) is None
+    assert rt.metrics.heartbeat_lost._value.get() == 1
+    assert rt.host.running() == 0
+
+
+def test_a_failed_renewal_is_retried_not_death(make_runtime, monkeypatch):
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    calls = {"n": 0}
+    real = orders.heartbeat
+
+    def flaky(db, fence):
+        calls["n"] += 1
+        if calls["n"] == 1:
+            raise OSError("the store blinked")
+        return real(db, fence)
+
+    monkeypatch.setattr(orders, "heartbeat", flaky)
+    bee = run_one(rt, 4)
+    eventually(lambda: rt.metrics.heartbeats._value.get() >= 1)
+    assert not bee.ended
+    assert rt.metrics.heartbeat_lost._value.get() == 0
+
+
+def test_a_turn_past_its_bound_is_stopped_and_ends_badly(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_stopped", TURN_MAX_SECONDS="1")
+    run_one(rt, 5)
+    order = wait_for_ending(rt.db, 5)
+    assert order.outcome == "ended badly"
+    assert order.detail == "stopped past its bound (HIVE_TURN_MAX_SECONDS)"
+
+
+def test_hand_back_kills_the_turn_salvages_and_ends_the_order_handed_back(make_runtime):
+    marker = f"{60 + uuid.uuid4().int % 1000 / 1000:.3f}"  # a sleep only this test runs
+    rt = make_runtime(
+        AGENT=f"command:echo half done >> src/app.py; sleep {marker} & sleep {marker}"
+    )
+    bee = run_one(rt, 6)
+    written = rt.settings.workdir / "queen-6" / "src/app.py"
+    eventually(lambda: written.exists() and "half done" in written.read_text())
+    assert bee.hand_back()
+    order = orders.get(rt.db, 6)
+    assert order is not None and order.outcome == "handed back"
+    stored = bundles.get(rt.db, 6)
+    assert stored is not None
+    head = rt.checkout.repo[stored.head_sha.encode()]
+    assert head.message.startswith(b"salvage (handed back): 1 file")
+    assert rt.metrics.handed_back._value.get() == 1
+    ps = subprocess.run(["pgrep", "-f", f"sleep {marker}"], capture_output=True, text=True)
+    assert ps.stdout == ""  # the whole group is gone, the background sleep too
+
+
+def test_a_quota_refusal_ends_the_order_quota_exhausted(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "quota")
+    run_one(rt, 7)
+    order = wait_for_ending(rt.db, 7)
+    assert order.outcome == "quota exhausted"
+    assert order.detail == "the provider refused the turn (quota)"

@@ -1,0 +1,169 @@
+"""The Queen's round against the real store: one order per free key and capacity, a
+refusal sentence when no key is free, shape failures reported, elsewhere mode runs
+nothing, local mode starts the bee here, the lease, the bound and the drain."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+
+from hive.actors.queen import Queen, QueenConfig
+from hive.actors.work import Standing
+from hive.rules.drain import WK_BEE
+from hive.rules.keys import key_slots
+from hive.store import leases, orders, reports
+from hive.testing import wait_for_ending
+from tests.live.runtime.conftest import AGENT, add_issue
+
+KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
+
+
+def queen_of(rt, **fields) -> Queen:
+    config = QueenConfig.from_settings(rt.settings)
+    return Queen(rt, QueenConfig(**{**config.__dict__, **fields}), free_memory=lambda: None)
+
+
+def test_round_inserts_one_order_per_free_key_and_reports_the_rest_as_busy(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", **KEY_2)
+    for number in (1, 2, 3):
+        add_issue(rt.db, number, boundary=(f"src/new{number}.py",), body=f"add src/new{number}.py")
+    result = queen_of(rt).run_once()
+    assert result.dispatched == (1, 2)
+    live = orders.listing(rt.db, unfinished_only=True)
+    assert sorted(o.key_index for o in live) == [0, 1]
+    assert result.refusals == (
+        "every key is busy (2 keys x 1 lanes): add HIVE_WORKER_KEY_3 to run more bees at once",
+    )
+    assert reports.latest(rt.db, 1)[0].headline == "dispatched #1, #2"
+
+
+def test_round_refuses_with_a_sentence_and_writes_no_row_when_no_key_is_free(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", WORKER_KEY="")
+    add_issue(rt.db, 1)
+    result = queen_of(rt).run_once()
+    assert result.dispatched == ()
+    assert orders.listing(rt.db) == []
+    report = reports.latest(rt.db, 1)[0]
+    assert report.headline == "no worker key is set: set HIVE_WORKER_KEY to run a bee"
+
+
+def test_an_issue_that_fails_shape_is_skipped_with_its_reason_in_the_report(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1, boundary=("../etc/passwd",))
+    add_issue(rt.db, 2, boundary=("src/app.py",))
+    result = queen_of(rt).run_once()
+    assert result.dispatched == (2,)
+    report = reports.latest(rt.db, 1)[0]
+    assert "#1: boundary path '../etc/passwd' climbs out with '..'" in report.body
+    assert report.needs_you
+
+
+def test_elsewhere_mode_queues_the_order_with_its_brief_and_runs_nothing(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 7, body="make it so")
+    queen_of(rt).run_once()
+    order = orders.get(rt.db, 7)
+    assert order is not None and order.queued_at is not None and order.claimed_by is None
+    assert "make it so" in (order.brief or "") and "src/app.py" in (order.brief or "")
+    assert order.key_fingerprint == key_slots(rt.settings.worker_keys)[0].fingerprint
+    assert rt.host.running() == 0
+    assert not (rt.settings.workdir / "queen-7").exists()
+
+
+def test_local_mode_inserts_the_order_and_runs_the_bee_here_to_its_end(make_runtime):
+    rt = make_runtime()
+    add_issue(rt.db, 3)
+    result = queen_of(rt).run_once()
+    assert result.dispatched == (3,)
+    order = wait_for_ending(rt.db, 3)
+    assert order.queued_at is None and order.claimed_by is None
+    assert order.outcome == "finished"
+    assert (rt.settings.workdir / "queen-3" / "src/app.py").read_text() == "done by the bee of #3\n"
+
+
+def test_capacity_is_bounded_by_max_workers_with_a_sentence(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", MAX_WORKERS="1", **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    result = queen_of(rt).run_once()
+    assert result.dispatched == (1,)
+    assert queen_of(rt).run_once().refusals == ("1 orders in flight: HIVE_MAX_WORKERS=1 reached",)
+
+
+def test_a_second_queen_waits_while_the_first_holds_the_lease(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    first, second = queen_of(rt, holder="queen-a"), queen_of(rt, holder="queen-b")
+    assert first.run_once().dispatched == (1,)
+    assert second.run_once().idle == "another Queen holds the lease"
+    first.close()
+    assert second.run_once().idle is None
+
+
+def test_a_handed_back_issue_is_dispatched_again_and_its_row_archived(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_stopped")
+    add_issue(rt.db, 4)
+    queen = queen_of(rt)
+    queen.run_once()
+    first = orders.get(rt.db, 4)
+    assert first is not None
+    bees = [b for b in rt.work.items() if b.kind == WK_BEE]
+    assert bees[0].hand_back()  # type: ignore[attr-defined]
+    assert orders.get(rt.db, 4).outcome == "handed back"  # type: ignore[union-attr]
+    assert queen.run_once().dispatched == (4,)
+    again = orders.get(rt.db, 4)
+    assert again is not None and again.attempt == 2 and again.finished_at is None
+    assert [h.snapshot["outcome"] for h in orders.history(rt.db, 4)] == ["handed back"]
+
+
+def test_a_round_past_its_bound_is_abandoned_and_lets_the_lease_go(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    queen = queen_of(rt, round_max_seconds=0.3)
+    with rt.git_lock:  # the round is stuck reading base
+        result = queen.run_once()
+    assert result.idle == "abandoned while reading base"
+    assert rt.metrics.rounds_stalled._value.get() == 1
+    lease = leases.get(rt.db, leases.QUEEN_LEASE)
+    assert lease is not None and lease.expires_at <= datetime.now(UTC)
+    assert orders.listing(rt.db) == []  # the abandoned round dispatches nothing more
+
+
+def test_during_a_drain_a_queen_that_would_start_a_bee_here_does_not_round(make_runtime):
+    rt = make_runtime()
+    add_issue(rt.db, 1)
+    rt.begin_drain()
+    assert queen_of(rt).run_once().idle == "draining"
+    assert orders.listing(rt.db) == []
+
+
+def test_during_a_drain_an_elsewhere_queen_rounds_only_while_something_holds(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    rt.begin_drain()
+    queen = queen_of(rt)
+    assert queen.run_once().idle == "draining"
+    held = Standing(WK_BEE, "a held bee")
+    rt.work.add(held)
+    assert queen.run_once().dispatched == (1,)
+
+
+def test_an_order_ending_here_wakes_the_queen(make_runtime):
+    rt = make_runtime()
+    add_issue(rt.db, 5)
+    rt.queen_wake.clear()
+    queen_of(rt).run_once()
+    wait_for_ending(rt.db, 5)
+    assert rt.queen_wake.wait(5)
+
+
+def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    queen = queen_of(rt)
+    queen.run_once()
+    queen.run_once()
+    assert [r.headline for r in reports.latest(rt.db, 5)] == ["nothing to dispatch"] * 2
+    assert rt.metrics.rounds._value.get() == 2
+
+
+_ = threading

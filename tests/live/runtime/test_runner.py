@@ -1,0 +1,87 @@
+"""The claimer against the real store: it fills its free slots, refuses a key it lacks
+(and a runner with that key then takes the order), holds back when the container guard
+says so, registers itself and stops claiming once the drain began."""
+
+from __future__ import annotations
+
+from hive.actors.runner import Claimer, ClaimerConfig
+from hive.store import orders, runners
+from hive.testing import wait_for_ending
+from tests.live.runtime import agents
+from tests.live.runtime.conftest import AGENT, eventually, queue
+
+
+def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
+    config = ClaimerConfig(rt.settings.runner_name, slots, 1024, rt.settings.runner_seconds)
+    return Claimer(rt, config, free_memory=lambda: free)
+
+
+def test_runner_claims_an_order_per_free_slot_and_leaves_the_rest_queued(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    for issue in (1, 2, 3):
+        queue(rt, issue)
+    result = claimer_of(rt, slots=2).run_once()
+    assert result.started == (1, 2)
+    claimed = {o.issue: o.claimed_by for o in orders.listing(rt.db)}
+    assert claimed == {1: rt.settings.runner_name, 2: rt.settings.runner_name, 3: None}
+    assert rt.metrics.claims._value.get() == 2
+    assert claimer_of(rt, slots=2).run_once().started == ()  # both slots are taken
+    agents.RELEASE.set()
+    assert wait_for_ending(rt.db, 1).outcome == "finished"
+
+
+def test_runner_refuses_a_key_it_lacks_and_a_runner_with_that_key_takes_it(make_runtime):
+    lacking = make_runtime()
+    having = make_runtime(WORKER_KEY_2="second-key-0123456789")
+    queue(having, 9, key_index=1)
+    first = claimer_of(lacking).run_once()
+    assert first.refused == (9,) and first.started == ()
+    order = orders.get(lacking.db, 9)
+    assert order is not None and order.claimed_by is None
+    assert order.refused_by == [lacking.settings.runner_name]
+    assert lacking.metrics.key_refusals._value.get() == 1
+    assert claimer_of(lacking).run_once().refused == ()  # never reaches for it again
+    assert claimer_of(having).run_once().started == (9,)
+    assert wait_for_ending(having.db, 9).claimed_by == having.settings.runner_name
+
+
+def test_runner_refuses_a_key_whose_fingerprint_differs(make_runtime):
+    rt = make_runtime()
+    queue(rt, 4, key_index=0, fingerprint="0" * 16)
+    assert claimer_of(rt).run_once().refused == (4,)
+
+
+def test_container_guard_claims_nothing_and_the_order_stays_queued(make_runtime):
+    rt = make_runtime()
+    queue(rt, 2)
+    result = claimer_of(rt, free=0).run_once()
+    assert result.started == () and "HIVE_BEE_MEMORY_MB=1024" in (result.held_back or "")
+    order = orders.get(rt.db, 2)
+    assert order is not None and order.claimed_by is None
+
+
+def test_runner_registers_itself_and_reports_draining(make_runtime):
+    rt = make_runtime()
+    claimer = claimer_of(rt, slots=3)
+    claimer.run_once()
+    mine = [r for r in runners.listing(rt.db) if r.name == rt.settings.runner_name]
+    assert mine and mine[0].slots == 3 and not mine[0].draining
+    rt.begin_drain()
+    queue(rt, 5)
+    assert claimer.run_once().started == ()
+    mine = [r for r in runners.listing(rt.db) if r.name == rt.settings.runner_name]
+    assert mine[0].draining
+    assert orders.get(rt.db, 5).claimed_by is None  # type: ignore[union-attr]
+
+
+def test_the_runner_resets_the_turn_clock_when_the_turn_really_starts(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    queue(rt, 6)
+    claimer_of(rt).run_once()
+
+    def reset() -> bool:
+        order = orders.get(rt.db, 6)
+        assert order is not None and order.claimed_at is not None
+        return order.dispatched_at is not None and order.dispatched_at > order.claimed_at
+
+    eventually(reset)
