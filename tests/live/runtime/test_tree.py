@@ -1,0 +1,107 @@
+"""The whole tree in-process (`hive.testing.hive_tree`): its children by role, an issue
+run to its end, the drain holding a bee and exiting after it, the hand-back at the cap,
+a Queen and a runner in two trees, and the exit with no bees."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+
+from hive.rules.drain import WK_BEE
+from hive.store import bundles, issues, orders
+from hive.store.issues import NewIssue
+from hive.testing import wait_for_ending
+from tests.live.runtime import agents
+from tests.live.runtime.conftest import AGENT, eventually
+
+NO_BEE_EXIT_SECONDS = 2.0
+
+
+def add(hive, number: int, path: str = "src/app.py") -> None:
+    issues.upsert(hive.runtime.db, number, NewIssue(title=f"issue {number}", boundary=(path,)))
+    hive.runtime.queen_wake.set()
+
+
+def shape(root) -> list[str]:
+    ids = []
+    for child in root.which_children():
+        ids.append(child.id)
+        if child.id == "runner":
+            ids += [f"runner/{c.id}" for c in child.target.which_children()]
+    return ids
+
+
+def test_children_by_role_in_start_order(hive_tree):
+    cases = [
+        ({}, ["http", "reaper", "queen", "runner", "runner/bees", "runner/claimer", "drain"]),
+        ({"ROLE": "queen"}, ["http", "reaper", "queen", "runner", "runner/bees", "drain"]),
+        ({"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on"}, ["http", "reaper", "queen", "drain"]),
+        (
+            {"ROLE": "runner"},
+            ["http", "reaper", "runner", "runner/bees", "runner/claimer", "drain"],
+        ),
+    ]
+    for variables, expected in cases:
+        assert shape(hive_tree(AGENT + "finish", **variables).root) == expected
+
+
+def test_the_tree_runs_an_issue_to_its_end(hive_tree):
+    hive = hive_tree(AGENT + "finish")
+    add(hive, 1)
+    order = wait_for_ending(hive.runtime.db, 1)
+    assert order.outcome == "finished"
+    assert bundles.get(hive.runtime.db, 1) is not None
+
+
+def test_with_no_bees_the_drain_exits_well_under_two_seconds(hive_tree):
+    hive = hive_tree(AGENT + "finish")
+    began = time.monotonic()
+    hive.drain()
+    reason = hive.root.wait(10)
+    assert reason is not None and reason.normal
+    assert time.monotonic() - began < NO_BEE_EXIT_SECONDS
+
+
+def test_the_drain_holds_a_bee_and_the_tree_exits_once_it_ended(hive_tree):
+    hive = hive_tree(AGENT + "until_released")
+    add(hive, 2)
+    eventually(lambda: hive.runtime.host.running() == 1)
+    hive.drain()
+    eventually(hive.runtime.draining.is_set)
+    try:
+        urllib.request.urlopen(hive.server.url + "/readyz", timeout=5)
+        raise AssertionError("ready while draining")
+    except urllib.error.HTTPError as err:
+        assert err.code == 503
+    assert hive.root.wait(0.5) is None  # held
+    agents.RELEASE.set()
+    reason = hive.root.wait(30)
+    assert reason is not None and reason.normal
+    assert orders.get(hive.runtime.db, 2).outcome == "finished"  # type: ignore[union-attr]
+
+
+def test_at_the_cap_the_bee_is_handed_back_and_the_tree_exits(hive_tree):
+    hive = hive_tree(AGENT + "until_stopped", RUNNER_DRAIN_SECONDS="1")
+    add(hive, 3)
+    eventually(lambda: any(i.kind == WK_BEE for i in hive.runtime.work.items()))
+    hive.drain()
+    reason = hive.root.wait(30)
+    assert reason is not None and reason.normal
+    order = orders.get(hive.runtime.db, 3)
+    assert order is not None and order.outcome == "handed back"
+    assert hive.runtime.metrics.handed_back._value.get() == 1
+
+
+def test_a_queen_and_a_runner_in_two_trees_share_the_work_through_the_store(hive_tree):
+    queen = hive_tree(
+        AGENT + "finish", ROLE="queen", QUEEN_BEES_RUN_ELSEWHERE="on", QUEEN_TICK_SECONDS="30"
+    )
+    runner = hive_tree(AGENT + "finish", ROLE="runner", RUNNER_SECONDS="30")
+    add(queen, 4, "src/app.py")
+    add(queen, 5, "src/util.py")
+    # the ticks and polls are 30 s: only the NOTIFYs can make this quick
+    first = wait_for_ending(queen.runtime.db, 4, timeout_seconds=20)
+    assert first.claimed_by == runner.runtime.name and first.outcome == "finished"
+    second = wait_for_ending(queen.runtime.db, 5, timeout_seconds=20)
+    assert second.claimed_by == runner.runtime.name
