@@ -119,6 +119,8 @@ REFUSALS: dict[str, int] = {
     "credit": REFUSAL_QUOTA,
     "402": REFUSAL_QUOTA,
     "rate_limit": REFUSAL_TRANSIENT,
+    "rate-limit": REFUSAL_TRANSIENT,  # the agent protocol's own words (hive/agents/protocol.py)
+    "overload": REFUSAL_TRANSIENT,
     "rate_limit_error": REFUSAL_TRANSIENT,
     "overloaded": REFUSAL_TRANSIENT,
     "overloaded_error": REFUSAL_TRANSIENT,
