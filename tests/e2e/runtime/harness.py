@@ -240,6 +240,24 @@ class World:
         order = self.claimed(issue, by)
         return order is not None and order.claimed_at is not None and order.claimed_at > moment
 
+    def attempt(self, issue: int, attempt: int) -> dict[str, Any] | None:
+        """Attempt `attempt` of `issue` once it has ended, as column -> value, wherever
+        it is now: the current row, or the history row it was archived to when the next
+        attempt replaced it (which may happen before a test's next poll)."""
+        current = orders.get(self.db, issue)
+        if current is not None and current.attempt == attempt:
+            if current.finished_at is None:
+                return None
+            return {
+                "outcome": current.outcome,
+                "claimed_by": current.claimed_by,
+                "salvaged_sha": current.salvaged_sha,
+                "salvaged_at": current.salvaged_at,
+                "salvaged_files": current.salvaged_files,
+                "queued_at": current.queued_at,
+            }
+        return next((h for h in self.history(issue) if h["attempt"] == attempt), None)
+
     def history(self, issue: int) -> list[dict[str, Any]]:
         return [a.snapshot for a in orders.history(self.db, issue)]
 
@@ -256,14 +274,15 @@ class World:
 
     # ---- bundles through the product's own door, judged by git ---------------------
 
-    def export(self, issue: int) -> Path:
+    def export(self, issue: int, checkout_of: str | None = None) -> Path:
         """`python -m hive export ISSUE -o FILE` from a process with no checkout of its
-        own, so the bundle comes from queen_bundle."""
+        own, so the bundle comes from queen_bundle; or, with `checkout_of`, as that
+        process (its HIVE_WORKDIR), so it comes from its checkout when the branch is there."""
         out = self.root / f"exported-{issue}-{len(list(self.root.glob('exported-*')))}.bundle"
         env = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
         env.update(
             HIVE_DATABASE_URL=self.db_url,
-            HIVE_WORKDIR=str(self.root / "export-side"),
+            HIVE_WORKDIR=str(self.root / (checkout_of or "export-side")),
             HIVE_BASE_REF=BASE,
         )
         done = subprocess.run(
@@ -277,10 +296,10 @@ class World:
         assert done.returncode == 0, f"hive export {issue}: {done.stderr}"
         return out
 
-    def fetch(self, issue: int) -> Fetched:
+    def fetch(self, issue: int, checkout_of: str | None = None) -> Fetched:
         """Export the issue's bundle, `git bundle verify` it and `git fetch` it into a
         fresh clone of upstream."""
-        path = self.export(issue)
+        path = self.export(issue, checkout_of)
         clone = self.root / f"clone-{path.stem}"
         git("clone", "-q", str(self.upstream), str(clone), cwd=self.root)
         git("bundle", "verify", "-q", str(path), cwd=clone)

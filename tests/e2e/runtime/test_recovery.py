@@ -100,7 +100,7 @@ def test_a_queen_restart_reaps_only_her_own_bees_and_runner_orders_survive(world
     world.add_issue(2)
     world.wait(lambda: world.turns(1) and world.turns(2), START_SECONDS, "local bees start")
     before = {n: world.order(n) for n in (1, 2, 3, 4)}
-    assert all(o is not None and o.finished_at is None for o in before.values())
+    assert all(o is not None and o.finished_at is None for o in before.values()), world.report()
     assert before[1].queued_at is None and before[2].queued_at is None  # type: ignore[union-attr]
     assert before[3].claimed_by == "runner-a" and before[4].claimed_by == "runner-a"  # type: ignore[union-attr]
 
@@ -114,9 +114,12 @@ def test_a_queen_restart_reaps_only_her_own_bees_and_runner_orders_survive(world
         "the boot reaper ends the Queen's own orders",
     )
     for n in (1, 2):
-        reaped = next(h for h in [*world.history(n), _current(world, n)] if h["outcome"])
-        assert reaped["outcome"] == "reaped at boot"
-        assert reaped["salvaged_sha"], f"#{n} was reaped without its salvage"
+        reaped = world.attempt(n, 1)
+        assert reaped is not None and reaped["outcome"] == "reaped at boot"
+        assert reaped["queued_at"] is None
+        # salvaged first: the bee's uncommitted line is a commit on the Queen's branch
+        from_queen = world.fetch(n, checkout_of="queen")
+        assert f"issue {n} turn {world.turns(n)[0].pid}" in from_queen.file(f"files/f{n}.txt")
     for n in (3, 4):
         survivor = world.claimed(n, "runner-a")
         assert survivor is not None, f"#{n}: a runner's order was reaped by the Queen's boot"
@@ -130,9 +133,3 @@ def test_a_queen_restart_reaps_only_her_own_bees_and_runner_orders_survive(world
         done = world.ended(n)
         assert done is not None and done.outcome == "finished" and done.attempt == 1
         assert f"issue {n} turn" in world.fetch(n).file(f"files/f{n}.txt")
-
-
-def _current(world: World, issue: int) -> dict[str, Any]:
-    order = world.order(issue)
-    assert order is not None
-    return {"outcome": order.outcome, "salvaged_sha": order.salvaged_sha}
