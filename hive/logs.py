@@ -9,7 +9,6 @@ import logging
 import sys
 import time
 
-
 # structured fields that records may carry (`extra=`): the issue, and the supervisors'
 # reports (event, supervisor, child, reason, outcome, seconds)
 _EXTRA_FIELDS = ("issue", "event", "supervisor", "child", "reason", "outcome", "seconds")
@@ -37,7 +36,8 @@ class _TextFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         issue = getattr(record, "issue", None)
         where = record.name.removeprefix("hive.") + (f" #{issue}" if issue is not None else "")
-        text = f"{self.formatTime(record)} {record.levelname.lower():<7} {where}: {record.getMessage()}"
+        level = record.levelname.lower()
+        text = f"{self.formatTime(record)} {level:<7} {where}: {record.getMessage()}"
         if record.exc_info:
             text += "\n" + self.formatException(record.exc_info)
         return text

@@ -28,7 +28,9 @@ _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Variables a bee's agent receives (DESIGN 6). A `hive` command run inside a bee sees
 # them; they are the agent's, not configuration, so they are neither read nor refused.
-AGENT_SIDE = frozenset({"HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FILE", "HIVE_KEY"})
+AGENT_SIDE = frozenset(
+    {"HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FILE", "HIVE_KEY"}
+)
 
 
 class SettingsError(ValueError):

@@ -118,7 +118,11 @@ def test_when_every_key_is_busy_the_refusal_names_the_next_variable() -> None:
 def test_refusals_sort_into_quota_transient_and_other() -> None:
     for kind in ("quota", "insufficient_quota", "balance", "billing", "credit", "402"):
         assert sort_refusal(kind) == REFUSAL_QUOTA, kind
-    for kind in ("rate_limit", "rate-limit", "overload", "rate_limit_error", "overloaded", "overloaded_error", "429",
+    for kind in (
+        "rate-limit",
+        "overload",
+        "rate_limit",
+        "rate_limit_error", "overloaded", "overloaded_error", "429",
                  "503", "529"):  # fmt: skip
         assert sort_refusal(kind) == REFUSAL_TRANSIENT, kind
     assert sort_refusal(" Rate_Limit ") == REFUSAL_TRANSIENT
