@@ -46,8 +46,10 @@ CLOCKS = {
     "HIVE_HTTP_ADDR": "127.0.0.1:0",
     "HIVE_MAX_WORKERS": "64",
     "HIVE_WORKER_LANES_PER_KEY": "4",
-    "HIVE_WORKER_KEY": KEY,
     "HIVE_BEE_MEMORY_MB": "64",
+    # four keys of four lanes: room for 16 bees at once (drain's --bees goes to 16)
+    "HIVE_WORKER_KEY": KEY,
+    **{f"HIVE_WORKER_KEY_{i}": f"{KEY}-{i}" for i in (2, 3, 4)},
 }
 
 
