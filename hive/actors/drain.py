@@ -169,8 +169,9 @@ def _in_thread(name: str, action: Callable[[], object] | None) -> threading.Thre
 
 
 class DrainActor(SupervisedActor):
-    """Started last. `on_start` adds the drain hook to the bridge; `on_stop` removes it
-    (stopping twice is safe). The hook runs in the bridge's thread (see the module)."""
+    """Started last. `on_start` adds the drain hook to the bridge and tells the runtime
+    the tree is up; `on_stop` removes the hook (stopping twice is safe). The hook runs in
+    the bridge's thread (see the module)."""
 
     def __init__(self, runtime: Runtime, bridge: SignalBridge, config: DrainConfig) -> None:
         super().__init__()
@@ -183,6 +184,7 @@ class DrainActor(SupervisedActor):
 
     def on_start(self) -> None:
         self._remove = self.bridge.add_drain_hook(self._hook)
+        self.runtime.tree_started()  # started last: every sibling is up
 
     def on_stop(self) -> None:
         self._stopping.set()

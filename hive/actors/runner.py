@@ -180,4 +180,10 @@ class RunnerActor(LoopActor):
 
     def __init__(self, runtime: Runtime, config: ClaimerConfig | None = None) -> None:
         claimer = Claimer(runtime, config)
-        super().__init__("runner", claimer, claimer.config.poll_seconds, listen_url=runtime.url)
+        super().__init__(
+            "runner",
+            claimer,
+            claimer.config.poll_seconds,
+            wake=runtime.runner_wake,
+            listen_url=runtime.url,
+        )

@@ -33,6 +33,8 @@ class Runtime:
     draining: threading.Event = field(default_factory=threading.Event)
     # set when an order ends or is reaped here, so the Queen rounds at once
     queen_wake: threading.Event = field(default_factory=threading.Event)
+    # set when the drain begins, so the claimer reports it in queen_runner at once
+    runner_wake: threading.Event = field(default_factory=threading.Event)
 
     @property
     def name(self) -> str:
@@ -43,3 +45,9 @@ class Runtime:
         """Readiness goes 503, the claimer stops claiming, no bee starts here."""
         self.draining.set()
         self.host.close()
+        self.runner_wake.set()
+
+    def tree_started(self) -> None:
+        """Every child is up (the bee pool too): the Queen's first round that could not
+        start a bee here need not wait for her next tick."""
+        self.queen_wake.set()

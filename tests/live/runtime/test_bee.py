@@ -6,6 +6,7 @@ a quota refusal."""
 from __future__ import annotations
 
 import subprocess
+import threading
 import uuid
 from pathlib import Path
 
@@ -124,3 +125,18 @@ def test_a_quota_refusal_ends_the_order_quota_exhausted(make_runtime):
     order = wait_for_ending(rt.db, 7)
     assert order.outcome == "quota exhausted"
     assert order.detail == "the provider refused the turn (quota)"
+
+
+def test_a_bee_handed_back_before_its_turn_started_stops_it_as_it_starts(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_stopped")
+    queue(rt, 8)
+    answers: list[bool] = []
+    with rt.git_lock:  # the bee's cut waits here: its turn has not started
+        assert claimer_of(rt).run_once().started == (8,)
+        bee = next(b for b in rt.work.items() if b.kind == WK_BEE)
+        asking = threading.Thread(target=lambda: answers.append(bee.hand_back(10)))
+        asking.start()
+        eventually(lambda: bee._handing_back)  # type: ignore[attr-defined]
+    asking.join(15)
+    assert answers == [True]
+    assert orders.get(rt.db, 8).outcome == "handed back"  # type: ignore[union-attr]

@@ -13,7 +13,7 @@ from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
 from hive.store import leases, orders, reports
 from hive.testing import wait_for_ending
-from tests.live.runtime.conftest import AGENT, add_issue
+from tests.live.runtime.conftest import AGENT, add_issue, eventually
 
 KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
@@ -123,6 +123,7 @@ def test_a_round_past_its_bound_is_abandoned_and_lets_the_lease_go(make_runtime)
     with rt.git_lock:  # the round is stuck reading base
         result = queen.run_once()
     assert result.idle == "abandoned while reading base"
+    eventually(lambda: not any(t.name == "queen-round" for t in threading.enumerate()))
     assert rt.metrics.rounds_stalled._value.get() == 1
     lease = leases.get(rt.db, leases.QUEEN_LEASE)
     assert lease is not None and lease.expires_at <= datetime.now(UTC)
@@ -164,6 +165,3 @@ def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
     queen.run_once()
     assert [r.headline for r in reports.latest(rt.db, 5)] == ["nothing to dispatch"] * 2
     assert rt.metrics.rounds._value.get() == 2
-
-
-_ = threading

@@ -4,14 +4,18 @@ a Queen and a runner in two trees, and the exit with no bees."""
 
 from __future__ import annotations
 
+import threading
 import time
 import urllib.error
 import urllib.request
 
+from hive.git.repo import open_checkout
 from hive.rules.drain import WK_BEE
-from hive.store import bundles, issues, orders
+from hive.settings import Settings
+from hive.store import bundles, issues, orders, runners
 from hive.store.issues import NewIssue
-from hive.testing import wait_for_ending
+from hive.testing import hive_environ, wait_for_ending
+from hive.tree import build
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually
 
@@ -105,3 +109,38 @@ def test_a_queen_and_a_runner_in_two_trees_share_the_work_through_the_store(hive
     assert first.claimed_by == runner.runtime.name and first.outcome == "finished"
     second = wait_for_ending(queen.runtime.db, 5, timeout_seconds=20)
     assert second.claimed_by == runner.runtime.name
+
+
+def test_the_queen_is_woken_once_every_child_is_up(hive_db_url, hive_repo, tmp_path):
+    # her first round may run before the bee pool is up and start nothing; the tree's
+    # start must wake her then, or an issue waits for her next tick
+    env = hive_environ(hive_db_url, hive_repo, tmp_path / "w", QUEEN_TICK_SECONDS="30")
+    settings = Settings.from_env(env)
+    hive = build(settings, hive_db_url, open_checkout(str(hive_repo), tmp_path / "w", "main"))
+    ready_when_woken: list[bool] = []
+
+    class Recording(threading.Event):
+        def set(self) -> None:
+            ready_when_woken.append(hive.runtime.host.ready)
+            super().set()
+
+    hive.runtime.queen_wake = Recording()
+    hive.start()
+    try:
+        assert True in ready_when_woken
+    finally:
+        hive.stop(timeout=30)
+
+
+def test_a_draining_runner_says_so_in_queen_runner_at_once(hive_tree):
+    hive = hive_tree(AGENT + "until_released", RUNNER_SECONDS="30")
+    add(hive, 7)
+    eventually(lambda: hive.runtime.host.running() == 1)
+    hive.drain()
+
+    def says_draining() -> bool:
+        rows = [r for r in runners.listing(hive.runtime.db) if r.name == hive.runtime.name]
+        return bool(rows) and rows[0].draining
+
+    eventually(says_draining, timeout_seconds=5)
+    agents.RELEASE.set()
