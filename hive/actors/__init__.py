@@ -5,7 +5,9 @@
 - `bee`: BeeActor, one order's turn: start, heartbeat, transcript, ending, hand-back
 - `reaper`: ReaperActor, the boot reaper and the stall reaper
 - `drain`: DrainActor, the drain card on SIGTERM
-- `start`: the shared cut-and-start; `host`: the bee pool as the others see it;
+- `start`: the shared cut-and-start; `ending`: a turn's outcome, salvage, bundle and
+  fenced ending; `transcript`: a turn's lines on their way to the store; `facts`: what
+  a round reads before it asks the rules; `host`: the bee pool as the others see it;
   `work`: the registry of work this process holds; `loop`: the shape every long-running
   actor shares; `runtime`: what they share; `service`: a start/stop object as an actor
 

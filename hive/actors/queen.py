@@ -30,10 +30,11 @@ from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
 from hive.actors.loop import LoopActor
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
+from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
-from hive.rules.drain import takes_new_work
+from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.holds import held_paths
 from hive.rules.keys import KeySlot, all_busy_sentence, choose_key, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
@@ -344,7 +345,9 @@ class Queen:
 
 class QueenActor(LoopActor):
     """Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order ends: in this
-    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY)."""
+    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY). Her
+    rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
+    `on_stop` lets the Queen lease go."""
 
     def __init__(self, runtime: Runtime, config: QueenConfig | None = None) -> None:
         queen = Queen(runtime, config)
@@ -355,3 +358,17 @@ class QueenActor(LoopActor):
             wake=runtime.queen_wake,
             listen_url=runtime.url if queen.config.elsewhere else None,
         )
+        self.runtime = runtime
+        self.rounds = Standing(WK_ROUND, "queen rounds")
+        self._unregister: Callable[[], None] = lambda: None
+
+    def on_start(self) -> None:
+        self._unregister = self.runtime.work.add(self.rounds)
+        super().on_start()
+
+    def on_stop(self) -> None:
+        try:
+            super().on_stop()
+        finally:
+            self.rounds.end()
+            self._unregister()

@@ -4,6 +4,7 @@ a Queen and a runner in two trees, and the exit with no bees."""
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import urllib.error
@@ -58,13 +59,20 @@ def test_the_tree_runs_an_issue_to_its_end(hive_tree):
     assert bundles.get(hive.runtime.db, 1) is not None
 
 
-def test_with_no_bees_the_drain_exits_well_under_two_seconds(hive_tree):
+def test_with_no_bees_the_drain_exits_well_under_two_seconds(hive_tree, caplog):
+    caplog.set_level(logging.INFO, logger="hive.drain")
     hive = hive_tree(AGENT + "finish")
     began = time.monotonic()
     hive.drain()
     reason = hive.root.wait(10)
     assert reason is not None and reason.normal
     assert time.monotonic() - began < NO_BEE_EXIT_SECONDS
+    summaries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("drain: cap")]
+    assert len(summaries) == 1
+    # the Queen's rounds are left to the store: the next process rounds again
+    assert summaries[0].endswith(
+        "held at start 0, ended on their own 0, handed back 0, stopped 0, left 1"
+    )
 
 
 def test_the_drain_holds_a_bee_and_the_tree_exits_once_it_ended(hive_tree):
