@@ -99,6 +99,10 @@ class LoopActor(SupervisedActor):
                 self.wake.clear()
                 return
             if listener.wait(min(remaining, WAKE_SLICE_SECONDS)).recheck:
+                # one pass answers every hint already queued: eight orders queued at
+                # once are one wake, not eight passes
+                while listener.wait(0).reason == "notified":
+                    pass
                 return
 
     def _listen(self) -> Listener | None:
