@@ -2,8 +2,8 @@
 
     hive (root, rest_for_one)
       http     ServiceActor(ExportServer)                             shutdown 5 s
-      reaper   ReaperActor: boot reaper at start, stall reaper        shutdown 5 s
-      queen    QueenActor: rounds                                     shutdown 10 s  (role queen)
+      reaper   ReaperActor: the stall reaper                          shutdown 5 s
+      queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from hive.actors import facts
 from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
 from hive.actors.loop import LoopActor
+from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.actors.work import Standing
@@ -121,10 +122,14 @@ class Queen:
         runtime: Runtime,
         config: QueenConfig | None = None,
         free_memory: Callable[[], int | None] = free_memory_bytes,
+        on_first_lease: Callable[[], object] | None = None,
     ) -> None:
         self.runtime = runtime
         self.config = config or QueenConfig.from_settings(runtime.settings)
         self.free_memory = free_memory
+        # the boot reaper: run once, when this process first holds the lease, so a
+        # standby replica never ends the orders of the Queen that holds it
+        self.on_first_lease = on_first_lease
         self.keys: tuple[KeySlot, ...] = key_slots(runtime.settings.worker_keys)
         self.lease: leases.Lease | None = None
         self._facts: BaseFacts | None = None
@@ -183,6 +188,10 @@ class Queen:
         state.at("taking the Queen lease")
         if not self._hold_lease():
             return RoundResult(idle="another Queen holds the lease")
+        if self.on_first_lease is not None:
+            state.at("reaping at boot")
+            boot, self.on_first_lease = self.on_first_lease, None
+            boot()
         if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
         state.at("reading issues and orders")
@@ -345,12 +354,14 @@ class Queen:
 
 class QueenActor(LoopActor):
     """Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order ends: in this
-    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY). Her
+    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY). The
+    boot reaper runs in her first round that holds the lease, before she decides. Her
     rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
     `on_stop` lets the Queen lease go."""
 
     def __init__(self, runtime: Runtime, config: QueenConfig | None = None) -> None:
-        queen = Queen(runtime, config)
+        boot = Reaper(runtime).boot
+        queen = Queen(runtime, config, on_first_lease=lambda: _logged(boot()))
         super().__init__(
             "queen",
             queen,
@@ -372,3 +383,8 @@ class QueenActor(LoopActor):
         finally:
             self.rounds.end()
             self._unregister()
+
+
+def _logged(result: object) -> None:
+    if result:
+        log.info("%s", result)

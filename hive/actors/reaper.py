@@ -1,10 +1,11 @@
 """The reapers (DESIGN 5, RULES 4): they clean up after crashes and never take the order
 of a bee this process runs (its issues are passed as `spare`).
 
-- The boot reaper (a Queen process, once, at start, before the Queen's first round)
-  ends the unfinished orders this Queen ran herself (`queued_at IS NULL`): her restart
-  killed their bees. Runner orders survive a Queen restart. Each is salvaged first where
-  its worktree is on this disk.
+- The boot reaper (a Queen process, once, in her first round that holds the Queen
+  lease, before she decides) ends the unfinished orders the Queen ran herself
+  (`queued_at IS NULL`): her restart killed their bees. A standby replica waiting for
+  the lease reaps nothing, so it never ends the live Queen's orders. Runner orders
+  survive a Queen restart. Each is salvaged first where its worktree is on this disk.
 - The stall reaper (a Queen process, every `min(60 s, silent window / 4, stall window
   / 4)`) releases runner orders whose heartbeat has been silent for
   `HIVE_RUNNER_SILENT_MINUTES`, never salvaged (nothing of that bee is on this disk), and
@@ -150,15 +151,10 @@ def _issues(reaped: list[Order]) -> tuple[int, ...]:
 
 
 class ReaperActor(LoopActor):
-    """`on_start` runs the boot reaper before the Queen's actor starts (the tree starts
-    the reaper first); then a stall pass every `interval_seconds`."""
+    """A stall pass every `interval_seconds`. The boot reaper is `Reaper.boot`, run by the
+    Queen in her first round that holds the Queen lease: "at start" for the Queen that
+    decides, and never by a standby replica while another Queen's bees run."""
 
     def __init__(self, runtime: Runtime, config: ReaperConfig | None = None) -> None:
         self.reaper = Reaper(runtime, config)
         super().__init__("reaper", self.reaper, self.reaper.config.interval_seconds)
-
-    def on_start(self) -> None:
-        result = self.reaper.boot()
-        if result:
-            self.log.info("%s", result)
-        super().on_start()

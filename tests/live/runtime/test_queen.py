@@ -165,3 +165,21 @@ def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
     queen.run_once()
     assert [r.headline for r in reports.latest(rt.db, 5)] == ["nothing to dispatch"] * 2
     assert rt.metrics.rounds._value.get() == 2
+
+
+def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision(make_runtime):
+    from hive.actors.reaper import Reaper
+    from tests.live.runtime.test_reaper import local_order
+
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    local_order(rt, 1)  # the order of a bee the previous Queen ran herself
+    held = leases.claim(rt.db, leases.QUEEN_LEASE, "the-live-queen", 180)
+    assert held is not None
+    config = QueenConfig.from_settings(rt.settings)
+    standby = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt).boot)
+    assert standby.run_once().idle == "another Queen holds the lease"
+    assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
+    leases.release(rt.db, held)
+    assert standby.run_once().dispatched == (1,)  # reaped first, so free again at once
+    assert [h.snapshot["outcome"] for h in orders.history(rt.db, 1)] == ["reaped at boot"]
+    assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
