@@ -80,9 +80,9 @@ class Row:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
+    root = _fresh_directory(args.dir)  # refused before a server is started for nothing
     server_url = connect.database_url(settings)
     connect.check_reachable(server_url)
-    root = _fresh_directory(args.dir)
     url = _fresh_database(server_url)
     repo = root / "repo"
     demo_data.make_repository(repo)
