@@ -72,6 +72,7 @@ class Bee:
         self._worktree: Path | None = None
         self._base_rev = order.plan.base
         self._handing_back = False
+        self._hand_back_deadline: float | None = None
         self._lost = False
         self._unregister: Callable[[], None] = lambda: None
 
@@ -94,12 +95,16 @@ class Bee:
 
     def hand_back(self, deadline_seconds: float = HAND_BACK_SECONDS) -> bool:
         """Stop the turn and end the order `handed back` (see the module); True once the
-        order is ended, within `deadline_seconds`."""
-        deadline = time.monotonic() + deadline_seconds
+        order is ended, within `deadline_seconds`. A second call (the tree stopping after
+        the drain gave up on it) waits only for what is left of the first one's deadline:
+        a turn that cannot be killed does not hold the exit twice."""
         with self._lock:
+            first = self._hand_back_deadline is None
+            deadline = self._hand_back_deadline or time.monotonic() + deadline_seconds
+            self._hand_back_deadline = deadline
             self._handing_back = True
             turn = self._turn
-        if turn is not None:
+        if first and turn is not None:
             turn.stop(HANDED_BACK)  # within LANE_FREE_MS: abort, grace, SIGKILL to the group
         return self._done.wait(max(0.0, deadline - time.monotonic()))
 

@@ -42,3 +42,10 @@ def until_released(ctx: TurnContext) -> None:
 def quota(ctx: TurnContext) -> Report:
     """The provider refused the turn: the account is out of quota."""
     return Report(ok=False, refusal="quota")
+
+
+def ignores_stop(ctx: TurnContext) -> None:
+    """Write, then run until the test releases it, deaf to its stop (a thread cannot be
+    killed: its turn is abandoned, and holds its slot until it returns)."""
+    _write(ctx, f"written by #{ctx.issue}\n")
+    RELEASE.wait(120)

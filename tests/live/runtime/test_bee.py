@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import threading
+import time
 import uuid
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from hive.actors.bee import Bee
 from hive.rules.drain import WK_BEE
 from hive.store import bundles, orders, transcript
 from hive.testing import wait_for_ending
+from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
 from tests.live.runtime.test_runner import claimer_of
 
@@ -140,3 +142,20 @@ def test_a_bee_handed_back_before_its_turn_started_stops_it_as_it_starts(make_ru
     asking.join(15)
     assert answers == [True]
     assert orders.get(rt.db, 8).outcome == "handed back"  # type: ignore[union-attr]
+
+
+def test_a_second_hand_back_waits_only_for_the_rest_of_the_first_deadline(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "ignores_stop")
+    queue(rt, 9)
+    claimer_of(rt).run_once()
+    bee = next(b for b in rt.work.items() if b.kind == WK_BEE)
+    eventually(lambda: bee._turn is not None)  # type: ignore[attr-defined]
+    began = time.monotonic()
+    # the first hand-back (the drain's) gives up on a turn that cannot be killed
+    assert not bee.hand_back(0.5)
+    # the tree's stop that follows waits for nothing more than the first deadline
+    assert not bee.hand_back(20)
+    assert time.monotonic() - began < 10
+    agents.RELEASE.set()
+    assert bee.wait(10)
+    assert orders.get(rt.db, 9).outcome == "handed back"  # type: ignore[union-attr]
