@@ -29,6 +29,7 @@ from hive.actors.runtime import Runtime
 from hive.actors.start import StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
+from hive.git.worktrees import remove_worktree
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import bundles, listen, orders
@@ -199,6 +200,7 @@ class Bee:
         rt.metrics.bee_seconds.labels(outcome=outcome).observe(ending.seconds)
         if self._lost:
             self.outcome = None
+            self._remove_worktree()
             return  # the row is no longer this turn's: write nothing to it
         plan = self.order.plan
         closing = close_order(
@@ -218,6 +220,7 @@ class Bee:
             ending=ending,
         )
         self.outcome = closing.outcome if closing.landed else None
+        self._remove_worktree()
         if closing.landed:
             try:
                 listen.notify_ended(rt.db, self.issue)
@@ -232,6 +235,19 @@ class Bee:
             closing.bundle_bytes,
             extra={"issue": self.issue},
         )
+
+    def _remove_worktree(self) -> None:
+        """A runner's worktree goes once its order ended: the work is in the store, and
+        a next attempt here starts from the stored bundle, not from stale files. The
+        Queen keeps her own (what a bee left outside its boundary stays on her disk)."""
+        rt = self.runtime
+        if self.order.fence.runner is None or self._worktree is None or rt.checkout is None:
+            return
+        try:
+            with rt.git_lock:
+                remove_worktree(rt.checkout.repo, self._worktree)
+        except Exception as err:
+            log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
 
     def _start_failed(self, err: Exception) -> None:
         self.start_error = f"could not start: {err}".splitlines()[0]

@@ -22,7 +22,7 @@ from hive.agents import Ending, Turn, TurnContext, start_turn
 from hive.agents.transcript import OnLine
 from hive.git.importing import import_bundle
 from hive.git.repo import Checkout, branch_ref, refresh_base
-from hive.git.worktrees import Cut, cut_worktree
+from hive.git.worktrees import Cut, cut_worktree, worktree_path
 from hive.settings import Settings
 
 log = logging.getLogger("hive.start")
@@ -115,18 +115,21 @@ def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
 def _continue_from_bundle(
     checkout: Checkout, issue: int, earlier_bundle: Callable[[], bytes | None] | None
 ) -> None:
-    """A branch an earlier attempt left in the store, not in this clone (another runner
-    ran it), is imported so this attempt continues it."""
-    if earlier_bundle is None or branch_ref(issue) in checkout.repo.refs:
+    """The branch as the last ended attempt stored it is the truth: another runner may
+    have run a later attempt than the one this clone remembers. So the stored bundle is
+    imported (a no-op when this clone's branch is already there), unless a worktree of
+    the issue is still on this disk: its files belong to the branch as it is here."""
+    if earlier_bundle is None or worktree_path(checkout.workdir, issue).exists():
         return
     data = earlier_bundle()
     if data is None:
         return
     try:
         import_bundle(checkout.repo, issue, data)
-    except Exception as err:  # a bad or unusable bundle: start from base instead
+    except Exception as err:  # a bad or unusable bundle: the branch as it is here
+        had = "the branch here" if branch_ref(issue) in checkout.repo.refs else "base"
         log.warning(
-            "earlier bundle not imported (%s); starting from base", err, extra={"issue": issue}
+            "earlier bundle not imported (%s); starting from %s", err, had, extra={"issue": issue}
         )
 
 

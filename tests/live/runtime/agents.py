@@ -49,3 +49,11 @@ def ignores_stop(ctx: TurnContext) -> None:
     killed: its turn is abandoned, and holds its slot until it returns)."""
     _write(ctx, f"written by #{ctx.issue}\n")
     RELEASE.wait(120)
+
+
+def append(ctx: TurnContext) -> None:
+    """Add one line to the first boundary file, naming the turn's worktree (so a test
+    can tell which runner's turn wrote it)."""
+    path = ctx.worktree / ctx.boundary[0]
+    with path.open("a") as out:
+        out.write(f"a turn in {ctx.worktree.parent.name}\n")

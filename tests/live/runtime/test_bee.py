@@ -11,6 +11,8 @@ import time
 import uuid
 from pathlib import Path
 
+from dulwich.object_store import tree_lookup_path
+
 from hive.actors.bee import Bee
 from hive.rules.drain import WK_BEE
 from hive.store import bundles, orders, transcript
@@ -159,3 +161,20 @@ def test_a_second_hand_back_waits_only_for_the_rest_of_the_first_deadline(make_r
     agents.RELEASE.set()
     assert bee.wait(10)
     assert orders.get(rt.db, 9).outcome == "handed back"  # type: ignore[union-attr]
+
+
+def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime, hive_repo):
+    a = make_runtime(AGENT=AGENT + "append")
+    b = make_runtime(AGENT=AGENT + "append")
+    for attempt, runtime in enumerate((a, b, a), start=1):
+        queue(runtime, 10)  # a new attempt replaces the ended row
+        assert claimer_of(runtime).run_once().started == (10,)
+        order = wait_for_ending(runtime.db, 10)
+        assert order.attempt == attempt and order.outcome == "finished"
+        assert not (runtime.settings.workdir / "queen-10").exists()  # the work is stored
+    stored = bundles.get(a.db, 10)
+    assert stored is not None
+    head = a.checkout.repo[stored.head_sha.encode()]  # a's clone holds what it bundled
+    _, blob = tree_lookup_path(a.checkout.repo.__getitem__, head.tree, b"src/app.py")
+    lines = a.checkout.repo[blob].data.decode().splitlines()
+    assert lines[1:] == ["a turn in work-0", "a turn in work-1", "a turn in work-0"]
