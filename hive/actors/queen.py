@@ -36,7 +36,7 @@ from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
-from hive.rules.holds import held_paths
+from hive.rules.holds import held_paths, overlapping
 from hive.rules.keys import KeySlot, all_busy_sentence, choose_key, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
 from hive.rules.priority import capacity, order_candidates
@@ -48,6 +48,8 @@ from hive.store.orders import Fence, NewOrder
 log = logging.getLogger("hive.queen")
 
 ROUND_MAX_SECONDS = 180.0
+# the priority card's sentence for a boundary another order holds, for one this round took
+HELD_NOW = "skipped: its boundary overlaps files another order holds: "
 # skips that are an order's normal course, not news for the report
 _QUIET_SKIPS = ("skipped: it already has a live order", "skipped: its finished work waits")
 
@@ -214,7 +216,13 @@ class Queen:
         by_number = {issue.number: issue for issue in open_issues}
         dispatched: list[int] = []
         refusals: list[str] = []
+        taken_now: set[str] = set()  # what this round's own orders hold from here on
         for ranked_one in ranked:
+            issue = by_number[ranked_one.number]
+            clash = overlapping(issue.boundary, taken_now)
+            if clash:
+                skipped.append((issue.number, HELD_NOW + ", ".join(clash)))
+                continue
             if len(dispatched) >= limit:
                 taken = len(dispatched)
                 room_left = None if room is None else room - taken
@@ -227,10 +235,11 @@ class Queen:
                 refusals.append(all_busy_sentence(indexes, cfg.lanes_per_key))
                 break
             state.at(f"dispatching #{ranked_one.number}")
-            problem = self._dispatch(by_number[ranked_one.number], self._key(index), base.sha)
+            problem = self._dispatch(issue, self._key(index), base.sha)
             if problem is not None:
                 refusals.append(f"#{ranked_one.number} not started: {problem}")
                 continue
+            taken_now.update(issue.boundary)
             busy[index] += 1
             self._last_key = index
             dispatched.append(ranked_one.number)

@@ -183,3 +183,15 @@ def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision
     assert standby.run_once().dispatched == (1,)  # reaped first, so free again at once
     assert [h.snapshot["outcome"] for h in orders.history(rt.db, 1)] == ["reaped at boot"]
     assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
+
+
+def test_two_issues_on_one_file_never_run_at_once_even_in_one_round(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/util.py", "src/app.py"))
+    result = queen_of(rt).run_once()
+    assert result.dispatched == (1,)
+    assert (2, "skipped: its boundary overlaps files another order holds: src/app.py") in (
+        result.skipped
+    )
+    assert queen_of(rt).run_once().dispatched == ()  # held by #1's live order now
