@@ -90,6 +90,7 @@ class RoundResult:
     refusals: tuple[str, ...] = ()
     skipped: tuple[tuple[int, str], ...] = ()
     idle: str | None = None
+    shape_problems: tuple[tuple[int, str], ...] = ()
 
     def __bool__(self) -> bool:
         return bool(self.dispatched)
@@ -246,7 +247,10 @@ class Queen:
         state.at("writing the report")
         shown = [(n, r) for n, r in skipped if not r.startswith(_QUIET_SKIPS)]
         result = RoundResult(
-            tuple(dispatched), tuple(refusals), tuple(found.shape_problems + shown)
+            tuple(dispatched),
+            tuple(refusals),
+            tuple(found.shape_problems + shown),
+            shape_problems=tuple(found.shape_problems),
         )
         self._report(result)
         rt.metrics.rounds.inc()
@@ -358,7 +362,10 @@ class Queen:
         else:
             headline = "nothing to dispatch"
         body = list(result.refusals) + [f"#{n}: {reason}" for n, reason in result.skipped]
-        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=bool(result.skipped))
+        # a person must act on an issue that is not a task, or on a hive with no key;
+        # busy keys, holds and blockers pass on their own
+        needs_you = bool(result.shape_problems) or not self.keys
+        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=needs_you)
 
 
 class QueenActor(LoopActor):

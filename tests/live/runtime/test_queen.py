@@ -45,6 +45,7 @@ def test_round_refuses_with_a_sentence_and_writes_no_row_when_no_key_is_free(mak
     assert orders.listing(rt.db) == []
     report = reports.latest(rt.db, 1)[0]
     assert report.headline == "no worker key is set: set HIVE_WORKER_KEY to run a bee"
+    assert report.needs_you
 
 
 def test_an_issue_that_fails_shape_is_skipped_with_its_reason_in_the_report(make_runtime):
@@ -194,4 +195,5 @@ def test_two_issues_on_one_file_never_run_at_once_even_in_one_round(make_runtime
     assert (2, "skipped: its boundary overlaps files another order holds: src/app.py") in (
         result.skipped
     )
+    assert not reports.latest(rt.db, 1)[0].needs_you  # a hold passes on its own
     assert queen_of(rt).run_once().dispatched == ()  # held by #1's live order now
