@@ -21,12 +21,12 @@ start no bee here and something still holds (`takes_new_work`).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from hive.actors import facts
 from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
+from hive.actors.bounded import Progress, run_bounded
 from hive.actors.loop import LoopActor
 from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
@@ -102,23 +102,6 @@ class RoundResult:
         return f"round: dispatched {done}" + "".join(f"; {s}" for s in self.refusals)
 
 
-class _Abandoned(Exception):
-    pass
-
-
-@dataclass
-class _Round:
-    """One round's progress, so an abandoned round can be told to stop, and named."""
-
-    step: str = "starting"
-    abandoned: threading.Event = field(default_factory=threading.Event)
-
-    def at(self, step: str) -> None:
-        if self.abandoned.is_set():
-            raise _Abandoned(step)
-        self.step = step
-
-
 class Queen:
     def __init__(
         self,
@@ -143,34 +126,18 @@ class Queen:
 
     def run_once(self) -> RoundResult:
         """One round in a thread of its own, waited for up to round_max_seconds."""
-        state = _Round()
-        answer: list[RoundResult] = []
-        failure: list[BaseException] = []
-
-        def work() -> None:
-            try:
-                answer.append(self._round(state))
-            except _Abandoned:
-                pass
-            except BaseException as exc:
-                failure.append(exc)
-
-        thread = threading.Thread(target=work, name="queen-round", daemon=True)
-        thread.start()
-        thread.join(self.config.round_max_seconds)
-        if thread.is_alive():
-            state.abandoned.set()
-            self.runtime.metrics.rounds_stalled.inc()
-            self._let_go()
-            log.error(
-                "round abandoned after %gs, stuck in: %s; lease let go",
-                self.config.round_max_seconds,
-                state.step,
-            )
-            return RoundResult(idle=f"abandoned while {state.step}")
-        if failure:
-            raise failure[0]
-        return answer[0]
+        done = run_bounded("queen-round", self.config.round_max_seconds, self._round)
+        if done.stuck_at is None:
+            assert done.value is not None
+            return done.value
+        self.runtime.metrics.rounds_stalled.inc()
+        self._let_go()
+        log.error(
+            "round abandoned after %gs, stuck in: %s; lease let go",
+            self.config.round_max_seconds,
+            done.stuck_at,
+        )
+        return RoundResult(idle=f"abandoned while {done.stuck_at}")
 
     def close(self) -> None:
         """Let the lease go (safe twice): another Queen may take over at once."""
@@ -186,7 +153,7 @@ class Queen:
 
     # --- one round ------------------------------------------------------------------
 
-    def _round(self, state: _Round) -> RoundResult:
+    def _round(self, state: Progress) -> RoundResult:
         rt, cfg = self.runtime, self.config
         state.at("taking the Queen lease")
         if not self._hold_lease():
