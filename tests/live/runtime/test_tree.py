@@ -152,3 +152,16 @@ def test_a_draining_runner_says_so_in_queen_runner_at_once(hive_tree):
 
     eventually(says_draining, timeout_seconds=5)
     agents.RELEASE.set()
+
+
+def test_a_tree_stopped_before_its_start_or_twice_stops_cleanly(hive_db_url, hive_repo, tmp_path):
+    env = hive_environ(hive_db_url, hive_repo, tmp_path / "w")
+    never = build(Settings.from_env(env), hive_db_url, None)
+    reason = never.stop(timeout=5)
+    assert reason is not None and reason.normal
+    hive = build(Settings.from_env(env), hive_db_url, None)
+    hive.root.start()
+    hive.root.stop()
+    reason = hive.root.stop()  # twice: the same answer
+    assert reason is not None and reason.normal
+    hive.close()
