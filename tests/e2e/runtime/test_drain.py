@@ -77,14 +77,24 @@ def test_sigterm_mid_turn_holds_the_turn_to_its_end_stores_its_bundle_and_exits_
     assert left == [], "an order is left claimed by a runner that has gone"
 
 
+# The cap is drain_cap_seconds(HIVE_RUNNER_DRAIN_SECONDS, HIVE_PLATFORM_DRAIN_SECONDS): set
+# by the runner's own drain, or moved earlier by a platform drain too short for it
+# (26 s leaves 1 s once the hand-back's 20 s and the exit's 5 s are kept).
+CAPS = {
+    "runner drain 1 s": {"HIVE_RUNNER_DRAIN_SECONDS": "1"},
+    "platform drain 26 s": {"HIVE_PLATFORM_DRAIN_SECONDS": "26"},
+}
+
+
+@pytest.mark.parametrize("cap", list(CAPS))
 def test_sigterm_with_the_cap_shorter_than_the_turn_hands_it_back_and_the_next_attempt_continues(
-    world: World,
+    world: World, cap: str
 ) -> None:
     cap_seconds = 1
     world.add_issue(1)
     world.hold(1)
     world.queen()
-    runner = world.runner("runner-a", HIVE_RUNNER_DRAIN_SECONDS=str(cap_seconds))
+    runner = world.runner("runner-a", **CAPS[cap])
     world.wait(lambda: world.turns(1), START_SECONDS, "issue 1's turn starts")
     first_turn = world.turns(1)[0]
 
