@@ -20,11 +20,11 @@ DEMO_SECONDS = 240
 ROW = re.compile(r"^\s*(\d+)\s+(runner-\d)\s+(\S.*?)\s+(\d+)\s+(\d+) B\s+\S")
 
 
-def demo(tmp_path: Path, url: str) -> subprocess.CompletedProcess[str]:
+def demo(tmp_path: Path, url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
     env["HIVE_DATABASE_URL"] = url
     return subprocess.run(
-        [sys.executable, "-m", "hive", "demo", "--dir", str(tmp_path / "demo")],
+        [sys.executable, "-m", "hive", "demo", "--dir", str(tmp_path / "demo"), *args],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -86,3 +86,13 @@ def test_hive_demo_runs_the_flow_prints_the_summary_and_a_fetch_line_that_works(
         for pid in left:
             os.kill(pid, 9)
     assert left == [], "hive demo left processes running"
+
+
+def test_hive_demo_that_runs_out_of_time_says_so_in_one_line_and_leaves_nothing_running(
+    tmp_path: Path, hive_pg_url: str
+) -> None:
+    done = demo(tmp_path, hive_pg_url, "--timeout", "0.1")
+    assert done.returncode == 1
+    (last,) = done.stderr.strip().splitlines()
+    assert last.startswith("hive: demo: issues [") and "did not end within 0.1 s" in last, last
+    assert processes_under(tmp_path) == []
