@@ -246,6 +246,13 @@ def _summary(url: str) -> list[Row]:
     return rows
 
 
+def shown_url(url: str) -> str:
+    """`url` fit to print: a password in it is replaced by a placeholder (never shown)."""
+    if not psycopg.conninfo.conninfo_to_dict(url).get("password"):
+        return url
+    return psycopg.conninfo.make_conninfo(url, password="YOUR-PASSWORD")
+
+
 def commits_in(bundle: bytes) -> int:
     """How many commits a bundle carries (its pack's commit objects)."""
     pack = PackData.from_file(io.BytesIO(parse(bundle).pack), SHA1)
@@ -266,7 +273,7 @@ def _print(rows: list[Row], url: str, repo: Path) -> None:
     bundle = f"queen-{first}.bundle"
     print()
     print(f"Fetch a branch with git (the demo's orders are in the {DATABASE} database):")
-    print(f"  export HIVE_DATABASE_URL={shlex.quote(url)}")
+    print(f"  export HIVE_DATABASE_URL={shlex.quote(shown_url(url))}")
     print(
         f"  hive export {first} -o {bundle} && "
         f'git -C {shlex.quote(str(repo))} fetch "$PWD/{bundle}" '

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hive.commands.demo import shown_url
 from hive.swarm import processes_under
 
 from .harness import git
@@ -96,3 +97,9 @@ def test_hive_demo_that_runs_out_of_time_says_so_in_one_line_and_leaves_nothing_
     (last,) = done.stderr.strip().splitlines()
     assert last.startswith("hive: demo: issues [") and "did not end within 0.1 s" in last, last
     assert processes_under(tmp_path) == []
+
+
+def test_the_fetch_line_never_prints_a_password() -> None:
+    shown = shown_url("postgresql://hive:s3cret@db.example:5432/hive_demo")
+    assert "s3cret" not in shown and "YOUR-PASSWORD" in shown
+    assert shown_url("user=postgres dbname=hive_demo host=/tmp/x").endswith("host=/tmp/x")
