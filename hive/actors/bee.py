@@ -53,6 +53,16 @@ class BeeOrder:
     ledger: Callable[[], bool]
 
 
+@dataclass(frozen=True)
+class BeeStatus:
+    issue: int
+    runner: str | None  # None: the Queen's own bee
+    turn_started: bool
+    handing_back: bool
+    ended: bool
+    outcome: str | None  # the order's outcome once this bee ended it
+
+
 class Bee:
     """A work item of kind WK_BEE (the drain holds it); thread-safe."""
 
@@ -80,6 +90,17 @@ class Bee:
     @property
     def ended(self) -> bool:
         return self._done.is_set()
+
+    def status(self) -> BeeStatus:
+        with self._lock:
+            return BeeStatus(
+                self.issue,
+                self.order.fence.runner,
+                self._turn is not None,
+                self._handing_back,
+                self._done.is_set(),
+                self.outcome,
+            )
 
     def wait(self, timeout: float | None = None) -> bool:
         return self._done.wait(timeout)
@@ -280,6 +301,11 @@ class BeeActor(SupervisedActor):
     def on_stop(self) -> None:
         if not self.bee.ended:
             self.bee.hand_back()
+
+    def status(self) -> BeeStatus:
+        """What the bee is doing (answered at once, while its turn runs: the turn is
+        watched by the bee's thread, never by a handler). Ask it through a proxy."""
+        return self.bee.status()
 
     def _done(self) -> None:
         self.actor_ref.stop(block=False)

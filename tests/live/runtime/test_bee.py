@@ -178,3 +178,16 @@ def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime,
     _, blob = tree_lookup_path(a.checkout.repo.__getitem__, head.tree, b"src/app.py")
     lines = a.checkout.repo[blob].data.decode().splitlines()
     assert lines[1:] == ["a turn in work-0", "a turn in work-1", "a turn in work-0"]
+
+
+def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    queue(rt, 11)
+    claimer_of(rt).run_once()
+    children = [c for c in rt.host._pool.which_children() if c.running]  # type: ignore[union-attr]
+    actor = children[0].target.proxy()
+    eventually(lambda: actor.status().get(timeout=1).turn_started)
+    status = actor.status().get(timeout=1)  # answered while the turn runs
+    assert (status.issue, status.runner, status.ended) == (11, rt.settings.runner_name, False)
+    agents.RELEASE.set()
+    assert wait_for_ending(rt.db, 11).outcome == "finished"
