@@ -52,9 +52,12 @@ QUEEN_SHUTDOWN_SECONDS = 10.0  # a round in hand finishes (its bee starts are bo
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 # DB connections: each bee heartbeats, writes its transcript and ends; the loops and the
-# HTTP request threads take a few more.
+# HTTP request threads take a few more. The pool grows only as far as it is used, and is
+# capped so 64 slots cannot exhaust a server's max_connections (100 by default): a bee
+# then waits its turn for a connection rather than failing.
 POOL_BASE_CONNECTIONS = 4
 POOL_CONNECTIONS_PER_BEE = 2
+POOL_MAX_CONNECTIONS = 32
 
 
 def runs_bees(settings: Settings) -> bool:
@@ -166,7 +169,9 @@ def build(
 ) -> Hive:
     """The tree for `settings.roles`, not started. Opens the store pool."""
     metrics = metrics or HiveMetrics()
-    size = POOL_BASE_CONNECTIONS + POOL_CONNECTIONS_PER_BEE * bee_slots(settings)
+    size = min(
+        POOL_MAX_CONNECTIONS, POOL_BASE_CONNECTIONS + POOL_CONNECTIONS_PER_BEE * bee_slots(settings)
+    )
     db = make_pool(url, min_size=1, max_size=size, name=f"hive-{settings.runner_name}")
     rt = Runtime(settings=settings, db=db, url=url, checkout=checkout, metrics=metrics)
     surface = store_surface(settings, db, url, metrics.registry, draining=rt.draining.is_set)
