@@ -69,13 +69,23 @@ class LoopActor(SupervisedActor):
         self.work.close()
 
     def _loop(self) -> None:
+        failing = 0  # passes failed in a row: the first is logged whole, the rest in a line
         try:
             while not self._stopping.is_set():
                 try:
                     result = self.work.run_once()
-                except Exception:
-                    self.log.exception("%s pass failed; next at its interval", self.name)
+                except Exception as err:
+                    failing += 1
+                    if failing == 1:
+                        self.log.exception("%s pass failed; next at its interval", self.name)
+                    else:
+                        self.log.warning(
+                            "%s pass failed again (%d in a row): %s", self.name, failing, err
+                        )
                 else:
+                    if failing:
+                        self.log.info("%s pass works again after %d failures", self.name, failing)
+                        failing = 0
                     if result:
                         self.log.info("%s", result)
                 self._wait(self.interval_seconds)

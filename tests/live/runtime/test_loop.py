@@ -1,0 +1,60 @@
+"""The shape every long-running actor shares: a pass at start, a pass on each wake, a
+prompt stop, and a failing pass logged whole once, then in one line, then its recovery."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from hive.actors.loop import LoopActor
+from tests.live.runtime.conftest import eventually
+
+LONG_INTERVAL_SECONDS = 60.0
+
+
+class Passes:
+    def __init__(self, failures: int = 0) -> None:
+        self.count = 0
+        self.failures = failures
+        self.closed = False
+        self.ran = threading.Semaphore(0)
+
+    def run_once(self) -> str:
+        self.count += 1
+        self.ran.release()
+        if self.count <= self.failures:
+            raise RuntimeError(f"the store blinked ({self.count})")
+        return ""
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_loop_passes_at_start_and_at_once_when_woken_and_stops_promptly():
+    work, wake = Passes(), threading.Event()
+    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, wake=wake)
+    assert work.ran.acquire(timeout=5)  # the first pass, at start
+    wake.set()
+    assert work.ran.acquire(timeout=5)  # woken: no 60 s wait
+    began = time.monotonic()
+    ref.stop()
+    assert time.monotonic() - began < 1.0 and work.closed
+    assert ref.stop() is False  # stopping twice is safe
+
+
+def test_a_failing_pass_is_logged_whole_once_then_in_a_line_then_its_recovery(caplog):
+    caplog.set_level(logging.INFO, logger="hive.t")
+    work, wake = Passes(failures=2), threading.Event()
+    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, wake=wake)
+    for _ in range(3):
+        assert work.ran.acquire(timeout=5)
+        wake.set()
+    eventually(lambda: any("works again" in r.getMessage() for r in caplog.records))
+    ref.stop()
+    lines = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]
+    assert lines[:3] == [
+        ("ERROR", "t pass failed; next at its interval", True),
+        ("WARNING", "t pass failed again (2 in a row): the store blinked (2)", False),
+        ("INFO", "t pass works again after 2 failures", False),
+    ]
