@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from hive.actors import facts
 from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
 from hive.actors.bounded import Progress, run_bounded
+from hive.actors.keyrest import KeyRests, resting_sentence
 from hive.actors.loop import LoopActor
 from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
@@ -120,6 +121,7 @@ class Queen:
         self.lease: leases.Lease | None = None
         self._facts: BaseFacts | None = None
         self._last_key: int | None = None
+        self.rests = KeyRests()
         self._seeded = False
 
     # --- the round, bounded ---------------------------------------------------------
@@ -176,7 +178,9 @@ class Queen:
         held = held_paths(facts.held_orders(all_orders, now))
         ranked, skipped = order_candidates(found.candidates, held, found.running_critical)
         busy = facts.busy_keys(all_orders)
-        indexes = [k.index for k in self.keys]
+        self.rests.observe(all_orders)
+        resting = self.rests.resting(now)
+        indexes = [k.index for k in self.keys if k.index not in resting]
         free_lanes = sum(max(0, cfg.lanes_per_key - busy[i]) for i in indexes)
         in_flight = facts.in_flight(all_orders)
         room = self._room()
@@ -195,12 +199,14 @@ class Queen:
                 taken = len(dispatched)
                 room_left = None if room is None else room - taken
                 refusals.append(
-                    self._why_full(in_flight + taken, free_lanes - taken, room_left, indexes)
+                    self._why_full(
+                        in_flight + taken, free_lanes - taken, room_left, indexes, resting
+                    )
                 )
                 break
             index = choose_key(indexes, busy, cfg.lanes_per_key, self._last_key)
             if index is None:
-                refusals.append(all_busy_sentence(indexes, cfg.lanes_per_key))
+                refusals.append(self._no_key(indexes, resting))
                 break
             state.at(f"dispatching #{ranked_one.number}")
             problem = self._dispatch(issue, self._key(index), base.sha)
@@ -260,11 +266,22 @@ class Queen:
             else None
         )
 
+    def _no_key(self, indexes: list[int], resting: dict[int, int]) -> str:
+        """No key has a free lane: some rest after a refusal, or all are busy."""
+        if resting:
+            return resting_sentence(resting)
+        return all_busy_sentence(indexes, self.config.lanes_per_key)
+
     def _why_full(
-        self, in_flight: int, free_lanes: int, room: int | None, indexes: list[int]
+        self,
+        in_flight: int,
+        free_lanes: int,
+        room: int | None,
+        indexes: list[int],
+        resting: dict[int, int],
     ) -> str:
         if free_lanes <= 0:
-            return all_busy_sentence(indexes, self.config.lanes_per_key)
+            return self._no_key(indexes, resting)
         if in_flight >= self.config.max_workers:
             return (
                 f"{in_flight} orders in flight: HIVE_MAX_WORKERS={self.config.max_workers} reached"

@@ -12,6 +12,7 @@ from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
 from hive.store import leases, orders, reports
+from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import AGENT, add_issue, eventually
 
@@ -197,3 +198,51 @@ def test_two_issues_on_one_file_never_run_at_once_even_in_one_round(make_runtime
     )
     assert not reports.latest(rt.db, 1)[0].needs_you  # a hold passes on its own
     assert queen_of(rt).run_once().dispatched == ()  # held by #1's live order now
+
+
+def end_as(rt, issue: int, outcome: str) -> None:
+    """End `issue`'s unclaimed order as a runner's bee would have, with `outcome`."""
+    order = orders.get(rt.db, issue)
+    assert order is not None
+    assert orders.end(rt.db, Fence(issue, order.conversation_id, None), outcome)
+
+
+def test_a_key_rests_after_a_transient_refusal_and_the_next_key_is_used(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    queen = queen_of(rt)
+    assert queen.run_once().dispatched == (1, 2)
+    refused_key = orders.get(rt.db, 1).key_index  # type: ignore[union-attr]
+    end_as(rt, 1, "refused")  # a rate limit: the provider will take it again soon
+    result = queen.run_once()
+    # the other key is busy with #2 and this one rests its first 5 s
+    assert result.dispatched == ()
+    assert result.refusals[0].startswith(
+        f"every free key rests after its provider refused a turn: key {refused_key} for "
+    )
+    end_as(rt, 2, "finished")
+    again = queen.run_once()
+    assert again.dispatched == (1,)
+    assert orders.get(rt.db, 1).key_index != refused_key  # type: ignore[union-attr]
+
+
+def test_a_quota_refusal_rests_its_key_for_the_cap_and_another_ending_clears_it(make_runtime):
+    from hive.actors.keyrest import KeyRests
+
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    queen_of(rt).run_once()
+    end_as(rt, 1, "quota exhausted")
+    rests = KeyRests()
+    rests.observe(orders.listing(rt.db))
+    assert 290 < rests.resting(datetime.now(UTC))[0] <= 300
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    queen_of(rt).run_once()
+    assert orders.get(rt.db, 2) is None  # the one key rests
+    # an order that was already out on that key finishes: the account works again
+    new = orders.NewOrder(3, "queen-3", "main", key_index=0, owned_paths=("docs/notes.md",))
+    assert orders.insert(rt.db, new, queued=True) is not None
+    end_as(rt, 3, "finished")
+    rests.observe(orders.listing(rt.db))
+    assert rests.strikes[0] == 0 and rests.resting(datetime.now(UTC)) == {}
