@@ -7,7 +7,8 @@
 - `drain`: DrainActor, the drain card on SIGTERM
 - `start`: the shared cut-and-start; `ending`: a turn's outcome, salvage, bundle and
   fenced ending; `transcript`: a turn's lines on their way to the store; `facts`: what
-  a round reads before it asks the rules; `bounded`: a pass bounded in time; `host`:
+  a round reads before it asks the rules; `keyrest`: keys resting after a refusal;
+  `bounded`: a pass bounded in time; `host`:
   the bee pool as the others see it; `work`: the registry of work this process holds;
   `loop`: the shape every long-running actor shares; `runtime`: what they share;
   `service`: a start/stop object as an actor
