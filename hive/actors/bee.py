@@ -250,9 +250,10 @@ class Bee:
         if outcome == HANDED_BACK and closing.landed:
             rt.metrics.handed_back.inc()
         log.info(
-            "order ended %s%s (bundle %d bytes)",
+            "order ended %s%s (salvaged %d files, bundle %d bytes)",
             closing.outcome,
             "" if closing.landed else ", but the row was no longer this turn's",
+            len(closing.salvaged_files),
             closing.bundle_bytes,
             extra={"issue": self.issue},
         )

@@ -55,7 +55,8 @@ class Closing:
 
     landed: bool
     outcome: str
-    salvaged: str | None
+    salvaged: str | None  # the salvage commit, None when nothing was left uncommitted
+    salvaged_files: tuple[str, ...]
     bundle_bytes: int
 
 
@@ -81,10 +82,12 @@ def close_order(
     turn's (reaped or re-dispatched): nothing was written to it."""
     issue = fence.issue
     salvaged: str | None = None
+    salvaged_files: tuple[str, ...] = ()
     out = None
     with git_lock:
         try:
-            salvaged = salvage(worktree, boundary, salvage_reason).sha
+            kept = salvage(worktree, boundary, salvage_reason)
+            salvaged, salvaged_files = kept.sha, kept.committed
         except Exception as err:  # the work already committed still goes in the bundle
             log.warning("salvage failed: %s", err, extra={"issue": issue})
         try:
@@ -108,7 +111,8 @@ def close_order(
     )
     if landed and stored is not None:
         metrics.bundle_bytes.observe(len(stored.data))
-    return Closing(landed, outcome, salvaged, len(stored.data) if stored else 0)
+    size = len(stored.data) if stored else 0
+    return Closing(landed, outcome, salvaged, salvaged_files, size)
 
 
 def _end(
