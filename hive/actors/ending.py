@@ -108,6 +108,8 @@ def close_order(
         detail,
         usage.input_tokens if usage else None,
         usage.output_tokens if usage else None,
+        salvaged,
+        salvaged_files,
     )
     if landed and stored is not None:
         metrics.bundle_bytes.observe(len(stored.data))
@@ -123,6 +125,8 @@ def _end(
     detail: str | None,
     input_tokens: int | None,
     output_tokens: int | None,
+    salvaged: str | None,
+    salvaged_files: tuple[str, ...],
 ) -> bool:
     pause = threading.Event()  # never set: a bounded pause between attempts
     for attempt in range(1, END_ATTEMPTS + 1):
@@ -135,6 +139,8 @@ def _end(
                 detail=detail,
                 input_tokens=input_tokens,
                 output_tokens=output_tokens,
+                salvaged_sha=salvaged,
+                salvaged_files=salvaged_files,
             )
         except Exception as err:
             if attempt == END_ATTEMPTS:

@@ -138,10 +138,14 @@ class Reaper:
                 continue
             try:
                 with rt.git_lock:
-                    salvage(path, order.owned_paths, "reaped")
+                    kept = salvage(path, order.owned_paths, "reaped")
             except Exception as err:
                 log.warning("salvage failed: %s", err, extra={"issue": order.issue})
                 continue
+            if kept.sha is not None:
+                orders.record_salvage(
+                    rt.db, order.issue, order.conversation_id, kept.sha, kept.committed
+                )
             done.append(order.issue)
         return tuple(done)
 

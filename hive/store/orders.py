@@ -9,7 +9,7 @@ re-dispatched, and its writer must stop and write nothing more to it.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -182,15 +182,20 @@ def end(
     detail: str | None = None,
     input_tokens: int | None = None,
     output_tokens: int | None = None,
+    salvaged_sha: str | None = None,
+    salvaged_files: Sequence[str] = (),
 ) -> bool:
     """End the attempt with `outcome`, storing `bundle` in the same statement (None: the
-    branch has nothing beyond base, and a stale bundle of the issue is dropped)."""
+    branch has nothing beyond base, and a stale bundle of the issue is dropped), and the
+    salvage commit when the ending made one."""
     params: dict[str, Any] = {
         **_fence(fence),
         "outcome": outcome,
         "detail": detail,
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
+        "salvaged_sha": salvaged_sha,
+        "salvaged_files": list(salvaged_files),
     }
     if bundle is None:
         return one(db, "end_order", params) is not None
@@ -203,6 +208,20 @@ def end(
         size=len(bundle.data),
     )
     return one(db, "end_order_with_bundle", params) is not None
+
+
+def record_salvage(
+    db: Db, issue: int, conversation_id: uuid.UUID, sha: str, files: Sequence[str]
+) -> bool:
+    """Record the salvage commit a reaper made for an attempt it ended; False when that
+    attempt is no longer the row's (re-dispatched since)."""
+    params = {
+        "issue": issue,
+        "conversation_id": conversation_id,
+        "salvaged_sha": sha,
+        "salvaged_files": list(files),
+    }
+    return one(db, "record_salvage", params) is not None
 
 
 def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> list[Order]:

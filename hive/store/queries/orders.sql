@@ -89,7 +89,11 @@ WITH ended AS (
         finished_at = now(), outcome = %(outcome)s,
         detail = COALESCE(%(detail)s, detail),
         input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
-        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens)
+        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
+        salvaged_at = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_at ELSE now() END,
+        salvaged_sha = COALESCE(%(salvaged_sha)s::text, salvaged_sha),
+        salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files
+            ELSE %(salvaged_files)s::text[] END
     WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
       AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
     RETURNING issue
@@ -105,7 +109,11 @@ WITH ended AS (
         finished_at = now(), outcome = %(outcome)s,
         detail = COALESCE(%(detail)s, detail),
         input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
-        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens)
+        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
+        salvaged_at = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_at ELSE now() END,
+        salvaged_sha = COALESCE(%(salvaged_sha)s::text, salvaged_sha),
+        salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files
+            ELSE %(salvaged_files)s::text[] END
     WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
       AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
     RETURNING issue
@@ -121,6 +129,13 @@ WITH ended AS (
         size = excluded.size, created_at = now()
 )
 SELECT issue FROM ended;
+
+-- name: record_salvage
+-- Record the salvage commit a reaper made for an attempt it already ended (fenced on the attempt).
+UPDATE hive.queen_dispatch SET
+    salvaged_at = now(), salvaged_sha = %(salvaged_sha)s, salvaged_files = %(salvaged_files)s::text[]
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND finished_at IS NOT NULL
+RETURNING issue;
 
 -- name: reap_at_boot
 -- End the unfinished orders the Queen ran herself (queued_at NULL), except the issues named, so the caller can salvage them.

@@ -181,10 +181,6 @@ def test_a_turn_that_ignores_sigterm_is_killed_with_its_children(
     assert processes_under(bees) == [], "something still runs in the runner's worktrees"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="salvaged_at/salvaged_sha/salvaged_files are never written: no store query sets them",
-)
 def test_a_handed_back_order_records_what_was_salvaged(world: World) -> None:
     world.add_issue(1)
     world.hold(1)

@@ -48,6 +48,10 @@ def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runt
     assert orders.get(rt.db, 1).outcome == "reaped at boot"  # type: ignore[union-attr]
     assert orders.get(rt.db, 2).finished_at is None  # type: ignore[union-attr]
     assert head_message(rt, 1).startswith(b"salvage (reaped)")
+    reaped = orders.get(rt.db, 1)
+    assert reaped is not None and reaped.salvaged_at is not None
+    assert reaped.salvaged_sha == rt.checkout.repo.refs[b"refs/heads/queen-1"].decode()
+    assert reaped.salvaged_files and len(reaped.salvaged_files) == 1
     assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
     assert rt.queen_wake.is_set()
 

@@ -144,6 +144,28 @@ def test_the_queen_ends_her_own_order_with_no_runner(conn):
     assert orders.get(conn, 1).outcome == "finished"
 
 
+def test_an_ending_records_its_salvage_commit_and_one_without_leaves_none(conn):
+    salvaging, plain = local(conn, 1), local(conn, 2)
+    sha = "a" * 40
+    assert orders.end(
+        conn, salvaging.fence, "handed back", salvaged_sha=sha, salvaged_files=["x.py", "y.py"]
+    )
+    assert orders.end(conn, plain.fence, "finished")
+    kept, none = orders.get(conn, 1), orders.get(conn, 2)
+    assert (kept.salvaged_sha, kept.salvaged_files) == (sha, ["x.py", "y.py"])
+    assert kept.salvaged_at is not None
+    assert (none.salvaged_sha, none.salvaged_files, none.salvaged_at) == (None, None, None)
+
+
+def test_a_reapers_salvage_is_recorded_only_on_the_attempt_it_reaped(conn):
+    reaped = local(conn, 1)
+    orders.reap_at_boot(conn)
+    assert orders.record_salvage(conn, 1, reaped.conversation_id, "b" * 40, ["x.py"])
+    assert orders.get(conn, 1).salvaged_sha == "b" * 40
+    assert not orders.record_salvage(conn, 1, uuid.uuid4(), "c" * 40, ["x.py"])
+    assert orders.get(conn, 1).salvaged_files == ["x.py"]
+
+
 def test_marking_the_turn_started_resets_its_clock_only_for_the_claimant(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")

@@ -32,6 +32,8 @@ SAMPLES = {
     "outcome": "finished",
     "input_tokens": None,
     "output_tokens": None,
+    "salvaged_sha": "1" * 40,
+    "salvaged_files": ["a.py"],
     "bytes": b"bundle",
     "size": 6,
     "spare": [],
