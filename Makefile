@@ -35,7 +35,7 @@ lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint
 types: $(STAMP) ## mypy over both packages
 	$(BIN)/mypy hive supervisors
 
-check: lint types test ## what CI should hold: lint, types, tests
+check: test lint types ## what CI runs (.ci/run): tests, lint, types
 
 bench: $(STAMP) ## every benchmark, side by side with its ceiling
 	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
