@@ -143,6 +143,9 @@ class Bee:
             self._unregister()
             self.runtime.host.forget(self)
             self.runtime.queen_wake.set()
+            # the slot is free only now: the ending's NOTIFY may have woken the claimer
+            # while it was still held, and it would then wait out a whole poll
+            self.runtime.runner_wake.set()
             on_done()
 
     def _run(self, owner: SupervisedActor | None) -> None:

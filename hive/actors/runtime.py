@@ -33,7 +33,8 @@ class Runtime:
     draining: threading.Event = field(default_factory=threading.Event)
     # set when an order ends or is reaped here, so the Queen rounds at once
     queen_wake: threading.Event = field(default_factory=threading.Event)
-    # set when the drain begins, so the claimer reports it in queen_runner at once
+    # set when the drain begins, so the claimer reports it in queen_runner at once, and
+    # when a bee has freed its slot, so the claimer fills it at once
     runner_wake: threading.Event = field(default_factory=threading.Event)
 
     @property

@@ -4,6 +4,8 @@ says so, registers itself and stops claiming once the drain began."""
 
 from __future__ import annotations
 
+import threading
+
 from hive.actors.runner import Claimer, ClaimerConfig
 from hive.store import orders, runners
 from hive.testing import wait_for_ending
@@ -85,3 +87,24 @@ def test_the_runner_resets_the_turn_clock_when_the_turn_really_starts(make_runti
         return order.dispatched_at is not None and order.dispatched_at > order.claimed_at
 
     eventually(reset)
+
+
+def test_a_bee_that_ends_wakes_the_claimer_once_its_slot_is_free(make_runtime):
+    # the ending's NOTIFY may reach the claimer while the bee still holds its slot: a
+    # claimer woken then finds no slot free, and without a second wake the next queued
+    # order waits out a whole HIVE_RUNNER_SECONDS poll
+    rt = make_runtime()
+    running_when_woken: list[int] = []
+
+    class Recording(threading.Event):
+        def set(self) -> None:
+            running_when_woken.append(rt.host.running())
+            super().set()
+
+    rt.runner_wake = Recording()
+    queue(rt, 8)
+    assert claimer_of(rt).run_once().started == (8,)
+    assert wait_for_ending(rt.db, 8).outcome == "finished"
+    eventually(lambda: rt.host.running() == 0)
+    eventually(rt.runner_wake.is_set, timeout_seconds=5)
+    assert running_when_woken == [0]
