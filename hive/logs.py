@@ -9,9 +9,22 @@ import logging
 import sys
 import time
 
-# structured fields that records may carry (`extra=`): the issue, and the supervisors'
-# reports (event, supervisor, child, reason, outcome, seconds)
-_EXTRA_FIELDS = ("issue", "event", "supervisor", "child", "reason", "outcome", "seconds")
+# structured fields that records may carry (`extra=`): the issue, and every field of the
+# supervisors' reports (supervisors/reports.py and the Reporter.emit calls). Named, not
+# "whatever extra holds", so a field reaches the log only when someone chose to put it there.
+_EXTRA_FIELDS = (
+    "issue",
+    "event",
+    "supervisor",
+    "child",
+    "reason",
+    "outcome",
+    "seconds",
+    "phase",
+    "normal",
+    "kind",
+    "restart",
+)
 
 
 class _JsonFormatter(logging.Formatter):

@@ -38,7 +38,8 @@ its own process group (``WatchedProcess``) or a worker thread, answer messages w
 runs, and register the process group (``add_process_group``) so a kill reaches it.
 
 Reports: logger ``supervisors`` (fields in ``extra=``: event, supervisor, child, reason,
-outcome, seconds), ``Supervisor.stats()`` counters, and an ``on_event`` hook.
+and by event kind, restart, normal, outcome, seconds, phase), ``Supervisor.stats()``
+counters, and an ``on_event`` hook.
 """
 
 from supervisors.actor import SupervisedActor
