@@ -157,6 +157,11 @@ def test_a_turn_that_ignores_sigterm_is_killed_with_its_children(
     extra = {"HIVE_RUNNER_DRAIN_SECONDS": "0"}
     if stopped_by == "the turn's bound":
         extra = {"HIVE_TURN_MAX_SECONDS": "1"}
+        # no next attempt, so only this turn may run under runner-a: the issue is closed
+        # before the runner can start the turn (closed once it runs, a loaded machine
+        # could see the bound end it and the Queen queue attempt 2 first)
+        world.wait(lambda: world.queued(1), START_SECONDS, "the Queen queues issue 1")
+        issues.set_state(world.db, 1, "closed")
     runner = world.runner("runner-a", **extra)
     world.wait(lambda: (world.ctl / "1.stubborn").exists(), START_SECONDS, "the stubborn turn")
     pids = world.pids(1)
@@ -171,7 +176,6 @@ def test_a_turn_that_ignores_sigterm_is_killed_with_its_children(
         handed = world.attempt(1, 1)
         assert handed is not None and handed["outcome"] == "handed back", world.report()
     else:
-        issues.set_state(world.db, 1, "closed")  # no next attempt: only this turn may run
         bound = 1 + LANE_FREE_SECONDS + POLL_SLACK_SECONDS
         world.wait(lambda: world.attempt(1, 1), bound, "the turn's bound ends it")
         assert runner.exit_code() is None, "the runner itself must live on"
