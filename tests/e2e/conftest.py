@@ -1,4 +1,5 @@
-"""The runtime e2e tests' world, and the guarantee that no test leaves a process behind."""
+"""The e2e tests' world (tests/e2e/runtime/harness.py), and the guarantee that no test
+leaves a process behind."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import pytest
 
 from hive.swarm import processes_under
 
-from .harness import World
+from .runtime.harness import World
 
 
 @pytest.fixture
