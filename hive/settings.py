@@ -62,13 +62,15 @@ class Settings:
     turn_max_seconds: int = 3600
     bee_memory_mb: int = 1024
     agent: str = "demo"
-    worker_keys: Mapping[str, str] = field(default_factory=dict)
+    # credentials are never printed: a repr of the settings (a traceback, a debug line)
+    # would otherwise carry them
+    worker_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
     worker_provider: str = "demo"
     worker_model: str = ""
     worker_lanes_per_key: int = 1
     key_env: str = "HIVE_KEY"
     http_addr: str = "127.0.0.1:8080"
-    api_token: str | None = None
+    api_token: str | None = field(default=None, repr=False)
     log_format: str = "text"
     log_level: str = "info"
     bundle_max_bytes: int = 100 * 1024 * 1024

@@ -18,7 +18,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -48,7 +48,7 @@ OPEN_PATHS = QUIET_PATHS  # answered without the token: probes and scrapers carr
 class HttpConfig:
     host: str = "127.0.0.1"
     port: int = 8080  # 0 = any free port (tests); ExportServer.port tells which
-    api_token: str | None = None
+    api_token: str | None = field(default=None, repr=False)  # never printed
     body_max_bytes: int = BODY_MAX_BYTES
 
     @classmethod

@@ -2,6 +2,7 @@ from pathlib import Path
 
 import pytest
 
+from hive.http.server import HttpConfig
 from hive.settings import Settings, SettingsError
 
 
@@ -94,3 +95,17 @@ def test_a_secret_value_is_never_echoed():
 def test_agent_side_variables_are_ignored():
     s = Settings.from_env({"HIVE_ISSUE": "3", "HIVE_BRIEF_FILE": "/tmp/b", "HIVE_KEY": "x"})
     assert s.agent == "demo"
+
+
+def test_a_repr_of_the_settings_shows_no_key_or_token():
+    s = Settings.from_env(
+        {
+            "HIVE_WORKER_KEY": "sk-first-0123456789",
+            "HIVE_WORKER_KEY_2": "sk-second-0123456789",
+            "HIVE_API_TOKEN": "token-0123456789",
+        }
+    )
+    assert s.worker_keys["HIVE_WORKER_KEY_2"] == "sk-second-0123456789"
+    shown = repr(s) + repr(HttpConfig.from_settings(s))
+    assert "0123456789" not in shown
+    assert "runner_slots=1" in shown
