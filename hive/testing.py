@@ -5,7 +5,7 @@
 - `hive_fresh_database`: a factory of brand-new, empty databases (no `hive` schema).
 - `hive_db_url`: a fresh database with every migration applied, one per test.
 - `hive_repo`: a sample git repository (`make_repo`, `SAMPLE_FILES`) in a temporary
-  directory.
+  directory; `git(*args, cwd=...)` runs the git binary, to judge the hive's work by git.
 - `hive_tree`: a factory of started trees (`hive serve`'s, in-process, roles
   queen+runner, the agent you pass, short clocks), drained and stopped after the test.
 - `wait_for_ending(db, issue)`: poll the store until an issue's order has ended.
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 import uuid
@@ -167,6 +168,40 @@ def make_repo(path: Path, files: dict[str, str] | None = None, branch: str = "ma
     finally:
         repo.close()
     return path
+
+
+# The git binary, for a test that judges the hive's work with git itself (the hive uses
+# dulwich and needs no git binary; a test may).
+GIT = shutil.which("git") or "/usr/bin/git"
+GIT_TIMEOUT_SECONDS = 60
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run the git binary in `cwd` and return its output, stripped: no system or global
+    config (a developer's hooks, signing or aliases cannot change a result), a fixed
+    identity, `main` for a new repository. A failure raises AssertionError with git's
+    error."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(cwd),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_AUTHOR_NAME": "Ada",
+        "GIT_AUTHOR_EMAIL": "ada@example.com",
+        "GIT_COMMITTER_NAME": "Ada",
+        "GIT_COMMITTER_EMAIL": "ada@example.com",
+    }
+    done = subprocess.run(
+        [GIT, "-c", "init.defaultBranch=main", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT_SECONDS,
+    )
+    if done.returncode != 0:
+        raise AssertionError(f"git {' '.join(args)}: {done.stderr}")
+    return done.stdout.strip()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The world of one runtime e2e test: a real upstream repository (made by the git binary),
+"""The world of one runtime e2e test: a real upstream repository (`hive.testing.make_repo`),
 a fresh migrated database on the real PostgreSQL, `hive serve` processes started with an
 environment of `HIVE_` variables, and a `command:` agent whose every move is steered and
 recorded through files in a control directory.
@@ -27,10 +27,10 @@ from hive.rules.keys import key_fingerprint
 from hive.store import bundles, issues, orders, runners
 from hive.store.issues import NewIssue
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
+from hive.testing import GIT, git, make_repo
 
 T = TypeVar("T")
 
-GIT = "/usr/bin/git"
 BASE = "main"
 KEY = "sk-e2e-runtime-0000"
 FINGERPRINT = key_fingerprint(KEY)
@@ -73,29 +73,6 @@ fi
 """
 
 
-def git(*args: str, cwd: Path) -> str:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "ada@example.com",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "ada@example.com",
-    }
-    done = subprocess.run(
-        [GIT, "-c", "init.defaultBranch=main", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-    return done.stdout.strip()
-
-
 @dataclass
 class Turn:
     pid: int
@@ -116,13 +93,8 @@ class World:
         self.ctl = self.root / "ctl"
         self.ctl.mkdir()
         (self.root / "agent.sh").write_text(AGENT_SCRIPT)
-        self.upstream.mkdir()
-        git("init", "-q", cwd=self.upstream)
-        (self.upstream / "files").mkdir()
-        for n in range(1, ISSUE_FILES + 1):
-            (self.upstream / "files" / f"f{n}.txt").write_text(f"file {n}\n")
-        git("add", ".", cwd=self.upstream)
-        git("commit", "-qm", "base", cwd=self.upstream)
+        files = {f"files/f{n}.txt": f"file {n}\n" for n in range(1, ISSUE_FILES + 1)}
+        make_repo(self.upstream, files, branch=BASE)
 
     # ---- processes ---------------------------------------------------------------
 

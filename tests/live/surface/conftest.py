@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,33 +18,10 @@ from hive.metrics import HiveMetrics
 from hive.settings import Settings
 from hive.store import orders
 from hive.store.bundles import NewBundle
+from hive.testing import git, make_repo
 
-GIT = "/usr/bin/git"
 TOKEN = "live-token-0123456789"
 BASE = "main"
-
-
-def git(*args: str, cwd: Path) -> str:
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
-        "GIT_AUTHOR_NAME": "Ada",
-        "GIT_AUTHOR_EMAIL": "ada@example.com",
-        "GIT_COMMITTER_NAME": "Ada",
-        "GIT_COMMITTER_EMAIL": "ada@example.com",
-    }
-    done = subprocess.run(
-        [GIT, "-c", "init.defaultBranch=main", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, f"git {' '.join(args)}: {done.stderr}"
-    return done.stdout.strip()
 
 
 @dataclass
@@ -111,12 +86,7 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, hive_db_url: str) -> Iterator[World]:
-    upstream = tmp_path / "upstream"
-    upstream.mkdir()
-    git("init", "-q", cwd=upstream)
-    (upstream / "README.md").write_text("hello\n")
-    git("add", ".", cwd=upstream)
-    git("commit", "-qm", "first", cwd=upstream)
+    upstream = make_repo(tmp_path / "upstream", {"README.md": "hello\n"}, branch=BASE)
     workdir = tmp_path / "work"
     open_checkout(str(upstream), workdir, BASE).repo.close()
     with psycopg.connect(hive_db_url, autocommit=True) as db:
