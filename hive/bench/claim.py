@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import queue
 import statistics
 import time
 from collections import Counter
@@ -18,13 +19,15 @@ from typing import Any
 
 import psycopg
 
-from hive.errors import UsageError
+from hive.errors import HiveError, UsageError
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
 from hive.store.sql import q
 
 # how long the parent waits for one process's report before calling the run hung
 REPORT_TIMEOUT_SECONDS = 300
+# how often the parent looks whether a runner died while it waits for reports
+REPORT_POLL_SECONDS = 0.5
 MAX_RUNNERS = 256
 
 
@@ -76,11 +79,17 @@ def _drain(url: str, runners: int, count: int, target: Any) -> dict[str, Any]:
         ctx.Process(target=target, args=(url, f"bench-{i}", barrier, results))
         for i in range(runners)
     ]
-    for p in procs:
-        p.start()
-    reports = [results.get(timeout=REPORT_TIMEOUT_SECONDS) for _ in procs]
-    for p in procs:
-        p.join()
+    try:
+        for p in procs:
+            p.start()
+        reports = _reports(procs, results)
+        for p in procs:
+            p.join(REPORT_TIMEOUT_SECONDS)
+    finally:
+        for p in procs:  # a failed run leaves no runner behind, waiting at the barrier
+            if p.pid is not None and p.exitcode is None:
+                p.kill()
+                p.join(REPORT_TIMEOUT_SECONDS)
     claimed = Counter(issue for r in reports for issue in r["issues"])
     latencies = sorted(ms for r in reports for ms in r["latencies_ms"])
     seconds = max(r["ended"] for r in reports) - min(r["began"] for r in reports)
@@ -90,6 +99,25 @@ def _drain(url: str, runners: int, count: int, target: Any) -> dict[str, Any]:
         "p99_ms": latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))],
         "double": sum(n - 1 for n in claimed.values() if n > 1),
     }
+
+
+def _reports(procs: list[Any], results: Any) -> list[dict[str, Any]]:
+    """One report per process; a process that died without one fails the run at once
+    (its siblings would wait at the barrier, and this at the queue, until the timeout)."""
+    reports: list[dict[str, Any]] = []
+    deadline = time.monotonic() + REPORT_TIMEOUT_SECONDS
+    while len(reports) < len(procs):
+        try:
+            reports.append(results.get(timeout=REPORT_POLL_SECONDS))
+            continue
+        except queue.Empty:
+            pass
+        dead = [p.name for p in procs if p.exitcode not in (None, 0)]
+        if dead:
+            raise HiveError(f"bench claim: {', '.join(dead)} died without a report")
+        if time.monotonic() > deadline:
+            raise HiveError(f"bench claim: no report in {REPORT_TIMEOUT_SECONDS} s")
+    return reports
 
 
 def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
@@ -126,6 +154,7 @@ def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
             end = {"issue": row[0], "conversation_id": row[1], "runner": name}
             end |= {"outcome": "finished", "detail": None}
             end |= {"input_tokens": None, "output_tokens": None}
+            end |= {"salvaged_sha": None, "salvaged_files": None}
             conn.execute(end_sql, end).fetchone()
             issues.append(row[0])
         ended = time.monotonic()
