@@ -1,40 +1,36 @@
-import multiprocessing
 from collections import Counter
 
 from hive.store import orders
 
 from . import workers
-from .conftest import queue, running
+from .conftest import Child, finish, queue, ready_then_go, running
 
 RUNNERS = 8
 TRIALS = 100
 DRAIN_ORDERS = 2000
-_ctx = multiprocessing.get_context("spawn")
-
-
-def _join(procs):
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0, f"{p.name} exited {p.exitcode}"
+# every wait on a worker is bounded: a lost worker fails the test, never hangs it
+WAIT_SECONDS = 60.0
+DRAIN_SECONDS = 120.0
 
 
 def test_eight_runners_reaching_for_one_row_exactly_one_gets_it_every_time(conn, hive_db_url):
-    barrier, results = _ctx.Barrier(RUNNERS + 1), _ctx.Queue()
-    procs = [
-        _ctx.Process(target=workers.race, args=(hive_db_url, f"r{i}", TRIALS, barrier, results))
-        for i in range(RUNNERS)
+    children = [
+        Child(workers.race, hive_db_url, f"r{i}", TRIALS, name=f"r{i}") for i in range(RUNNERS)
     ]
     winners = Counter()
-    with running(procs):
+    with running(children):
+        for child in children:
+            assert child.receive(WAIT_SECONDS) == workers.READY
         for trial in range(1, TRIALS + 1):
             queue(conn, trial)
-            barrier.wait(timeout=60)
-            got = [results.get(timeout=60) for _ in range(RUNNERS)]
+            for child in children:  # the barrier: every worker waits for this word
+                child.send(workers.GO)
+            got = [child.receive(WAIT_SECONDS) for child in children]
             won = [(name, issue) for name, issue in got if issue is not None]
             assert len(won) == 1 and won[0][1] == trial, f"trial {trial}: {got}"
             assert orders.get(conn, trial).claimed_by == won[0][0]
             winners[won[0][0]] += 1
-        _join(procs)
+        finish(children, WAIT_SECONDS)
     assert sum(winners.values()) == TRIALS
 
 
@@ -42,14 +38,11 @@ def test_eight_runners_draining_two_thousand_orders_claim_each_exactly_once(conn
     with conn.transaction():
         for issue in range(1, DRAIN_ORDERS + 1):
             queue(conn, issue)
-    barrier, results = _ctx.Barrier(RUNNERS), _ctx.Queue()
-    procs = [
-        _ctx.Process(target=workers.drain, args=(hive_db_url, f"r{i}", barrier, results))
-        for i in range(RUNNERS)
-    ]
-    with running(procs):
-        claimed = [issue for _ in procs for issue in results.get(timeout=120)]
-        _join(procs)
+    children = [Child(workers.drain, hive_db_url, f"r{i}", name=f"r{i}") for i in range(RUNNERS)]
+    with running(children):
+        ready_then_go(children, WAIT_SECONDS)
+        claimed = [issue for child in children for issue in child.receive(DRAIN_SECONDS)]
+        finish(children, WAIT_SECONDS)
     assert len(claimed) == DRAIN_ORDERS
     assert sorted(claimed) == list(range(1, DRAIN_ORDERS + 1))
     assert orders.listing(conn, unfinished_only=True) == []

@@ -1,4 +1,3 @@
-import multiprocessing
 import os
 import subprocess
 import sys
@@ -11,7 +10,8 @@ from hive.errors import HiveError
 from hive.store import migrate, orders
 from hive.store.orders import NewOrder
 
-from .conftest import running
+from . import workers
+from .conftest import Child, finish, ready_then_go, running
 
 # DESIGN 4's tables with the columns each must have (more are allowed)
 DESIGN_COLUMNS = {
@@ -71,21 +71,19 @@ def test_a_search_path_without_hive_still_migrates_and_serves(hive_fresh_databas
     assert claimed is not None and claimed.issue == 7
 
 
-def _migrate_at_once(url: str, barrier: Any, results: Any) -> None:
-    barrier.wait()
-    results.put(migrate.apply(url))
+def _migrate_at_once(url: str, conn: Any) -> None:
+    conn.send(workers.READY)
+    workers.wait_for(conn, workers.GO)
+    conn.send(migrate.apply(url))
 
 
 def test_two_concurrent_migrates_apply_each_version_once(hive_fresh_database):
     url = hive_fresh_database()
-    ctx = multiprocessing.get_context("spawn")
-    barrier, results = ctx.Barrier(2), ctx.Queue()
-    procs = [ctx.Process(target=_migrate_at_once, args=(url, barrier, results)) for _ in "ab"]
-    with running(procs):
-        got = sorted([results.get(timeout=60), results.get(timeout=60)])
-        for p in procs:
-            p.join(timeout=30)
-            assert p.exitcode == 0
+    children = [Child(_migrate_at_once, url, name=f"migrate-{n}") for n in "ab"]
+    with running(children):
+        ready_then_go(children, 60)
+        got = sorted(child.receive(60) for child in children)
+        finish(children, 30)
     assert got == [[], [1]]
 
 

@@ -1,7 +1,6 @@
 """A server restart in the middle of a run, on a private embedded server (never the
 session's)."""
 
-import multiprocessing
 import shutil
 import tempfile
 import time
@@ -15,7 +14,7 @@ from hive.store.orders import NewOrder
 from hive.store.sql import q
 
 from . import workers
-from .conftest import running
+from .conftest import Child, finish, running
 
 RUNNERS = 2
 BEFORE, AFTER = 1000, 100
@@ -24,7 +23,6 @@ POLL_SECONDS = 30.0
 DEADLINE_SECONDS = 60.0
 # between two looks at the table while waiting for the runners (spares the 2 cores)
 POLL_PAUSE_SECONDS = 0.02
-_ctx = multiprocessing.get_context("spawn")
 
 
 @pytest.fixture(scope="module")
@@ -105,12 +103,12 @@ def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
     private_server,
 ):
     pgdata, url = private_server
-    stop, results = _ctx.Event(), _ctx.Queue()
-    procs = [
-        _ctx.Process(target=workers.runner, args=(url, f"r{i}", POLL_SECONDS, stop, results))
-        for i in range(RUNNERS)
+    children = [
+        Child(workers.runner, url, f"r{i}", POLL_SECONDS, name=f"r{i}") for i in range(RUNNERS)
     ]
-    with running(procs):
+    with running(children):
+        for child in children:
+            assert child.receive(DEADLINE_SECONDS) == workers.READY
         _queue(url, range(1, BEFORE + 1))
         _until(lambda: _finished(url) >= BEFORE // 10, "the runners to get going")
         with pool.connect(url) as conn:
@@ -121,12 +119,12 @@ def test_a_restart_in_the_middle_of_a_run_loses_no_row_and_the_runners_carry_on(
             lambda: all(o.finished_at is not None for o in _listing(url) if o.issue > BEFORE),
             "the orders queued after the restart",
         )
-        stop.set()
+        for child in children:
+            child.send(workers.STOP)
         with pool.connect(url) as conn:  # wake the sleeping runners so they see the stop
             conn.execute("SELECT pg_notify('hive_orders', 'stop')")
-        reports = [results.get(timeout=DEADLINE_SECONDS) for _ in procs]
-        for p in procs:
-            p.join(timeout=DEADLINE_SECONDS)
+        reports = [child.receive(DEADLINE_SECONDS) for child in children]
+        finish(children, DEADLINE_SECONDS)
     ended = [issue for mine, _ in reports for issue in mine]
     failed = sum(f for _, f in reports)
     with pool.connect(url) as conn:

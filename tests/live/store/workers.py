@@ -1,8 +1,12 @@
-"""Runner processes for the live tests (spawned, so kept free of pytest imports)."""
+"""Runner processes for the live tests (spawned, so kept free of pytest imports).
+
+Each talks to the test through its end of a pipe (`conftest.Child`): it says `ready`
+once connected, waits for `go` with a deadline, and sends what it did. Every wait here
+is bounded, and a closed pipe (the test has gone away) ends the worker."""
 
 from __future__ import annotations
 
-from typing import Any
+from multiprocessing.connection import Connection
 
 import psycopg
 
@@ -12,37 +16,56 @@ from hive.store.listen import Listener
 # between a failed call and the next try while the server is away
 RETRY_PAUSE_SECONDS = 0.05
 # a worker whose test has gone away stops waiting after this
-BARRIER_TIMEOUT_SECONDS = 60
+GO_TIMEOUT_SECONDS = 60
+READY, GO, STOP = "ready", "go", "stop"
 
 
-def race(url: str, name: str, trials: int, barrier: Any, results: Any) -> None:
-    """Reach for the one row of each trial at the same moment as the others."""
-    with pool.connect(url) as conn:
+class Gone(Exception):
+    """The test closed its end or sent nothing in time: the worker leaves."""
+
+
+def wait_for(conn: Connection, word: str, timeout_seconds: float = GO_TIMEOUT_SECONDS) -> None:
+    try:
+        if conn.poll(timeout_seconds) and conn.recv() == word:
+            return
+    except (EOFError, OSError):
+        pass
+    raise Gone(f"no {word!r} within {timeout_seconds} s")
+
+
+def race(url: str, name: str, trials: int, conn: Connection) -> None:
+    """Reach for the one row of each trial at the same moment as the others: each result
+    sent says this worker waits for the next `go`."""
+    with pool.connect(url) as db:
+        conn.send(READY)
         for _ in range(trials):
-            barrier.wait(BARRIER_TIMEOUT_SECONDS)
-            got = orders.claim(conn, name)
-            results.put((name, got.issue if got else None))
+            wait_for(conn, GO)
+            got = orders.claim(db, name)
+            conn.send((name, got.issue if got else None))
 
 
-def drain(url: str, name: str, barrier: Any, results: Any) -> None:
+def drain(url: str, name: str, conn: Connection) -> None:
     """Claim and end orders until none is left; report the issues claimed."""
     mine = []
-    with pool.connect(url) as conn:
-        barrier.wait(BARRIER_TIMEOUT_SECONDS)
-        while (got := orders.claim(conn, name)) is not None:
-            if not orders.end(conn, got.fence, "finished"):
+    with pool.connect(url) as db:
+        conn.send(READY)
+        wait_for(conn, GO)
+        while (got := orders.claim(db, name)) is not None:
+            if not orders.end(db, got.fence, "finished"):
                 raise AssertionError(f"{name} lost its own claim of {got.issue}")
             mine.append(got.issue)
-    results.put(mine)
+    conn.send(mine)
 
 
-def runner(url: str, name: str, poll_seconds: float, stop: Any, results: Any) -> None:
+def runner(url: str, name: str, poll_seconds: float, conn: Connection) -> None:
     """The runner's loop: claim and end through a held connection that checks itself,
-    sleep on LISTEN, carry on across a server restart; report the issues ended and the
-    failed calls seen."""
-    mine, failed = [], 0
+    sleep on LISTEN, carry on across a server restart, until the test says `stop` (or
+    goes away); report the issues ended and the failed calls seen."""
+    mine: list[int] = []
+    failed = 0
     with pool.HeldConnection(url) as db, Listener(url) as listener:
-        while not stop.is_set():
+        conn.send(READY)
+        while not conn.poll(0):
             try:
                 got = orders.claim(db, name)
                 if got is None:
@@ -51,5 +74,5 @@ def runner(url: str, name: str, poll_seconds: float, stop: Any, results: Any) ->
                     mine.append(got.issue)
             except psycopg.OperationalError:
                 failed += 1
-                stop.wait(RETRY_PAUSE_SECONDS)
-    results.put((mine, failed))
+                conn.poll(RETRY_PAUSE_SECONDS)
+    conn.send((mine, failed))
