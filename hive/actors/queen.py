@@ -162,8 +162,10 @@ class Queen:
             return RoundResult(idle="another Queen holds the lease")
         if self.on_first_lease is not None:
             state.at("reaping at boot")
-            boot, self.on_first_lease = self.on_first_lease, None
-            boot()
+            self.on_first_lease()
+            # only once it ran: a boot reap that met a store blip is tried again next
+            # round, or the orders the last Queen ran here stay unfinished for hours
+            self.on_first_lease = None
         if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
         state.at("reading issues and orders")

@@ -7,6 +7,9 @@ from __future__ import annotations
 import threading
 from datetime import UTC, datetime
 
+import psycopg
+import pytest
+
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
@@ -246,3 +249,29 @@ def test_a_quota_refusal_rests_its_key_for_the_cap_and_another_ending_clears_it(
     end_as(rt, 3, "finished")
     rests.observe(orders.listing(rt.db))
     assert rests.strikes[0] == 0 and rests.resting(datetime.now(UTC)) == {}
+
+
+def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
+    from hive.actors.reaper import Reaper
+    from tests.live.runtime.test_reaper import local_order
+
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    local_order(rt, 1)  # the order of a bee the previous Queen ran herself
+    boot, tries = Reaper(rt).boot, []
+
+    def boot_meeting_a_store_blip():
+        tries.append(1)
+        if len(tries) == 1:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return boot()
+
+    config = QueenConfig.from_settings(rt.settings)
+    queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=boot_meeting_a_store_blip)
+    with pytest.raises(psycopg.OperationalError):
+        queen.run_once()
+    # the next round reaps before it decides: the order is not left unfinished for good
+    assert queen.run_once().dispatched == (1,)
+    assert [h.snapshot["outcome"] for h in orders.history(rt.db, 1)] == ["reaped at boot"]
+    assert len(tries) == 2
+    queen.run_once()
+    assert len(tries) == 2  # once it ran, never again
