@@ -112,6 +112,8 @@ class Claimer:
                 continue
             if self._start(order, key):
                 started.append(order.issue)
+            else:
+                break  # the pool went away or the drain began: nothing more starts here
         return ClaimPass(tuple(started), tuple(refused), held_back)
 
     def close(self) -> None:
@@ -144,6 +146,24 @@ class Claimer:
         )
 
     def _start(self, order: ClaimedOrder, key: str) -> bool:
+        """Start the order's bee; a claim that could not start is given back at once (an
+        order left claimed would wait HIVE_RUNNER_SILENT_MINUTES for the reaper)."""
+        try:
+            if self._start_bee(order, key):
+                return True
+        except BaseException:
+            self._release(order)
+            raise
+        self._release(order)
+        return False
+
+    def _release(self, order: ClaimedOrder) -> None:
+        try:
+            orders.release(self.runtime.db, order.fence)
+        except Exception as err:  # the reaper frees it when its heartbeat stays silent
+            log.warning("could not give back the claim: %s", err, extra={"issue": order.issue})
+
+    def _start_bee(self, order: ClaimedOrder, key: str) -> bool:
         rt = self.runtime
         issue = issues.get(rt.db, order.issue)
         fence = order.fence
@@ -161,8 +181,10 @@ class Claimer:
         bee = Bee(rt, BeeOrder(fence, plan, ledger=lambda: orders.mark_started(rt.db, fence)))
         if rt.host.start(bee):
             return True
-        # the pool went away between the check and the start: the claim is left to lapse
-        log.warning("claimed but could not start a bee", extra={"issue": order.issue})
+        # the pool went away, or the drain began, between the check and the start
+        log.warning(
+            "claimed but could not start a bee; claim given back", extra={"issue": order.issue}
+        )
         return False
 
     def _seen(self) -> None:

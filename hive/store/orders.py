@@ -163,6 +163,12 @@ def refuse(db: Db, fence: Fence) -> bool:
     return one(db, "refuse_order", _fence(fence)) is not None
 
 
+def release(db: Db, fence: Fence) -> bool:
+    """Give back a claim this runner could not start (its `queued_at` keeps its place in
+    the queue); other runners are woken."""
+    return one(db, "release_order", _fence(fence)) is not None
+
+
 def mark_started(db: Db, fence: Fence) -> bool:
     """The turn really started: reset dispatched_at (the two-hour rule's clock)."""
     return one(db, "mark_order_started", _fence(fence)) is not None

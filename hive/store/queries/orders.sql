@@ -68,6 +68,17 @@ WITH released AS (
 )
 SELECT issue, pg_notify('hive_orders', issue::text)::text AS notified FROM released;
 
+-- name: release_order
+-- Release this runner's claim of this attempt, which it could not start (the drain began); queued again at its place, waking the other runners.
+WITH released AS (
+    UPDATE hive.queen_dispatch
+    SET claimed_by = NULL, claimed_at = NULL, dispatched_at = NULL
+    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+      AND claimed_by = %(runner)s AND finished_at IS NULL
+    RETURNING issue
+)
+SELECT issue, pg_notify('hive_orders', issue::text)::text AS notified FROM released;
+
 -- name: mark_order_started
 -- Reset dispatched_at when the turn really starts, fenced on this attempt and claimant (NULL for the Queen's own bee).
 UPDATE hive.queen_dispatch SET dispatched_at = now()

@@ -108,3 +108,21 @@ def test_a_bee_that_ends_wakes_the_claimer_once_its_slot_is_free(make_runtime):
     eventually(lambda: rt.host.running() == 0)
     eventually(rt.runner_wake.is_set, timeout_seconds=5)
     assert running_when_woken == [0]
+
+
+def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
+    # the drain may begin between the pass's check and the bee's start: the claimed order
+    # must go back to the queue, not wait out HIVE_RUNNER_SILENT_MINUTES for the reaper
+    rt, other = make_runtime(), make_runtime()
+    queue(rt, 9)
+
+    def drain_begins_now() -> None:  # the guard's look at memory is the last step before
+        rt.begin_drain()
+
+    claimer = Claimer(rt, claimer_of(rt).config, free_memory=drain_begins_now)
+    assert claimer.run_once().started == ()
+    order = orders.get(rt.db, 9)
+    assert order is not None and order.claimed_by is None and order.finished_at is None
+    assert rt.settings.runner_name not in order.refused_by  # not a key refusal
+    assert claimer_of(other).run_once().started == (9,)
+    assert wait_for_ending(other.db, 9).outcome == "finished"
