@@ -71,6 +71,10 @@ class LoopActor(SupervisedActor):
     def _loop(self) -> None:
         failing = 0  # passes failed in a row: the first is logged whole, the rest in a line
         try:
+            # LISTEN before the first look at the table: a NOTIFY sent after that look
+            # is heard; listening only at the first wait lost it, and the work waited
+            # for the next poll
+            self._listen()
             while not self._stopping.is_set():
                 try:
                     result = self.work.run_once()

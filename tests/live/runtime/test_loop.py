@@ -8,6 +8,7 @@ import threading
 import time
 
 from hive.actors.loop import LoopActor
+from hive.store import pool
 from tests.live.runtime.conftest import eventually
 
 LONG_INTERVAL_SECONDS = 60.0
@@ -58,3 +59,30 @@ def test_a_failing_pass_is_logged_whole_once_then_in_a_line_then_its_recovery(ca
         ("WARNING", "t pass failed again (2 in a row): the store blinked (2)", False),
         ("INFO", "t pass works again after 2 failures", False),
     ]
+
+
+class NotifiesAfterItsFirstLook(Passes):
+    """A pass that reads the table, and an order queued (NOTIFY) just after it looked."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__()
+        self.url = url
+
+    def run_once(self) -> str:
+        super().run_once()
+        if self.count == 1:
+            with pool.connect(self.url) as conn:
+                conn.execute("SELECT pg_notify('hive_orders', '1')")
+        return ""
+
+
+def test_a_notify_sent_just_after_the_first_pass_wakes_the_loop(hive_db_url):
+    # the loop listens before its first look at the table: a NOTIFY sent after that look
+    # is heard, not lost to a LISTEN that came too late (and the work left for a poll)
+    work = NotifiesAfterItsFirstLook(hive_db_url)
+    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, listen_url=hive_db_url)
+    try:
+        assert work.ran.acquire(timeout=5)  # the first pass, at start
+        assert work.ran.acquire(timeout=5)  # its NOTIFY heard: no 60 s wait
+    finally:
+        ref.stop()
