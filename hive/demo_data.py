@@ -12,9 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich.refs import Ref
-from dulwich.repo import Repo
-
+from hive.git.commits import init_repository
 from hive.store.issues import NewIssue
 
 BASE = "main"
@@ -108,24 +106,5 @@ ISSUES: tuple[SampleIssue, ...] = (
 def make_repository(path: Path, files: Mapping[str, str] = FILES) -> str:
     """Create a repository at `path` (non-bare, branch `main`, one commit of `files`:
     path -> text, by default the demo's sample project); return the commit's sha."""
-    path.mkdir(parents=True)
-    repo = Repo.init(str(path))
-    try:
-        repo.refs.set_symbolic_ref(Ref(b"HEAD"), Ref(f"refs/heads/{BASE}".encode()))
-        for name, text in files.items():
-            target = path / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        worktree = repo.get_worktree()
-        worktree.stage(sorted(files))
-        sha = worktree.commit(
-            message=b"greeter: the sample project of hive demo\n",
-            author=AUTHOR,
-            committer=AUTHOR,
-            no_verify=True,
-            sign=False,
-            signoff=False,
-        )
-        return sha.decode("ascii")
-    finally:
-        repo.close()
+    message = "greeter: the sample project of hive demo\n"
+    return init_repository(path, files, branch=BASE, message=message, author=AUTHOR)

@@ -117,6 +117,9 @@ SAMPLE_FILES = {
     "docs/notes.md": "notes\n",
 }
 
+# when the sample commit was made: a fixed moment, so the same files give the same sha
+SAMPLE_COMMIT_AT = 1_700_000_000
+
 # Short clocks for a tree under test: rounds, polls and heartbeats in fractions of a
 # second, so a test waits on real conditions for little time. Nothing asserted is weaker.
 SHORT_CLOCKS = {
@@ -131,42 +134,16 @@ SHORT_CLOCKS = {
 def make_repo(path: Path, files: dict[str, str] | None = None, branch: str = "main") -> Path:
     """A git repository at `path` (made with dulwich: no git binary needed) holding
     `files` (default SAMPLE_FILES) in one commit on `branch`. Returns `path`."""
-    from dulwich.index import build_index_from_tree
-    from dulwich.objects import Blob, Commit, Tree
-    from dulwich.repo import Repo
+    from hive.git.commits import init_repository
 
-    path.mkdir(parents=True, exist_ok=True)
-    repo = Repo.init(str(path))
-    try:
-        store = repo.object_store
-        trees: dict[str, Tree] = {"": Tree()}
-        for name, text in sorted((files or SAMPLE_FILES).items()):
-            blob = Blob.from_string(text.encode())
-            store.add_object(blob)
-            parts = name.split("/")
-            for depth in range(1, len(parts)):
-                trees.setdefault("/".join(parts[:depth]), Tree())
-            parent = "/".join(parts[:-1])
-            trees[parent].add(parts[-1].encode(), 0o100644, blob.id)
-        for folder in sorted(trees, key=lambda f: -f.count("/") if f else 1):
-            if not folder:
-                continue
-            store.add_object(trees[folder])
-            parent, _, leaf = folder.rpartition("/")
-            trees[parent].add(leaf.encode(), 0o040000, trees[folder].id)
-        store.add_object(trees[""])
-        commit = Commit()
-        commit.tree = trees[""].id
-        commit.author = commit.committer = b"hive test <test@hive.invalid>"
-        commit.author_time = commit.commit_time = 1_700_000_000
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.message = b"sample repository\n"
-        store.add_object(commit)
-        repo.refs[f"refs/heads/{branch}".encode()] = commit.id  # type: ignore[index]
-        repo.refs.set_symbolic_ref(b"HEAD", f"refs/heads/{branch}".encode())  # type: ignore[arg-type]
-        build_index_from_tree(str(path), repo.index_path(), store, trees[""].id)
-    finally:
-        repo.close()
+    init_repository(
+        path,
+        files or SAMPLE_FILES,
+        branch=branch,
+        message="sample repository\n",
+        author=b"hive test <test@hive.invalid>",
+        at=SAMPLE_COMMIT_AT,
+    )
     return path
 
 
@@ -177,15 +154,15 @@ GIT_TIMEOUT_SECONDS = 60
 
 
 def git(*args: str, cwd: Path) -> str:
-    """Run the git binary in `cwd` and return its output, stripped: no system or global
-    config (a developer's hooks, signing or aliases cannot change a result), a fixed
+    """Run the git binary in `cwd` and return its output, stripped: the environment the
+    hive gives any git process (`git_environment`: no system or global config, so a
+    developer's hooks, signing or aliases cannot change a result; no secret), a fixed
     identity, `main` for a new repository. A failure raises AssertionError with git's
     error."""
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    from hive.git.safety import git_environment
+
+    env = git_environment(os.environ) | {
         "HOME": str(cwd),
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_CONFIG_GLOBAL": os.devnull,
         "GIT_AUTHOR_NAME": "Ada",
         "GIT_AUTHOR_EMAIL": "ada@example.com",
         "GIT_COMMITTER_NAME": "Ada",

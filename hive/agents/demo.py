@@ -114,24 +114,16 @@ def _commit(worktree: Path, paths: list[str], issue: str) -> str | None:
     """Commit `paths` on the worktree's branch; None when nothing changed."""
     from dulwich.repo import Repo
 
+    from hive.git.commits import commit_staged
+
     repo = Repo(str(worktree))
     try:
-        repo.hooks.clear()  # no hook ever runs, not even post-commit
-        tree = repo.get_worktree()
-        tree.stage(paths)
+        repo.get_worktree().stage(paths)
         head_tree = repo[repo.head()].tree  # type: ignore[attr-defined]
         if repo.open_index().commit(repo.object_store) == head_tree:
             return None
         message = f"demo: issue #{issue}\n\n" + "".join(f"- {p}\n" for p in paths)
-        sha = tree.commit(
-            message=message.encode("utf-8"),
-            author=AUTHOR,
-            committer=AUTHOR,
-            no_verify=True,
-            sign=False,
-            signoff=False,
-        )
-        return sha.decode("ascii")
+        return commit_staged(repo, message, AUTHOR)  # no hook ever runs, not even post-commit
     finally:
         repo.close()
 

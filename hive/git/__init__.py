@@ -5,6 +5,7 @@ bundle and import the hive makes. One concept per module:
 - `worktrees`: cut, reuse, list, remove and prune `queen-<issue>` worktrees
 - `status`: what a worktree holds that HEAD does not
 - `salvage`: commit a turn's leftovers inside its boundary
+- `commits`: a commit of what is staged, and a repository of one commit (no hook runs)
 - `bundles`: the bundle of `base..queen-<issue>`
 - `importing`: read a bundle into a checkout
 - `listing`: the `queen-*` branches ahead of base
