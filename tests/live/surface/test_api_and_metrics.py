@@ -9,12 +9,12 @@ import psycopg
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from hive.http import ExportServer, HttpConfig, Surface
+from hive.http import Surface
 from hive.http.sources import order_rows, queue_numbers
 from hive.metrics import HiveMetrics, QueueNumbers
 from hive.rules.keys import key_fingerprint
 from hive.store import issues, orders
-from tests.unit.surface.helpers import bearer, call, post_json
+from tests.unit.surface.helpers import bearer, call, call_once, post_json
 
 from .conftest import TOKEN
 
@@ -109,12 +109,7 @@ def test_a_lost_store_connection_is_503_not_a_traceback(world, caplog):
     lost = psycopg.connect(world.db_url, autocommit=True)
     lost.close()
     surface = Surface(HiveMetrics().registry, orders=lambda: order_rows(lost))
-    server = ExportServer(HttpConfig(port=0), surface)
-    server.start()
-    try:
-        answer = call(server, "GET", "/api/orders")
-    finally:
-        server.stop()
+    answer = call_once(surface, "GET", "/api/orders")
     assert answer.status == 503
     assert answer.json() == {"error": "the store is unreachable; try again"}
     assert not [r for r in caplog.records if r.exc_info]

@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from hive.http import ExportServer
+from hive.http import ExportServer, HttpConfig, Surface
 
 
 @dataclass
@@ -34,6 +34,23 @@ def call(
         return Answer(response.status, response.headers, response.read())
     finally:
         conn.close()
+
+
+def call_once(
+    surface: Surface,
+    method: str,
+    path: str,
+    *,
+    config: HttpConfig | None = None,
+    headers: dict[str, str] | None = None,
+) -> Answer:
+    """Serve `surface` (by default on a free loopback port), make one call, stop."""
+    server = ExportServer(config or HttpConfig(port=0), surface)
+    server.start()
+    try:
+        return call(server, method, path, headers=headers)
+    finally:
+        server.stop()
 
 
 def post_json(server: ExportServer, path: str, value: Any, token: str | None = None) -> Answer:

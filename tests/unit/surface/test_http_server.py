@@ -17,7 +17,7 @@ from hive.metrics import HiveMetrics
 from hive.settings import Settings
 from hive.store.issues import NewIssue
 
-from .helpers import bearer, call, post_json
+from .helpers import bearer, call, call_once, post_json
 
 TOKEN = "s3cret-token-for-tests"
 
@@ -79,14 +79,7 @@ def test_readyz_is_503_while_draining_and_200_otherwise(server, draining):
 
 def test_readyz_is_503_while_the_store_is_unreachable():
     probe = store_probe(f"postgresql://hive@127.0.0.1:{closed_port()}/hive", 1.0)
-    running = ExportServer(
-        HttpConfig(port=0), Surface(HiveMetrics().registry, store_reachable=probe)
-    )
-    running.start()
-    try:
-        answer = call(running, "GET", "/readyz")
-    finally:
-        running.stop()
+    answer = call_once(Surface(HiveMetrics().registry, store_reachable=probe), "GET", "/readyz")
     assert answer.status == 503
     assert answer.json()["error"] == "store unreachable"
 
@@ -95,12 +88,8 @@ def test_readyz_is_not_ready_when_its_question_raises():
     def broken() -> bool:
         raise RuntimeError("no idea")
 
-    running = ExportServer(HttpConfig(port=0), Surface(HiveMetrics().registry, draining=broken))
-    running.start()
-    try:
-        assert call(running, "GET", "/readyz").status == 503
-    finally:
-        running.stop()
+    surface = Surface(HiveMetrics().registry, draining=broken)
+    assert call_once(surface, "GET", "/readyz").status == 503
 
 
 @pytest.mark.parametrize("issue", ["abc", "-1", "0", "2147483648", "99999999999999999999", "1.0"])
@@ -212,12 +201,8 @@ def test_a_non_loopback_address_without_a_token_is_refused_at_start(surface):
 
 
 def test_a_non_loopback_address_with_a_token_starts(surface):
-    server = ExportServer(HttpConfig(host="0.0.0.0", port=0, api_token=TOKEN), surface)
-    server.start()
-    try:
-        assert call(server, "GET", "/healthz").status == 200
-    finally:
-        server.stop()
+    config = HttpConfig(host="0.0.0.0", port=0, api_token=TOKEN)
+    assert call_once(surface, "GET", "/healthz", config=config).status == 200
 
 
 def test_a_port_in_use_is_one_clear_line(server, surface):

@@ -7,10 +7,10 @@ import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from hive.http import ExportServer, HttpConfig, Surface
+from hive.http import Surface
 from hive.metrics import HiveMetrics, QueueNumbers
 
-from .helpers import call
+from .helpers import call_once
 
 # DESIGN 8, as written there (plus DESIGN 5's stalled rounds), with each metric's type
 DESIGN_METRICS = {
@@ -35,12 +35,7 @@ DESIGN_METRICS = {
 
 
 def scrape(metrics: HiveMetrics) -> dict[str, Metric]:
-    server = ExportServer(HttpConfig(port=0), Surface(registry=metrics.registry))
-    server.start()
-    try:
-        answer = call(server, "GET", "/metrics")
-    finally:
-        server.stop()
+    answer = call_once(Surface(registry=metrics.registry), "GET", "/metrics")
     assert answer.status == 200
     assert answer.headers["Content-Type"].startswith("text/plain")
     families = {}
@@ -161,13 +156,9 @@ def test_a_scraper_that_asks_for_openmetrics_gets_it_with_units():
 
     metrics = HiveMetrics()
     metrics.watch_queue(lambda: QueueNumbers(1, 2, 3.0))
-    server = ExportServer(HttpConfig(port=0), Surface(registry=metrics.registry))
-    server.start()
-    try:
-        accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
-        answer = call(server, "GET", "/metrics", headers={"Accept": accept})
-    finally:
-        server.stop()
+    accept = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+    surface = Surface(registry=metrics.registry)
+    answer = call_once(surface, "GET", "/metrics", headers={"Accept": accept})
     assert answer.headers["Content-Type"].startswith("application/openmetrics-text")
     units = {f.name: f.unit for f in openmetrics_families(answer.body.decode())}
     assert units["hive_claim_seconds"] == "seconds"
