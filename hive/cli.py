@@ -7,10 +7,10 @@ sets `func(args) -> int`. Errors are one line on stderr and a non-zero exit.
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 
+from hive.commands import import_if_present
 from hive.errors import HiveError
 from hive.settings import SettingsError
 
@@ -34,13 +34,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
     for verb in VERBS:
-        try:
-            module = importlib.import_module(f"hive.commands.{verb}")
-        except ModuleNotFoundError as err:
-            if err.name != f"hive.commands.{verb}":
-                raise
-            continue  # a verb whose module has not landed yet is simply not offered
-        module.register(sub)
+        module = import_if_present(f"hive.commands.{verb}")
+        if module is not None:
+            module.register(sub)
     return parser
 
 

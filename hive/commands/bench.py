@@ -5,9 +5,9 @@ dict, or the dict as one JSON object with `--json`."""
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 
+from hive.commands import import_if_present
 from hive.settings import Settings
 
 BENCHES = ("claim", "latency", "drain", "git", "recovery")
@@ -17,11 +17,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="benchmarks, each side by side with its ceiling")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
     for name in BENCHES:
-        try:
-            module = importlib.import_module(f"hive.bench.{name}")
-        except ModuleNotFoundError as err:
-            if err.name != f"hive.bench.{name}":
-                raise
+        module = import_if_present(f"hive.bench.{name}")
+        if module is None:
             continue
         one = benches.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0])
         one.add_argument("--json", action="store_true", help="print one JSON object")
