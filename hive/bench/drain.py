@@ -29,6 +29,7 @@ from hive.errors import HiveError
 from hive.rules.drain import EXIT_SECONDS, HAND_BACK_SECONDS
 from hive.settings import Settings
 from hive.store import reports
+from hive.swarm import Serve
 
 NO_BEES_BOUND_SECONDS = 2.0  # issue 6: SIGTERM with no bees exits in under 2 s
 HELD_CAP_SECONDS = 60
@@ -108,11 +109,17 @@ def _no_bees(hive: LocalHive, name: str, role: str) -> float:
             f"{name}'s first round",
         )
     sent = serve.send(signal.SIGTERM)
+    return _exited(hive, serve) - sent
+
+
+def _exited(hive: LocalHive, serve: Serve) -> float:
+    """Wait for `serve` to exit after its SIGTERM; the monotonic time it did. An exit
+    other than 0 fails the bench."""
     code = hive.exit_code(serve, EXIT_WAIT_SECONDS)
-    took = time.monotonic() - sent
+    exited = time.monotonic()
     if code != 0:
-        raise HiveError(f"bench: {name} exited {code} after SIGTERM (log {serve.log_path})")
-    return took
+        raise HiveError(f"bench: {serve.name} exited {code} after SIGTERM (log {serve.log_path})")
+    return exited
 
 
 def _busy_runner(hive: LocalHive, name: str, bees: int, cap_seconds: int) -> tuple[Any, list[int]]:
@@ -135,10 +142,7 @@ def _held(hive: LocalHive, run: int, bees: int, turn_left: float) -> dict[str, A
     threading.Event().wait(turn_left)  # the workload: the turns still have this long to go
     released = time.monotonic()
     hive.release(*numbers)
-    code = hive.exit_code(serve, EXIT_WAIT_SECONDS)
-    exited = time.monotonic()
-    if code != 0:
-        raise HiveError(f"bench: {serve.name} exited {code} (log {serve.log_path})")
+    exited = _exited(hive, serve)
     finished = sum(1 for n in numbers if (o := hive.ended(n)) and o.outcome == "finished")
     hive.close(*numbers)
     return {"drain_s": exited - sent, "after_end_s": exited - released, "finished": finished}
@@ -151,10 +155,7 @@ def _capped(hive: LocalHive, run: int, bees: int, cap_seconds: int) -> dict[str,
     deadline = cap_seconds + HAND_BACK_SECONDS + EXIT_SECONDS
     hive.wait(lambda: all(hive.ended(n) for n in numbers), deadline, "the hand-backs")
     landed = time.monotonic()
-    code = hive.exit_code(serve, EXIT_WAIT_SECONDS)
-    exited = time.monotonic()
-    if code != 0:
-        raise HiveError(f"bench: {serve.name} exited {code} (log {serve.log_path})")
+    exited = _exited(hive, serve)
     handed = sum(1 for n in numbers if (o := hive.ended(n)) and o.outcome == "handed back")
     hive.release(*numbers)
     return {
