@@ -19,6 +19,7 @@ from typing import Any
 
 import psycopg
 
+from hive.bench.arguments import whole
 from hive.errors import HiveError, UsageError
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
@@ -32,18 +33,12 @@ MAX_RUNNERS = 256
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runners", type=_positive, default=8, help="runner processes (8)")
-    parser.add_argument("--orders", type=_positive, default=2000, help="orders to drain (2000)")
-
-
-def _positive(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
-    if not 1 <= value <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (1 to 1000000)")
-    return value
+    parser.add_argument(
+        "--runners", type=whole(1, 1_000_000), default=8, help="runner processes (8)"
+    )
+    parser.add_argument(
+        "--orders", type=whole(1, 1_000_000), default=2000, help="orders to drain (2000)"
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import threading
 import time
 from typing import Any
 
+from hive.bench.arguments import whole
 from hive.bench.processes import START_SECONDS, LocalHive, local_hive, median
 from hive.errors import HiveError
 from hive.rules.drain import EXIT_SECONDS, HAND_BACK_SECONDS
@@ -37,22 +38,13 @@ EXIT_WAIT_SECONDS = 120.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs", type=_count(1, 20), default=3, help="runs of each phase (3)")
-    parser.add_argument("--bees", type=_count(1, 16), default=2, help="bees in one runner (2)")
-    parser.add_argument("--cap", type=_count(0, 600), default=2, help="the drain's cap, s (2)")
+    parser.add_argument("--runs", type=whole(1, 20), default=3, help="runs of each phase (3)")
+    parser.add_argument("--bees", type=whole(1, 16), default=2, help="bees in one runner (2)")
+    parser.add_argument("--cap", type=whole(0, 600), default=2, help="the drain's cap, s (2)")
     parser.add_argument(
         "--turn-left", type=float, default=1.0, help="s a held turn runs after SIGTERM (1)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the directory and its logs")
-
-
-def _count(low: int, high: int) -> Any:
-    def parse(raw: str) -> int:
-        if not raw.isdigit() or not low <= int(raw) <= high:
-            raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number from {low} to {high}")
-        return int(raw)
-
-    return parse
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

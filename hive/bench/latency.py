@@ -17,6 +17,7 @@ from typing import Any
 
 import psycopg
 
+from hive.bench.arguments import whole
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
 from hive.store.listen import Listener
@@ -29,20 +30,15 @@ REPORT_TIMEOUT_SECONDS = 60.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--samples", type=_count, default=50, help="orders per mode (50)")
     parser.add_argument(
-        "--poll-ms", type=_count, default=200, help="the polling-only runner's period (200)"
+        "--samples", type=whole(1, 100_000), default=50, help="orders per mode (50)"
     )
-
-
-def _count(raw: str) -> int:
-    try:
-        value = int(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number") from None
-    if not 1 <= value <= 100_000:
-        raise argparse.ArgumentTypeError(f"{value} is out of range (1 to 100000)")
-    return value
+    parser.add_argument(
+        "--poll-ms",
+        type=whole(1, 100_000),
+        default=200,
+        help="the polling-only runner's period (200)",
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:

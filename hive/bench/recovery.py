@@ -19,6 +19,7 @@ import signal
 import time
 from typing import Any
 
+from hive.bench.arguments import seconds, whole
 from hive.bench.processes import START_SECONDS, LocalHive, local_hive, median
 from hive.errors import HiveError
 from hive.settings import Settings
@@ -28,27 +29,11 @@ SILENT_RUNS_FOR_TIMEOUT = 10  # how many silent windows the bench waits for a re
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--runs", type=_runs, default=3, help="kills to measure (3)")
+    parser.add_argument("--runs", type=whole(1, 20), default=3, help="kills to measure (3)")
     parser.add_argument(
-        "--silent", type=_seconds, default=3.0, help="HIVE_RUNNER_SILENT_MINUTES, in s (3)"
+        "--silent", type=seconds(0.5, 600), default=3.0, help="HIVE_RUNNER_SILENT_MINUTES, in s (3)"
     )
     parser.add_argument("--keep", action="store_true", help="keep the directory and its logs")
-
-
-def _runs(raw: str) -> int:
-    if not raw.isdigit() or not 1 <= int(raw) <= 20:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a whole number from 1 to 20")
-    return int(raw)
-
-
-def _seconds(raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of seconds") from None
-    if not 0.5 <= value <= 600:
-        raise argparse.ArgumentTypeError(f"{raw} is out of range (0.5 to 600 seconds)")
-    return value
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
