@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -14,17 +13,11 @@ import hive.agents.demo as demo_module
 from hive.agents import ENDED_BADLY, FINISHED, STOPPED, Turn
 from hive.agents.demo import EXIT_STOPPED, Instruction, boundary_from, parse, path_problem, run
 from hive.agents.stopping import TURN_STOP_GRACE_MS
+from hive.testing import git
 
 from .conftest import Recorder
 
 Start = Callable[..., Turn]
-
-
-def git(cwd: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=30
-    )
-    return done.stdout
 
 
 @pytest.fixture
@@ -32,11 +25,11 @@ def repo_worktree(tmp_path: Path) -> Path:
     """A repository made by the git binary, and a worktree on branch queen-7."""
     repo = tmp_path / "repo"
     repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
+    git("init", "-q", cwd=repo)
     (repo / "README").write_text("hello\n")
-    git(repo, "add", "README")
-    git(repo, "-c", "user.name=t", "-c", "user.email=t@t.invalid", "commit", "-q", "-m", "base")
-    git(repo, "worktree", "add", "-q", "-b", "queen-7", str(tmp_path / "queen-7"))
+    git("add", "README", cwd=repo)
+    git("commit", "-q", "-m", "base", cwd=repo)
+    git("worktree", "add", "-q", "-b", "queen-7", str(tmp_path / "queen-7"), cwd=repo)
     return tmp_path / "queen-7"
 
 
@@ -106,15 +99,15 @@ def test_demo_commits_the_change_on_a_real_worktree(
     assert turn.wait(30), recorder.lines
     assert turn.outcome == FINISHED, recorder.lines
     assert (repo_worktree / "docs/hello.md").read_text() == "Hello\nworld\n"
-    log = git(repo_worktree, "log", "--format=%an <%ae>|%s", "queen-7")
+    log = git("log", "--format=%an <%ae>|%s", "queen-7", cwd=repo_worktree)
     assert log.splitlines() == [
         "hive demo <demo@hive.invalid>|demo: issue #7",
-        "t <t@t.invalid>|base",
+        "Ada <ada@example.com>|base",
     ]
-    shown = git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split()
+    shown = git("show", "--name-only", "--format=", "HEAD", cwd=repo_worktree).split()
     assert sorted(shown) == ["docs/hello.md", "src/app.py"]
-    assert git(repo_worktree, "status", "--porcelain") == ""
-    git(repo_worktree, "fsck", "--strict")  # check=True: fails the test on a bad object
+    assert git("status", "--porcelain", cwd=repo_worktree) == ""
+    git("fsck", "--strict", cwd=repo_worktree)  # a bad object fails the test
     assert turn.ending is not None and turn.ending.usage is not None
     assert turn.ending.usage.provider == "demo"
 
@@ -130,7 +123,9 @@ def test_demo_skips_and_reports_paths_outside_the_boundary(
     assert any("../evil is not a relative path" in text for text in out)
     assert (repo_worktree / "README").read_text() == "hello\n"
     assert not (repo_worktree.parent / "evil").exists()
-    assert git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split() == ["docs/a.md"]
+    assert git("show", "--name-only", "--format=", "HEAD", cwd=repo_worktree).split() == [
+        "docs/a.md"
+    ]
 
 
 def test_demo_does_not_write_through_a_symlink(
@@ -172,7 +167,7 @@ def test_a_malformed_body_is_reported_not_a_crash(
     assert any("line 1 'write the docs please' is not" in text for text in out)
     assert any(text.startswith("demo: nothing to do") for text in out)
     assert recorder.texts("stderr") == [], "no traceback"
-    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+    assert git("log", "--format=%s", cwd=repo_worktree).splitlines() == ["base"]
 
 
 def test_writing_what_is_already_there_finishes_with_nothing_to_commit(
@@ -181,7 +176,7 @@ def test_writing_what_is_already_there_finishes_with_nothing_to_commit(
     turn = demo(start, repo_worktree, "write `README`: hello\n", boundary=("README",))
     assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
     assert "demo: nothing to commit: the files hold it" in recorder.texts("stdout")
-    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+    assert git("log", "--format=%s", cwd=repo_worktree).splitlines() == ["base"]
 
 
 def test_sigterm_during_sleep_ends_the_demo_promptly_and_leaves_work_uncommitted(
@@ -198,8 +193,8 @@ def test_sigterm_during_sleep_ends_the_demo_promptly_and_leaves_work_uncommitted
     assert "demo: stopped by SIGTERM; not committed: docs/a.md" in recorder.texts("stdout")
     assert (repo_worktree / "docs/a.md").read_text() == "first\n"
     assert not (repo_worktree / "docs/b.md").exists()
-    assert git(repo_worktree, "status", "--porcelain").split() == ["??", "docs/"]
-    assert git(repo_worktree, "log", "--format=%s").splitlines() == ["base"]
+    assert git("status", "--porcelain", cwd=repo_worktree).split() == ["??", "docs/"]
+    assert git("log", "--format=%s", cwd=repo_worktree).splitlines() == ["base"]
 
 
 def test_the_demo_agent_is_a_process_group_like_any_command(
@@ -230,7 +225,9 @@ def test_a_path_it_cannot_write_is_reported_and_the_rest_committed(
     assert "demo: skipped line 1: cannot write docs/taken: Is a directory" in recorder.texts(
         "stdout"
     )
-    assert git(repo_worktree, "show", "--name-only", "--format=", "HEAD").split() == ["docs/b.md"]
+    assert git("show", "--name-only", "--format=", "HEAD", cwd=repo_worktree).split() == [
+        "docs/b.md"
+    ]
     assert recorder.texts("stderr") == []
 
 
@@ -292,9 +289,9 @@ def test_demo_commits_in_a_worktree_the_hive_cut_itself(
         cut = cut_worktree(repo, 8, "main", tmp_path / "work")
     turn = demo(start, cut.path, "write `docs/a.md`: cut by the hive\n", branch=cut.branch)
     assert turn.wait(30) and turn.outcome == FINISHED, recorder.lines
-    assert git(cut.path, "log", "--format=%an|%s", cut.branch).splitlines() == [
+    assert git("log", "--format=%an|%s", cut.branch, cwd=cut.path).splitlines() == [
         "hive demo|demo: issue #7",
-        "t|base",
+        "Ada|base",
     ]
-    assert git(cut.path, "status", "--porcelain") == ""
-    git(cut.path, "fsck", "--strict")
+    assert git("status", "--porcelain", cwd=cut.path) == ""
+    git("fsck", "--strict", cwd=cut.path)
