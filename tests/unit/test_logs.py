@@ -34,6 +34,14 @@ class Records(logging.Handler):
         self.records.append(record)
 
 
+def log_a_failure(logger: str, message: str, *, issue: int) -> None:
+    """`logger.exception(message)` while a ValueError("boom") is being handled."""
+    try:
+        raise ValueError("boom")
+    except ValueError:
+        logging.getLogger(logger).exception(message, extra={"issue": issue})
+
+
 @pytest.fixture
 def log_setup(
     capsys: pytest.CaptureFixture[str],
@@ -80,10 +88,7 @@ def test_json_message_with_newlines_stays_one_line(log_setup: Any) -> None:
 
 def test_json_line_carries_the_exception_as_error(log_setup: Any) -> None:
     read = log_setup("json")
-    try:
-        raise ValueError("boom")
-    except ValueError:
-        logging.getLogger("hive.ending").exception("ending failed", extra={"issue": 4})
+    log_a_failure("hive.ending", "ending failed", issue=4)
     [line] = read()
     record = json.loads(line)
     assert (record["level"], record["issue"], record["message"]) == ("error", 4, "ending failed")
@@ -111,10 +116,7 @@ def test_text_line_without_an_issue_names_the_component_alone(log_setup: Any) ->
 
 def test_text_line_carries_the_traceback_after_it(log_setup: Any) -> None:
     read = log_setup("text")
-    try:
-        raise ValueError("boom")
-    except ValueError:
-        logging.getLogger("hive.bee").exception("turn failed", extra={"issue": 5})
+    log_a_failure("hive.bee", "turn failed", issue=5)
     first, *rest = read()
     match = TEXT_LINE.match(first)
     assert match, first
