@@ -29,7 +29,7 @@ from hive.actors.runtime import Runtime
 from hive.actors.start import StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
-from hive.git.worktrees import remove_worktree
+from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import bundles, listen, orders
@@ -168,6 +168,9 @@ class Bee:
         if started is None:  # the ledger did not land: the row is someone else's
             writer.close()
             self.decided.set()
+            # its cut goes too: a next attempt here must start from the stored branch
+            self._worktree = worktree_path(rt.checkout.workdir, self.issue)
+            self._remove_worktree()
             return
         turn = started.turn
         with self._lock:

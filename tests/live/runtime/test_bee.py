@@ -191,3 +191,25 @@ def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):
     assert (status.issue, status.runner, status.ended) == (11, rt.settings.runner_name, False)
     agents.RELEASE.set()
     assert wait_for_ending(rt.db, 11).outcome == "finished"
+
+
+def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
+    # the row was reaped between the claim and the turn's start: the cut worktree must
+    # go, or the next attempt here starts from it instead of the branch the store has
+    from hive.actors.bee import BeeOrder
+    from hive.actors.start import plan_of
+    from hive.git.worktrees import worktree_path
+
+    rt = make_runtime()
+    queue(rt, 12)
+    claimed = orders.claim(rt.db, rt.settings.runner_name)
+    assert claimed is not None
+    assert orders.end(rt.db, claimed.fence, "reaped: runner silent")
+    plan = plan_of(
+        rt.settings, issue=12, title="t", body="", base="main", base_sha=None,
+        boundary=("src/app.py",), brief="", key="",
+    )  # fmt: skip
+    bee = Bee(rt, BeeOrder(claimed.fence, plan, lambda: orders.mark_started(rt.db, claimed.fence)))
+    bee.run()
+    assert bee.wait(30) and not bee.landed
+    assert not worktree_path(rt.checkout.workdir, 12).exists()
