@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
@@ -25,9 +27,12 @@ from hive.store.orders import Fence
 
 log = logging.getLogger("hive.bee")
 
-# an ending that meets a store blip is tried this many times, this far apart
-END_ATTEMPTS = 3
-END_RETRY_SECONDS = 1.0
+# an ending that meets the store away (a restart, a failover) is tried again, the pause
+# doubling from the first to the last, for this long: given up, the bundle is lost and
+# the order waits HIVE_RUNNER_SILENT_MINUTES for the reaper (its heartbeat has stopped)
+END_RETRY_WINDOW_SECONDS = 120.0
+END_RETRY_FIRST_SECONDS = 1.0
+END_RETRY_MAX_SECONDS = 10.0
 
 
 def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
@@ -129,7 +134,9 @@ def _end(
     salvaged_files: tuple[str, ...],
 ) -> bool:
     pause = threading.Event()  # never set: a bounded pause between attempts
-    for attempt in range(1, END_ATTEMPTS + 1):
+    deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
+    wait = END_RETRY_FIRST_SECONDS
+    while True:
         try:
             return orders.end(
                 db,
@@ -142,9 +149,11 @@ def _end(
                 salvaged_sha=salvaged,
                 salvaged_files=salvaged_files,
             )
-        except Exception as err:
-            if attempt == END_ATTEMPTS:
+        except psycopg.OperationalError as err:  # the store is away; anything else is a bug
+            if time.monotonic() + wait > deadline:
                 raise
-            log.warning("ending failed (%s); trying again", err, extra={"issue": fence.issue})
-            pause.wait(END_RETRY_SECONDS)
-    return False
+            log.warning(
+                "ending failed (%s); trying again in %gs", err, wait, extra={"issue": fence.issue}
+            )
+            pause.wait(wait)
+            wait = min(wait * 2, END_RETRY_MAX_SECONDS)
