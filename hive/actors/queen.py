@@ -335,7 +335,13 @@ class Queen:
         )
         if not rt.host.start(bee):
             return "no bee can start in this process now"
-        bee.decided.wait(START_WAIT_SECONDS)
+        if not bee.decided.wait(START_WAIT_SECONDS):
+            # still starting (the git lock or the store is slow): it may land yet, so it
+            # counts as dispatched and its files and key stay taken for this round
+            log.warning(
+                "its bee is still starting: counted as dispatched", extra={"issue": issue.number}
+            )
+            return None
         if bee.landed:
             return None
         return bee.start_error or "an unfinished order of it already exists"

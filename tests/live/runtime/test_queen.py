@@ -275,3 +275,26 @@ def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
     assert len(tries) == 2
     queen.run_once()
     assert len(tries) == 2  # once it ran, never again
+
+
+def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files(
+    make_runtime, hive_db_url, monkeypatch
+):
+    # the round waits START_WAIT_SECONDS for a bee's row; a bee slower than that (the git
+    # lock or the store is busy) may land yet, so its files and key stay taken this round
+    import hive.actors.queen as queen_module
+    from hive.store import pool
+    from hive.store.orders import NewOrder
+
+    monkeypatch.setattr(queen_module, "START_WAIT_SECONDS", 0.5)
+    rt = make_runtime(**KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/app.py",))
+    # an uncommitted row of issue 1: the bee's insert (its ledger) waits behind it
+    with pool.connect(hive_db_url) as blocker, blocker.transaction() as tx:
+        orders.insert(blocker, NewOrder(1, "queen-1", "main"), queued=True)
+        result = queen_of(rt).run_once()
+        raise psycopg.Rollback(tx)
+    assert result.dispatched == (1,)
+    assert orders.get(rt.db, 2) is None  # never two orders on one file
+    assert wait_for_ending(rt.db, 1).outcome == "finished"
