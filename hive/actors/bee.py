@@ -152,6 +152,15 @@ class Bee:
         rt, order = self.runtime, self.order
         assert rt.checkout is not None, "a bee needs the checkout"
         writer = TranscriptWriter(rt.db, order.fence.conversation_id, self.issue)
+        spawned: list[Turn] = []
+
+        def on_spawn(turn: Turn) -> None:
+            # a kill (the hard stop) reaches the turn from its first moment, also while
+            # the ledger is written, which may wait on the store
+            spawned.append(turn)
+            if owner is not None and turn.pgid is not None:
+                owner.add_process_group(turn.pgid)
+
         try:
             started = cut_and_start(
                 rt.checkout,
@@ -160,13 +169,16 @@ class Bee:
                 order.ledger,
                 on_line=writer.put,
                 earlier_bundle=self._earlier_bundle,
+                on_spawn=on_spawn,
             )
         except Exception as err:
             writer.close()
+            _forget_groups(owner, spawned)
             self._start_failed(err)
             return
         if started is None:  # the ledger did not land: the row is someone else's
             writer.close()
+            _forget_groups(owner, spawned)
             self.decided.set()
             # its cut goes too: a next attempt here must start from the stored branch
             self._worktree = worktree_path(rt.checkout.workdir, self.issue)
@@ -179,8 +191,6 @@ class Bee:
             handing_back = self._handing_back
         self.landed = True
         self.decided.set()
-        if owner is not None and turn.pgid is not None:
-            owner.add_process_group(turn.pgid)
         rt.metrics.bees_running.inc()
         log.info("turn started on %s", started.cut.branch, extra={"issue": self.issue})
         try:
@@ -290,6 +300,13 @@ class Bee:
     def _earlier_bundle(self) -> bytes | None:
         found = bundles.get(self.runtime.db, self.issue)
         return found.data if found is not None else None
+
+
+def _forget_groups(owner: SupervisedActor | None, turns: list[Turn]) -> None:
+    """A stopped turn's group is no longer the owner's to kill (its number may be reused)."""
+    for turn in turns:
+        if owner is not None and turn.pgid is not None:
+            owner.discard_process_group(turn.pgid)
 
 
 class BeeActor(SupervisedActor):

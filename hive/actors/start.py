@@ -66,10 +66,12 @@ def cut_and_start(
     on_line: OnLine,
     on_end: Callable[[Ending], None] | None = None,
     earlier_bundle: Callable[[], bytes | None] | None = None,
+    on_spawn: Callable[[Turn], None] | None = None,
 ) -> Started | None:
     """Cut, start, ledger, then begin (see the module). None when the ledger did not
     land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
-    and whatever the ledger raises (the turn is stopped first)."""
+    and whatever the ledger raises (the turn is stopped first). `on_spawn` hears of the
+    turn as soon as it exists, before the ledger (so a kill can reach it)."""
     with git_lock:
         base = _cut_base(checkout, plan)
         _continue_from_bundle(checkout, plan.issue, earlier_bundle)
@@ -90,6 +92,8 @@ def cut_and_start(
     )
     turn = start_turn(plan.agent, ctx, begin=False)
     try:
+        if on_spawn is not None:
+            on_spawn(turn)
         landed = ledger()
     except BaseException:
         turn.stop(NO_LEDGER)

@@ -1,0 +1,41 @@
+"""A kill (the hard stop: a second SIGTERM, or a bee past its shutdown) reaches a turn
+from the moment its process exists, also while the bee still writes its row."""
+
+from __future__ import annotations
+
+import psycopg
+
+from hive.actors.bee import Bee, BeeActor, BeeOrder
+from hive.actors.start import plan_of
+from hive.store import orders, pool
+from hive.swarm import pid_alive
+from tests.live.runtime.conftest import eventually, queue
+
+# the turn says who it is, then sleeps: only a kill ends it early
+TURN = "command:echo $$ > ../turn-$HIVE_ISSUE.pid; exec sleep 600"
+
+
+def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive_db_url):
+    rt = make_runtime(AGENT=TURN)
+    queue(rt, 13)
+    claimed = orders.claim(rt.db, rt.settings.runner_name)
+    assert claimed is not None
+    plan = plan_of(
+        rt.settings, issue=13, title="t", body="", base="main", base_sha=None,
+        boundary=("src/app.py",), brief="", key="",
+    )  # fmt: skip
+    bee = Bee(rt, BeeOrder(claimed.fence, plan, lambda: orders.mark_started(rt.db, claimed.fence)))
+    pid_file = rt.checkout.workdir / "turn-13.pid"
+    # the row is locked: the bee's ledger (reset dispatched_at) waits behind it
+    with pool.connect(hive_db_url) as locker, locker.transaction() as tx:
+        locker.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 13 FOR UPDATE")
+        ref = BeeActor.start(bee)
+        actor = BeeActor.of(ref)
+        assert isinstance(actor, BeeActor)
+        eventually(lambda: pid_file.exists() and pid_file.read_text().strip())
+        turn_pid = int(pid_file.read_text())
+        actor.on_kill()  # what the supervisor's kill does, in its own thread
+        eventually(lambda: not pid_alive(turn_pid), timeout_seconds=5)
+        raise psycopg.Rollback(tx)
+    assert bee.wait(30)  # the killed turn still ends its order
+    ref.stop()
