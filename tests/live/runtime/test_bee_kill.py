@@ -15,6 +15,16 @@ from tests.live.runtime.conftest import eventually, queue
 TURN = "command:echo $$ > ../turn-$HIVE_ISSUE.pid; exec sleep 600"
 
 
+def ledger_waits(url: str) -> bool:
+    """Whether the bee's ledger (the UPDATE that resets dispatched_at) waits on the lock."""
+    with pool.connect(url) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock' AND query LIKE '%%SET dispatched_at = now()%%'"
+        ).fetchone()
+    return row is not None and row[0] == 1
+
+
 def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive_db_url):
     rt = make_runtime(AGENT=TURN)
     queue(rt, 13)
@@ -34,6 +44,7 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
         assert isinstance(actor, BeeActor)
         eventually(lambda: pid_file.exists() and pid_file.read_text().strip())
         turn_pid = int(pid_file.read_text())
+        eventually(lambda: ledger_waits(hive_db_url))  # the turn runs, its row is not written
         actor.on_kill()  # what the supervisor's kill does, in its own thread
         eventually(lambda: not pid_alive(turn_pid), timeout_seconds=5)
         raise psycopg.Rollback(tx)
