@@ -3,6 +3,10 @@ from the moment its process exists, also while the bee still writes its row."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+
 import psycopg
 
 from hive.actors.bee import Bee, BeeActor, BeeOrder
@@ -46,7 +50,11 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
         turn_pid = int(pid_file.read_text())
         eventually(lambda: ledger_waits(hive_db_url))  # the turn runs, its row is not written
         actor.on_kill()  # what the supervisor's kill does, in its own thread
-        eventually(lambda: not pid_alive(turn_pid), timeout_seconds=5)
+        try:
+            eventually(lambda: not pid_alive(turn_pid), timeout_seconds=5)
+        finally:  # a failure leaves no turn behind
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(turn_pid, signal.SIGKILL)
         raise psycopg.Rollback(tx)
     assert bee.wait(30)  # the killed turn still ends its order
     ref.stop()
