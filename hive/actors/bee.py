@@ -142,7 +142,12 @@ class Bee:
             self._done.set()
             self._unregister()
             self.runtime.host.forget(self)
-            self.runtime.queen_wake.set()
+            if self.start_error is None or self.order.fence.runner is not None:
+                # an order ended (or a runner's start failed and ended it): its files and
+                # key are free. A Queen's bee that never started wrote no row; her round
+                # already reported it, and waking her would retry it at once, again and
+                # again: the next try waits for the tick
+                self.runtime.queen_wake.set()
             # the slot is free only now: the ending's NOTIFY may have woken the claimer
             # while it was still held, and it would then wait out a whole poll
             self.runtime.runner_wake.set()

@@ -298,3 +298,17 @@ def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files
     assert result.dispatched == (1,)
     assert orders.get(rt.db, 2) is None  # never two orders on one file
     assert wait_for_ending(rt.db, 1).outcome == "finished"
+
+
+def test_a_local_bee_that_cannot_start_does_not_wake_the_queen_into_a_busy_loop(make_runtime):
+    rt = make_runtime(AGENT="python:tests.live.runtime.no_such_module:turn")
+    add_issue(rt.db, 9)
+    rt.queen_wake.clear()
+    result = queen_of(rt).run_once()
+    assert result.dispatched == ()
+    eventually(lambda: rt.host.running() == 0)
+    assert orders.get(rt.db, 9) is None  # the Queen's row is written only once it starts
+    # woken, the Queen would round again at once, fail again, and so on ~100 times a
+    # second; the next try waits for the tick
+    assert not rt.queen_wake.is_set()
+    assert "could not start" in reports.latest(rt.db, 1)[0].body
