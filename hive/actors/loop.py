@@ -94,8 +94,7 @@ class LoopActor(SupervisedActor):
                         self.log.info("%s", result)
                 self._wait(self.interval_seconds)
         finally:
-            if self._listener is not None:
-                self._listener.close()
+            self._drop_listener()
 
     def _wait(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -112,12 +111,29 @@ class LoopActor(SupervisedActor):
             if self.wake.is_set():
                 self.wake.clear()
                 return
-            if listener.wait(min(remaining, WAKE_SLICE_SECONDS)).recheck:
+            try:
+                heard = listener.wait(min(remaining, WAKE_SLICE_SECONDS))
+            except Exception as err:
+                # a failure the listener cannot mend itself (it reconnects after a lost
+                # connection; LISTEN refused on a standby is not that) must not end the
+                # loop's thread while the actor looks alive: drop it, pass, listen anew
+                self.log.warning("LISTEN failed (%s); listening again after a pass", err)
+                self._drop_listener()
+                return
+            if heard.recheck:
                 # one pass answers every hint already queued: eight orders queued at
                 # once are one wake, not eight passes
                 while listener.wait(0).reason == "notified":
                     pass
                 return
+
+    def _drop_listener(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            try:
+                listener.close()
+            except Exception as err:
+                self.log.debug("closing a failed listener: %s", err)
 
     def _listen(self) -> Listener | None:
         if self.listen_url is None or self._listener is not None:

@@ -7,6 +7,8 @@ import logging
 import threading
 import time
 
+import psycopg
+
 from hive.actors.loop import LoopActor
 from hive.store import pool
 from tests.live.runtime.conftest import eventually
@@ -84,5 +86,30 @@ def test_a_notify_sent_just_after_the_first_pass_wakes_the_loop(hive_db_url):
     try:
         assert work.ran.acquire(timeout=5)  # the first pass, at start
         assert work.ran.acquire(timeout=5)  # its NOTIFY heard: no 60 s wait
+    finally:
+        ref.stop()
+
+
+def test_a_listener_failing_beyond_its_own_repair_does_not_end_the_loop(hive_db_url, caplog):
+    # LISTEN refused (a standby during a failover) is not a lost connection the listener
+    # mends by reconnecting; the loop drops it, passes, and listens again
+    caplog.set_level(logging.WARNING, logger="hive.t")
+    work = Passes()
+    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, listen_url=hive_db_url)
+    try:
+        assert work.ran.acquire(timeout=5)  # the first pass, at start
+        actor = ref.proxy()._actor  # the loop's own object, to break its listener once
+        broken = eventually(lambda: actor._listener)
+
+        def refuse(timeout_seconds: float) -> None:
+            raise psycopg.errors.FeatureNotSupported("cannot execute LISTEN during recovery")
+
+        broken.wait = refuse
+        assert work.ran.acquire(timeout=5)  # the loop lives on: another pass
+        eventually(lambda: actor._listener is not None and actor._listener is not broken)
+        with pool.connect(hive_db_url) as conn:
+            conn.execute("SELECT pg_notify('hive_orders', '1')")
+        assert work.ran.acquire(timeout=5)  # the new listener hears a NOTIFY
+        assert any("LISTEN failed" in r.getMessage() for r in caplog.records)
     finally:
         ref.stop()
