@@ -14,6 +14,7 @@ import multiprocessing
 import queue
 import statistics
 import time
+import uuid
 from collections import Counter
 from typing import Any
 
@@ -136,6 +137,8 @@ def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
 def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
     """The ceiling: the same two statements on one plain connection, nothing else."""
     claim_sql, end_sql = q("claim_order"), q("end_order")
+    # the ending's parameters, made once: the loop only puts each row's issue and attempt in
+    ending = orders.end_params(orders.Fence(0, uuid.UUID(int=0), name), "finished")
     issues, latencies = [], []
     with psycopg.connect(url, autocommit=True) as conn:
         barrier.wait()
@@ -146,11 +149,8 @@ def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
             latencies.append((time.perf_counter() - t0) * 1000.0)
             if row is None:
                 break
-            end = {"issue": row[0], "conversation_id": row[1], "runner": name}
-            end |= {"outcome": "finished", "detail": None}
-            end |= {"input_tokens": None, "output_tokens": None}
-            end |= {"salvaged_sha": None, "salvaged_files": None}
-            conn.execute(end_sql, end).fetchone()
+            ending_of_row = ending | {"issue": row[0], "conversation_id": row[1]}
+            conn.execute(end_sql, ending_of_row).fetchone()
             issues.append(row[0])
         ended = time.monotonic()
     results.put({"issues": issues, "latencies_ms": latencies, "began": began, "ended": ended})

@@ -179,6 +179,35 @@ def heartbeat(db: Db, fence: Fence) -> bool:
     return one(db, "heartbeat_order", _fence(fence)) is not None
 
 
+def end_params(
+    fence: Fence,
+    outcome: str,
+    *,
+    bundle: NewBundle | None = None,
+    detail: str | None = None,
+    input_tokens: int | None = None,
+    output_tokens: int | None = None,
+    salvaged_sha: str | None = None,
+    salvaged_files: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The parameters of `end_order` (also what the claim bench's bare loop sends)."""
+    return {
+        **_fence(fence),
+        "outcome": outcome,
+        "detail": detail,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "salvaged_sha": salvaged_sha,
+        "salvaged_files": list(salvaged_files),
+        "branch": bundle.branch if bundle else None,
+        "base": bundle.base if bundle else None,
+        "base_sha": bundle.base_sha if bundle else None,
+        "head_sha": bundle.head_sha if bundle else None,
+        "bytes": bundle.data if bundle else None,
+        "size": len(bundle.data) if bundle else None,
+    }
+
+
 def end(
     db: Db,
     fence: Fence,
@@ -194,26 +223,17 @@ def end(
     """End the attempt with `outcome`, storing `bundle` in the same statement (None: the
     branch has nothing beyond base, and a stale bundle of the issue is dropped), and the
     salvage commit when the ending made one."""
-    params: dict[str, Any] = {
-        **_fence(fence),
-        "outcome": outcome,
-        "detail": detail,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "salvaged_sha": salvaged_sha,
-        "salvaged_files": list(salvaged_files),
-    }
-    if bundle is None:
-        return one(db, "end_order", params) is not None
-    params.update(
-        branch=bundle.branch,
-        base=bundle.base,
-        base_sha=bundle.base_sha,
-        head_sha=bundle.head_sha,
-        bytes=bundle.data,
-        size=len(bundle.data),
+    params = end_params(
+        fence,
+        outcome,
+        bundle=bundle,
+        detail=detail,
+        input_tokens=input_tokens,
+        output_tokens=output_tokens,
+        salvaged_sha=salvaged_sha,
+        salvaged_files=salvaged_files,
     )
-    return one(db, "end_order_with_bundle", params) is not None
+    return one(db, "end_order", params) is not None
 
 
 def record_salvage(

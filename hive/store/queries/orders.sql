@@ -94,27 +94,7 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
 RETURNING issue;
 
 -- name: end_order
--- End this attempt with its outcome when the branch has nothing beyond base; a stale bundle of the issue goes with it.
-WITH ended AS (
-    UPDATE hive.queen_dispatch SET
-        finished_at = now(), outcome = %(outcome)s,
-        detail = COALESCE(%(detail)s, detail),
-        input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
-        output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
-        salvaged_at = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_at ELSE now() END,
-        salvaged_sha = COALESCE(%(salvaged_sha)s::text, salvaged_sha),
-        salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files
-            ELSE %(salvaged_files)s::text[] END
-    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-      AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
-    RETURNING issue
-), dropped AS (
-    DELETE FROM hive.queen_bundle AS b USING ended WHERE b.issue = ended.issue
-)
-SELECT issue FROM ended;
-
--- name: end_order_with_bundle
--- End this attempt and store its bundle in the same statement: no ended row without its bundle, no bundle for a fenced-out ending.
+-- End this attempt with its outcome and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out ending.
 WITH ended AS (
     UPDATE hive.queen_dispatch SET
         finished_at = now(), outcome = %(outcome)s,
@@ -131,13 +111,16 @@ WITH ended AS (
 ), stored AS (
     INSERT INTO hive.queen_bundle AS b
         (issue, branch, base, base_sha, head_sha, runner, bytes, size)
-    SELECT ended.issue, %(branch)s, %(base)s, %(base_sha)s, %(head_sha)s, %(runner)s::text,
-        %(bytes)s, %(size)s
-    FROM ended
+    SELECT ended.issue, %(branch)s::text, %(base)s::text, %(base_sha)s::text,
+        %(head_sha)s::text, %(runner)s::text, %(bytes)s::bytea, %(size)s::integer
+    FROM ended WHERE %(bytes)s::bytea IS NOT NULL
     ON CONFLICT (issue) DO UPDATE SET
         branch = excluded.branch, base = excluded.base, base_sha = excluded.base_sha,
         head_sha = excluded.head_sha, runner = excluded.runner, bytes = excluded.bytes,
         size = excluded.size, created_at = now()
+), dropped AS (
+    DELETE FROM hive.queen_bundle AS b USING ended
+    WHERE b.issue = ended.issue AND %(bytes)s::bytea IS NULL
 )
 SELECT issue FROM ended;
 
