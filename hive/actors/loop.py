@@ -24,6 +24,10 @@ from supervisors import SupervisedActor
 
 # a wait is cut in slices this long so a stop or an in-process wake is seen at once
 WAKE_SLICE_SECONDS = 0.2
+# how long a stop waits for the pass in hand before closing the work without it: below
+# every loop's shutdown in hive/tree.py (5 s), so `close()` (the Queen lease's release)
+# always runs, and a pass that outlives it is fenced out of the store by the lease
+PASS_JOIN_SECONDS = 4.0
 
 
 class Work(Protocol):
@@ -34,7 +38,8 @@ class Work(Protocol):
 
 class LoopActor(SupervisedActor):
     """Lifecycle: `on_start` starts the loop thread (the first pass runs at once);
-    `on_stop` asks it to end, waits for the pass in hand, then calls `work.close()`.
+    `on_stop` asks it to end, waits up to `join_seconds` for the pass in hand, then calls
+    `work.close()` (a pass still running then is left to finish on its own thread).
     Stopping twice, or before start, is safe."""
 
     def __init__(
@@ -45,6 +50,7 @@ class LoopActor(SupervisedActor):
         *,
         wake: threading.Event | None = None,
         listen_url: str | None = None,
+        join_seconds: float = PASS_JOIN_SECONDS,
     ) -> None:
         super().__init__()
         self.name = name
@@ -52,6 +58,7 @@ class LoopActor(SupervisedActor):
         self.interval_seconds = interval_seconds
         self.wake = wake or threading.Event()
         self.listen_url = listen_url
+        self.join_seconds = join_seconds
         self.log = logging.getLogger(f"hive.{name}")
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -65,7 +72,13 @@ class LoopActor(SupervisedActor):
         self._stopping.set()
         self.wake.set()
         if self._thread is not None:
-            self._thread.join()
+            self._thread.join(self.join_seconds)
+            if self._thread.is_alive():
+                self.log.warning(
+                    "%s pass still running after %gs; closing without it",
+                    self.name,
+                    self.join_seconds,
+                )
         self.work.close()
 
     def _loop(self) -> None:

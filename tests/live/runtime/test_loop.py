@@ -113,3 +113,30 @@ def test_a_listener_failing_beyond_its_own_repair_does_not_end_the_loop(hive_db_
         assert any("LISTEN failed" in r.getMessage() for r in caplog.records)
     finally:
         ref.stop()
+
+
+class StuckPass(Passes):
+    """A pass that does not return until the test lets it (a git fetch that hangs)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
+    def run_once(self) -> str:
+        super().run_once()
+        self.release.wait(30)
+        return ""
+
+
+def test_a_stop_closes_the_work_even_when_the_pass_in_hand_does_not_return():
+    # close() is where the Queen lets her lease go: it must run within the shutdown the
+    # tree gives the loop, not wait for a pass that may never end
+    work = StuckPass()
+    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, join_seconds=0.3)
+    try:
+        assert work.ran.acquire(timeout=5)  # the pass is in hand, and stuck
+        began = time.monotonic()
+        ref.stop(timeout=5)
+        assert work.closed and time.monotonic() - began < 2.0
+    finally:
+        work.release.set()
