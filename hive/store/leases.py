@@ -44,6 +44,14 @@ def release(db: Db, lease: Lease) -> bool:
     return one(db, "release_lease", params) is not None
 
 
+def held(db: Db, lease: Lease) -> bool:
+    """Whether `lease` is still held by its holder at its fence and not expired. Held now
+    means held since its claim (the fence never goes back; an expired lease is never
+    renewed), so a write under it that wrote nothing was not fenced out."""
+    params = {"name": lease.name, "holder": lease.holder, "fence": lease.fence}
+    return one(db, "lease_held", params) is not None
+
+
 def get(db: Db, name: str) -> Lease | None:
     rows = dicts(db, "get_lease", {"name": name})
     return pick(Lease, rows[0]) if rows else None

@@ -16,6 +16,7 @@ from typing import Any
 
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, dicts, one, pick
+from hive.store.leases import Lease
 
 OUTCOME_REAPED_AT_BOOT = "reaped at boot"
 OUTCOME_RUNNER_SILENT = "reaped: runner silent"
@@ -125,12 +126,23 @@ class ArchivedOrder:
     snapshot: dict[str, Any]
 
 
-def insert(db: Db, order: NewOrder, *, queued: bool) -> Order | None:
+def insert(
+    db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None
+) -> Order | None:
     """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
     otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
     A finished row of the issue is archived and replaced (attempt + 1); an unfinished one
-    is left alone and None is returned."""
+    is left alone and None is returned.
+
+    `lease` is the Queen lease the order is written under (RULES 3: every write made
+    under a lease carries its fence): the same statement writes only while that lease is
+    held by its holder at its fence and not expired, else nothing and None
+    (`leases.held` tells the two Nones apart). None: not under a lease (tests, benches);
+    the Queen always passes hers."""
     params = {
+        "lease_name": lease.name if lease else None,
+        "lease_holder": lease.holder if lease else None,
+        "lease_fence": lease.fence if lease else None,
         "issue": order.issue,
         "branch": order.branch,
         "base": order.base,

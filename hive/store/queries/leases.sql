@@ -20,6 +20,11 @@ UPDATE hive.queen_lease SET expires_at = now()
 WHERE name = %(name)s AND holder = %(holder)s AND fence = %(fence)s
 RETURNING name;
 
+-- name: lease_held
+-- Whether this holder still holds the lease at this fence and it has not expired (held now means held since that claim: the fence never goes back and an expired lease is never renewed).
+SELECT name FROM hive.queen_lease
+WHERE name = %(name)s AND holder = %(holder)s AND fence = %(fence)s AND expires_at > now();
+
 -- name: get_lease
 -- One lease by name.
 SELECT name, holder, fence, expires_at FROM hive.queen_lease WHERE name = %(name)s;

@@ -1,9 +1,19 @@
 -- name: insert_order
--- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders); a finished row is archived to history and replaced by attempt + 1; an unfinished row is left alone and nothing is returned.
+-- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders) under her lease's fence when one is named; a finished row is archived to history and replaced by attempt + 1; an unfinished row, or a lease not held at that fence, writes nothing and returns nothing.
+-- `lease` is the named lease held by this holder at this fence and not expired (none
+-- named: not under a lease, e.g. tests and benches); FOR SHARE makes a claim or release
+-- of it wait for this statement, and a lease changed meanwhile is checked again in its
+-- new version (clock_timestamp, not the transaction's start: a release that went first
+-- is seen), so no order lands once the lease moved on.
 -- `old` locks the finished row before `ins` runs (the WHERE on its count makes the
 -- insert evaluate it first; a row this statement already updated could not be locked);
 -- `archived` keeps that version only when `ins` really replaced it.
-WITH old AS (
+WITH lease AS (
+    SELECT l.fence FROM hive.queen_lease AS l
+    WHERE l.name = %(lease_name)s::text AND l.holder = %(lease_holder)s::text
+      AND l.fence = %(lease_fence)s::bigint AND l.expires_at > clock_timestamp()
+    FOR SHARE
+), old AS (
     SELECT * FROM hive.queen_dispatch
     WHERE issue = %(issue)s AND finished_at IS NOT NULL
     FOR UPDATE
@@ -19,6 +29,7 @@ WITH old AS (
         CASE WHEN %(queued)s THEN NULL ELSE now() END,
         %(provider)s, %(model)s
     WHERE (SELECT count(*) FROM old) >= 0
+      AND (%(lease_name)s::text IS NULL OR EXISTS (SELECT 1 FROM lease))
     ON CONFLICT (issue) DO UPDATE SET
         branch = excluded.branch, base = excluded.base, base_sha = excluded.base_sha,
         started = true, detail = excluded.detail, conversation_id = excluded.conversation_id,

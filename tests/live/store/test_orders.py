@@ -1,6 +1,6 @@
 import uuid
 
-from hive.store import bundles, orders
+from hive.store import bundles, leases, orders
 from hive.store.bundles import NewBundle
 from hive.store.listen import Listener
 from hive.store.orders import Fence, NewOrder
@@ -29,6 +29,57 @@ def test_an_order_in_flight_is_not_replaced(conn):
     first = queue(conn, 1)
     assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True) is None
     assert orders.get(conn, 1) == first
+
+
+def queen_lease(conn, holder: str = "queen-a") -> leases.Lease:
+    lease = leases.claim(conn, leases.QUEEN_LEASE, holder, 180)
+    assert lease is not None
+    return lease
+
+
+def expire(conn) -> None:
+    """The Queen lease runs out (the test's clock: its expiry moved into the past)."""
+    conn.execute(
+        "UPDATE hive.queen_lease SET expires_at = now() - interval '1 second' WHERE name = %s",
+        (leases.QUEEN_LEASE,),
+    )
+
+
+def test_an_order_written_under_the_held_queen_lease_lands(conn):
+    lease = queen_lease(conn)
+    made = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease)
+    assert made is not None and orders.get(conn, 1) == made
+    assert leases.held(conn, lease)
+
+
+def test_an_order_under_a_stale_fence_writes_nothing(conn):
+    old = queen_lease(conn, "queen-a")
+    expire(conn)
+    new = queen_lease(conn, "queen-b")  # took it over after it ran out: the fence went up
+    assert new.fence == old.fence + 1
+    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=old) is None
+    assert orders.listing(conn) == [] and not leases.held(conn, old)
+    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=new)
+
+
+def test_an_order_under_an_expired_queen_lease_writes_nothing(conn):
+    lease = queen_lease(conn)
+    expire(conn)
+    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=False, lease=lease) is None
+    assert orders.listing(conn) == [] and not leases.held(conn, lease)
+
+
+def test_an_order_under_a_released_queen_lease_writes_nothing_nor_replaces_one(conn):
+    lease = queen_lease(conn)
+    first = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease)
+    assert first is not None
+    assert orders.end(conn, Fence(1, first.conversation_id, None), "ended badly")
+    assert leases.release(conn, lease)
+    for issue in (1, 2):  # a finished row is not replaced, a new one not written
+        new = NewOrder(issue, f"queen-{issue}", "main")
+        assert orders.insert(conn, new, queued=True, lease=lease) is None
+    assert [(o.issue, o.outcome) for o in orders.listing(conn)] == [(1, "ended badly")]
+    assert orders.history(conn, 1) == []
 
 
 def test_a_new_attempt_archives_the_ended_row_and_gets_a_new_conversation(conn):
