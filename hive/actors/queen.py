@@ -5,12 +5,12 @@ A round holds the Queen lease (one Queen at a time; a round without it does noth
 reads the facts (`facts.py`), and asks the rules: the task's shape (an issue that fails
 gets its one reason in the round's report), priority and holds (`order_candidates`),
 capacity (`min(HIVE_MAX_WORKERS - in flight, free key lanes, and for bees run here the
-container's room)`) and the key (`choose_key`; none free: `all_busy_sentence`). Local
-mode inserts the order and starts the bee in this process through the bee pool and the
-shared cut-and-start (the insert is the ledger); elsewhere mode inserts it with
-`queued_at` and the brief (the store NOTIFYs the runners) and runs nothing. A refusal
-is a sentence in the round's report (`queen_report`, one row every round), never a row
-in `queen_dispatch`.
+container's room)`) and the key (`choose_key`; none free: `all_busy_sentence`), then
+writes each order (`dispatch.py`: local mode starts the bee here, the insert being its
+ledger; elsewhere mode queues it). Every order carries the fence of the lease the round
+took: once it no longer holds, nothing is written and the round stops dispatching
+(`LEASE_GONE` in its report). A refusal is a sentence in the round's report
+(`queen_report`, one row every round), never a row in `queen_dispatch`.
 
 A round is bounded by ROUND_MAX_SECONDS: past it, it is abandoned (it dispatches nothing
 more), the lease is let go, the log names the step it was stuck in, and
@@ -25,13 +25,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hive.actors import facts
-from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
 from hive.actors.bounded import Progress, run_bounded
+from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
 from hive.actors.keyrest import KeyRests, resting_sentence
 from hive.actors.loop import LoopActor
 from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
-from hive.actors.start import plan_of
 from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
@@ -43,8 +42,6 @@ from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
 from hive.rules.priority import capacity, order_candidates
 from hive.settings import Settings
 from hive.store import issues, leases, orders, reports
-from hive.store.issues import Issue
-from hive.store.orders import Fence, NewOrder
 
 log = logging.getLogger("hive.queen")
 
@@ -158,7 +155,8 @@ class Queen:
     def _round(self, state: Progress) -> RoundResult:
         rt, cfg = self.runtime, self.config
         state.at("taking the Queen lease")
-        if not self._hold_lease():
+        lease = self._hold_lease()
+        if lease is None:
             return RoundResult(idle="another Queen holds the lease")
         if self.on_first_lease is not None:
             state.at("reaping at boot")
@@ -211,7 +209,12 @@ class Queen:
                 refusals.append(self._no_key(indexes, resting))
                 break
             state.at(f"dispatching #{ranked_one.number}")
-            problem = self._dispatch(issue, self._key(index), base.sha)
+            key = self._key(index)
+            new = new_order(rt, issue, key, base.sha, cfg.provider, cfg.model)
+            problem = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere)
+            if problem == LEASE_GONE:  # another Queen's now, or let go: not one more
+                refusals.append(problem)
+                break
             if problem is not None:
                 refusals.append(f"#{ranked_one.number} not started: {problem}")
                 continue
@@ -231,13 +234,16 @@ class Queen:
         rt.metrics.rounds.inc()
         return result
 
-    def _hold_lease(self) -> bool:
+    def _hold_lease(self) -> leases.Lease | None:
+        """The lease this round writes under (renewed, or claimed), None if another Queen
+        holds it. The round keeps this one: a round abandoned (its lease let go) or
+        overtaken by another Queen carries a fence that no longer holds."""
         db, ttl = self.runtime.db, self.config.lease_ttl_seconds
         if self.lease is not None:
             self.lease = leases.renew(db, self.lease, ttl)
         if self.lease is None:
             self.lease = leases.claim(db, leases.QUEEN_LEASE, self.config.holder, ttl)
-        return self.lease is not None
+        return self.lease
 
     def _base_facts(self) -> BaseFacts:
         rt = self.runtime
@@ -295,56 +301,6 @@ class Queen:
 
     def _key(self, index: int) -> KeySlot:
         return next(k for k in self.keys if k.index == index)
-
-    def _dispatch(self, issue: Issue, key: KeySlot, base_sha: str) -> str | None:
-        """Write the order (and start its bee here in local mode); a sentence on failure."""
-        rt, cfg = self.runtime, self.config
-        new = NewOrder(
-            issue=issue.number,
-            branch=f"queen-{issue.number}",
-            base=rt.checkout.base if rt.checkout else rt.settings.base_ref,
-            base_sha=base_sha,
-            owned_paths=tuple(issue.boundary),
-            key_index=key.index,
-            key_fingerprint=key.fingerprint,
-            brief=facts.brief_of(issue),
-            provider=cfg.provider,
-            model=cfg.model or None,
-        )
-        if cfg.elsewhere:
-            if orders.insert(rt.db, new, queued=True) is None:
-                return "an unfinished order of it already exists"
-            return None
-        plan = plan_of(
-            rt.settings,
-            issue=issue.number,
-            title=issue.title,
-            body=issue.body,
-            base=new.base,
-            base_sha=base_sha,
-            boundary=new.owned_paths,
-            brief=new.brief or "",
-            key=key.value,
-        )
-        fence = Fence(issue.number, new.conversation_id, None)
-        bee = Bee(
-            rt,
-            BeeOrder(
-                fence, plan, ledger=lambda: orders.insert(rt.db, new, queued=False) is not None
-            ),
-        )
-        if not rt.host.start(bee):
-            return "no bee can start in this process now"
-        if not bee.decided.wait(START_WAIT_SECONDS):
-            # still starting (the git lock or the store is slow): it may land yet, so it
-            # counts as dispatched and its files and key stay taken for this round
-            log.warning(
-                "its bee is still starting: counted as dispatched", extra={"issue": issue.number}
-            )
-            return None
-        if bee.landed:
-            return None
-        return bee.start_error or "an unfinished order of it already exists"
 
     def _report(self, result: RoundResult) -> None:
         if result.dispatched:

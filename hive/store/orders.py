@@ -126,9 +126,7 @@ class ArchivedOrder:
     snapshot: dict[str, Any]
 
 
-def insert(
-    db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None
-) -> Order | None:
+def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Order | None:
     """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
     otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
     A finished row of the issue is archived and replaced (attempt + 1); an unfinished one

@@ -5,11 +5,13 @@ nothing, local mode starts the bee here, the lease, the bound and the drain."""
 from __future__ import annotations
 
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 
 import psycopg
 import pytest
 
+from hive.actors.dispatch import LEASE_GONE
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
@@ -133,6 +135,53 @@ def test_a_round_past_its_bound_is_abandoned_and_lets_the_lease_go(make_runtime)
     lease = leases.get(rt.db, leases.QUEEN_LEASE)
     assert lease is not None and lease.expires_at <= datetime.now(UTC)
     assert orders.listing(rt.db) == []  # the abandoned round dispatches nothing more
+
+
+@pytest.mark.parametrize("elsewhere", ["on", "off"])
+def test_a_queen_whose_lease_another_queen_took_mid_round_dispatches_nothing(
+    make_runtime, elsewhere
+):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE=elsewhere, **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    queen = queen_of(rt, holder="queen-a")
+    with ThreadPoolExecutor(1) as pool:
+        with rt.git_lock:  # the round holds the lease, then waits to read base
+            running = pool.submit(queen.run_once)
+            mine = eventually(lambda: leases.get(rt.db, leases.QUEEN_LEASE))
+            assert mine.holder == "queen-a"
+            # her lease runs out and another Queen takes it over (the fence goes up)
+            assert leases.release(rt.db, mine)
+            theirs = leases.claim(rt.db, leases.QUEEN_LEASE, "queen-b", 180)
+            assert theirs is not None and theirs.fence == mine.fence + 1
+        result = running.result(timeout=60)
+    assert result.dispatched == () and result.refusals == (LEASE_GONE,)  # not one more
+    assert orders.listing(rt.db) == []
+    assert reports.latest(rt.db, 1)[0].headline == LEASE_GONE
+    assert rt.host.running() == 0 and rt.work.items() == []  # local mode: no bee started
+    assert not (rt.settings.workdir / "queen-1").exists()
+
+
+def test_a_bee_of_an_abandoned_round_writes_nothing_once_the_lease_was_let_go(
+    make_runtime, hive_db_url
+):
+    from hive.store import pool
+
+    rt = make_runtime()
+    add_issue(rt.db, 1)
+    queen = queen_of(rt, round_max_seconds=0.5)
+    # the bundles table is locked: the bee's cut waits on the store (before its insert),
+    # and the round waits for the bee past its bound
+    with pool.connect(hive_db_url) as blocker, blocker.transaction() as tx:
+        blocker.execute("LOCK TABLE hive.queen_bundle IN ACCESS EXCLUSIVE MODE")
+        result = queen.run_once()
+        assert result.idle == "abandoned while dispatching #1"
+        raise psycopg.Rollback(tx)
+    [bee] = [b for b in rt.work.items() if b.kind == WK_BEE]
+    assert bee.wait(30)  # type: ignore[attr-defined]
+    assert not bee.landed  # type: ignore[attr-defined]  # its insert was fenced out
+    eventually(lambda: not any(t.name == "queen-round" for t in threading.enumerate()))
+    assert orders.listing(rt.db) == []  # the dispatch in hand landed nothing
 
 
 def test_during_a_drain_a_queen_that_would_start_a_bee_here_does_not_round(make_runtime):
@@ -282,11 +331,11 @@ def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files
 ):
     # the round waits START_WAIT_SECONDS for a bee's row; a bee slower than that (the git
     # lock or the store is busy) may land yet, so its files and key stay taken this round
-    import hive.actors.queen as queen_module
+    import hive.actors.dispatch as dispatch_module
     from hive.store import pool
     from hive.store.orders import NewOrder
 
-    monkeypatch.setattr(queen_module, "START_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(dispatch_module, "START_WAIT_SECONDS", 0.5)
     rt = make_runtime(**KEY_2)
     add_issue(rt.db, 1, boundary=("src/app.py",))
     add_issue(rt.db, 2, boundary=("src/app.py",))

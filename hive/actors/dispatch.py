@@ -1,0 +1,106 @@
+"""The Queen writes one order (DESIGN 5.1), under her lease's fence (RULES 3).
+
+Elsewhere mode inserts it with `queued_at` and the brief (the store NOTIFYs the runners)
+and runs nothing; local mode starts its bee here through the bee pool and the shared
+cut-and-start, the insert being its ledger. Every insert carries the fence of the Queen
+lease the round holds, taken when the round took the lease: a round abandoned past its
+bound, or a lease another Queen took meanwhile, writes nothing. A bee's turn starts
+before its insert (the row exists before anything can close it) and is stopped when the
+insert is refused, so local mode first checks that the lease still holds and starts no
+bee once it does not. `LEASE_GONE` says so; the round then stops dispatching.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from hive.actors import facts
+from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
+from hive.actors.runtime import Runtime
+from hive.actors.start import plan_of
+from hive.rules.keys import KeySlot
+from hive.store import leases, orders
+from hive.store.issues import Issue
+from hive.store.leases import Lease
+from hive.store.orders import Fence, NewOrder
+
+log = logging.getLogger("hive.queen")
+
+LEASE_GONE = (
+    "the Queen lease is gone (another Queen took it, or it ran out): the order was not"
+    " written and this round dispatches nothing more"
+)
+IN_FLIGHT = "an unfinished order of it already exists"
+
+
+def dispatch(
+    rt: Runtime,
+    new: NewOrder,
+    issue: Issue,
+    key: KeySlot,
+    lease: Lease,
+    *,
+    elsewhere: bool,
+) -> str | None:
+    """Write `new` under `lease` (and start its bee here unless `elsewhere`): None once it
+    is written (or its bee is still starting), else a sentence (`LEASE_GONE` when the
+    lease no longer holds)."""
+    if elsewhere:
+        if orders.insert(rt.db, new, queued=True, lease=lease) is None:
+            return _not_written(rt, lease)
+        return None
+    plan = plan_of(
+        rt.settings,
+        issue=issue.number,
+        title=issue.title,
+        body=issue.body,
+        base=new.base,
+        base_sha=new.base_sha,
+        boundary=new.owned_paths,
+        brief=new.brief or "",
+        key=key.value,
+    )
+    fence = Fence(issue.number, new.conversation_id, None)
+
+    def ledger() -> bool:
+        return orders.insert(rt.db, new, queued=False, lease=lease) is not None
+
+    if not leases.held(rt.db, lease):
+        return LEASE_GONE  # its turn would start before its insert is refused: not at all
+    bee = Bee(rt, BeeOrder(fence, plan, ledger=ledger))
+    if not rt.host.start(bee):
+        return "no bee can start in this process now"
+    if not bee.decided.wait(START_WAIT_SECONDS):
+        # still starting (the git lock or the store is slow): it may land yet, so it
+        # counts as dispatched and its files and key stay taken for this round
+        log.warning(
+            "its bee is still starting: counted as dispatched", extra={"issue": issue.number}
+        )
+        return None
+    if bee.landed:
+        return None
+    return bee.start_error or _not_written(rt, lease)
+
+
+def new_order(
+    rt: Runtime, issue: Issue, key: KeySlot, base_sha: str, provider: str, model: str
+) -> NewOrder:
+    """The Queen's decision for `issue` on `key`, judged against `base_sha`."""
+    return NewOrder(
+        issue=issue.number,
+        branch=f"queen-{issue.number}",
+        base=rt.checkout.base if rt.checkout else rt.settings.base_ref,
+        base_sha=base_sha,
+        owned_paths=tuple(issue.boundary),
+        key_index=key.index,
+        key_fingerprint=key.fingerprint,
+        brief=facts.brief_of(issue),
+        provider=provider,
+        model=model or None,
+    )
+
+
+def _not_written(rt: Runtime, lease: Lease) -> str:
+    """Why an insert wrote nothing: the lease moved on, or the issue has a live order (a
+    lease still held now was held all along: its fence never goes back)."""
+    return IN_FLIGHT if leases.held(rt.db, lease) else LEASE_GONE
