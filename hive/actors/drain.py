@@ -2,12 +2,13 @@
 
 The `SignalBridge` runs the actor's drain hook while the tree keeps running; the hook
 marks the process draining (readiness 503, `queen_runner.draining`, the claimer claims
-nothing, no bee starts here) and then steps the card every `step_seconds` over every
-piece of work this process holds (`work.WorkRegistry`): `drain_verdict(kind, ended,
-waited, cap)` for each. Bees are held until they end or the cap, then handed back all
-at once, in parallel, under one HAND_BACK_SECONDS deadline; reviews are stopped; rounds,
-jobs and waits are left to the store (rounds keep going while something holds, as long
-as they start no bee here: the Queen asks `takes_new_work`). When `exit_step` says
+nothing, no bee starts here) and then steps the card every `step_seconds`, and at once
+when a piece of work ends (it leaves the registry), over every piece of work this
+process holds (`work.WorkRegistry`): `drain_verdict(kind, ended, waited, cap)` for
+each. Bees are held until they end or the cap, then handed back all at once, in
+parallel, under one HAND_BACK_SECONDS deadline; reviews are stopped; rounds, jobs and
+waits are left to the store (rounds keep going while something holds, as long as they
+start no bee here: the Queen asks `takes_new_work`). When `exit_step` says
 EXIT_NOW the hook returns, the root stops its children in reverse order, and the
 process exits 0. One summary line says what happened.
 """
@@ -188,6 +189,7 @@ class DrainActor(SupervisedActor):
 
     def on_stop(self) -> None:
         self._stopping.set()
+        self.runtime.work.left.set()  # the hook's wait: it sees the stop at once
         self._remove()
 
     def _hook(self, signum: int) -> None:
@@ -195,7 +197,13 @@ class DrainActor(SupervisedActor):
         rt.begin_drain()
         drain = self.drain = Drain(rt.work, rt.metrics, self.config)
         log.info("draining: cap %d s, %d held now", self.config.cap_seconds, rt.work.holding())
-        while not drain.run_once().exit:
-            if self._stopping.wait(self.config.step_seconds):
+        while True:
+            rt.work.left.clear()  # before the step: an item leaving during it wakes the next
+            if drain.run_once().exit:
+                break
+            # the next step: at once when a piece of work ends (the last bee's end is not
+            # seen up to a step late), else after step_seconds (the cap, the stops)
+            rt.work.left.wait(self.config.step_seconds)
+            if self._stopping.is_set():
                 break  # the tree is stopping without us: nothing left to drive
         log.info("%s", drain.summary())

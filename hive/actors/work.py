@@ -3,6 +3,8 @@
 Any object with `kind` (a `hive.rules.drain.WK_*`), `id` and `ended` may be registered;
 the stoppable kinds also have `stop()` (a review) or `hand_back()` (a bee). Bees register
 themselves; reviews, jobs and waits come in later issues, and tests register doubles.
+An item leaves the registry once it ended (the function `add` returned); that sets
+`left`, which wakes the drain at once instead of at its next step.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ class WorkRegistry:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._items: dict[int, WorkItem] = {}
+        # set whenever an item leaves (it ended): the drain waits on it between steps
+        self.left = threading.Event()
 
     def add(self, item: WorkItem) -> Callable[[], None]:
         """Register `item`; returns the function that removes it (safe twice)."""
@@ -41,6 +45,7 @@ class WorkRegistry:
         def remove() -> None:
             with self._lock:
                 self._items.pop(id(item), None)
+            self.left.set()
 
         return remove
 

@@ -7,8 +7,9 @@ stops."""
 from __future__ import annotations
 
 import threading
+import time
 
-from hive.actors.drain import Drain, DrainActor, DrainConfig
+from hive.actors.drain import DRAIN_STEP_SECONDS, Drain, DrainActor, DrainConfig
 from hive.actors.work import WorkRegistry
 from hive.metrics import HiveMetrics
 from hive.rules.drain import WK_BEE, WK_JOB, WK_REVIEW, WK_ROUND, WK_WAIT
@@ -43,6 +44,25 @@ class Double:
         self.handed_back.set()
         if self.ends_when_asked:
             self.end()
+
+
+class Watched(Double):
+    """A bee double that counts the drain's looks at it (`looked`), and leaves the
+    registry once it ended, as a bee does (`remove`, given when it is added)."""
+
+    def __init__(self, kind: int, name: str) -> None:
+        super().__init__(kind, name)
+        self.looked = threading.Semaphore(0)
+        self.remove = lambda: None
+
+    @property
+    def ended(self) -> bool:
+        self.looked.release()
+        return self._ended.is_set()
+
+    def end(self) -> None:
+        super().end()
+        self.remove()
 
 
 class Clock:
@@ -181,3 +201,29 @@ def test_drain_actor_runs_the_card_on_the_signal_while_the_tree_runs(make_runtim
     bee.end()
     reason = root.wait(10)
     assert reason is not None and reason.normal
+
+
+def test_drain_actor_exits_at_once_when_the_last_held_bee_ends_not_at_its_next_step(
+    make_runtime,
+):
+    rt = make_runtime()
+    bee = Watched(WK_BEE, "bee")
+    bee.remove = rt.work.add(bee)
+    bridge = SignalBridge()
+    config = DrainConfig(cap_seconds=60)  # the real step: DRAIN_STEP_SECONDS
+    assert config.step_seconds == DRAIN_STEP_SECONDS == 1.0
+    root = Supervisor("t", [ChildSpec("drain", DrainActor.start, args=(rt, bridge, config))])
+    bridge.root = root
+    root.start()
+    bridge.request_stop()
+    # two looks: the drain has begun and a step has seen the bee running (held), so the
+    # end lands at the start of a step's wait, where a drain that only steps would wait
+    # out almost the whole second
+    assert bee.looked.acquire(timeout=5) and bee.looked.acquire(timeout=5)
+    ended_at = time.monotonic()
+    bee.end()
+    reason = root.wait(10)
+    end_to_exit = time.monotonic() - ended_at
+    assert reason is not None and reason.normal
+    assert end_to_exit < 0.5, f"the drain exited {end_to_exit:.2f} s after the last bee ended"
+    assert rt.metrics.drain_held._value.get() == 0
