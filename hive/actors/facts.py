@@ -19,6 +19,7 @@ from hive.rules.holds import (
     HeldOrder,
 )
 from hive.rules.priority import CRITICAL, Candidate, label_level
+from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
 from hive.rules.shape import shape_problem
 from hive.rules.states import FINISHED
 from hive.store.issues import Issue
@@ -94,6 +95,20 @@ def candidates_of(
         if order.finished_at is None and label_level(labels.get(order.issue, [])) == CRITICAL
     )
     return Candidates(found, problems, running_critical)
+
+
+def backing_off(orders: Iterable[Order], now: datetime) -> dict[int, str]:
+    """The issues whose last attempt failed and whose back-off (the retry card) has not
+    passed yet, each with the round report's sentence; an order in flight is not here."""
+    waiting: dict[int, str] = {}
+    for order in orders:
+        if order.finished_at is None:
+            continue
+        failures = failures_after(order.failures_in_a_row, order.outcome)
+        since = (now - order.finished_at).total_seconds()
+        if not may_redispatch(failures, since):
+            waiting[order.issue] = waiting_sentence(failures, since, order.outcome or "")
+    return waiting
 
 
 def busy_keys(orders: Iterable[Order]) -> Counter[int]:

@@ -4,6 +4,7 @@ write the order down.
 A round holds the Queen lease (one Queen at a time; a round without it does nothing),
 reads the facts (`facts.py`), and asks the rules: the task's shape (an issue that fails
 gets its one reason in the round's report), priority and holds (`order_candidates`),
+the back-off of an issue whose last attempts failed (`retry`; a sentence in the report),
 capacity (`min(HIVE_MAX_WORKERS - in flight, free key lanes, and for bees run here the
 container's room)`) and the key (`choose_key`; none free: `all_busy_sentence`), then
 writes each order (`dispatch.py`: local mode starts the bee here, the insert being its
@@ -177,6 +178,7 @@ class Queen:
         found = facts.candidates_of(open_issues, all_orders, base, now)
         held = held_paths(facts.held_orders(all_orders, now))
         ranked, skipped = order_candidates(found.candidates, held, found.running_critical)
+        waiting = facts.backing_off(all_orders, now)  # its last attempts failed: not yet
         busy = facts.busy_keys(all_orders)
         self.rests.observe(all_orders)
         resting = self.rests.resting(now)
@@ -191,6 +193,9 @@ class Queen:
         taken_now: set[str] = set()  # what this round's own orders hold from here on
         for ranked_one in ranked:
             issue = by_number[ranked_one.number]
+            if issue.number in waiting:
+                skipped.append((issue.number, waiting[issue.number]))
+                continue
             clash = overlapping(issue.boundary, taken_now)
             if clash:
                 skipped.append((issue.number, HELD_NOW + ", ".join(clash)))

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, dicts, one, pick
 from hive.store.leases import Lease
@@ -112,6 +113,7 @@ class Order:
     output_tokens: int | None
     attempt: int
     created_at: datetime
+    failures_in_a_row: int  # of the attempts before this one (the retry card)
 
     @property
     def fence(self) -> Fence:
@@ -130,7 +132,8 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
     """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
     otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
     A finished row of the issue is archived and replaced (attempt + 1); an unfinished one
-    is left alone and None is returned.
+    is left alone and None is returned. The new row's `failures_in_a_row` is the old
+    one's plus one when the old attempt failed (the retry card), else 0.
 
     `lease` is the Queen lease the order is written under (RULES 3: every write made
     under a lease carries its fence): the same statement writes only while that lease is
@@ -154,6 +157,8 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
         "queued": queued,
         "provider": order.provider,
         "model": order.model,
+        "failed_outcomes": sorted(FAILED_OUTCOMES),
+        "stalled_prefix": STALLED_PREFIX,
     }
     rows = dicts(db, "insert_order", params)
     return pick(Order, rows[0]) if rows else None

@@ -8,6 +8,8 @@
 -- `old` locks the finished row before `ins` runs (the WHERE on its count makes the
 -- insert evaluate it first; a row this statement already updated could not be locked);
 -- `archived` keeps that version only when `ins` really replaced it.
+-- `failures_in_a_row` counts the old row's attempt when it failed (the retry card's
+-- outcomes, passed in), else starts again at 0.
 WITH lease AS (
     SELECT l.fence FROM hive.queen_lease AS l
     WHERE l.name = %(lease_name)s::text AND l.holder = %(lease_holder)s::text
@@ -41,7 +43,11 @@ WITH lease AS (
         review_state = NULL, review_note = NULL, reviewed_at = NULL,
         provider = excluded.provider, model = excluded.model,
         input_tokens = NULL, output_tokens = NULL,
-        attempt = d.attempt + 1, created_at = now()
+        attempt = d.attempt + 1, created_at = now(),
+        failures_in_a_row = CASE
+            WHEN d.outcome = ANY (%(failed_outcomes)s::text[])
+              OR starts_with(d.outcome, %(stalled_prefix)s::text)
+            THEN d.failures_in_a_row + 1 ELSE 0 END
     WHERE d.finished_at IS NOT NULL
     RETURNING d.*
 ), archived AS (

@@ -42,11 +42,13 @@ def local(conn: psycopg.Connection[Any], issue: int) -> orders.Order:
 
 def backdate(conn: psycopg.Connection[Any], issue: int, column: str, minutes: float) -> None:
     """Move one of the order's clocks `minutes` into the past (the test's clock)."""
-    assert column in ("claimed_at", "dispatched_at")
+    assert column in ("claimed_at", "dispatched_at", "finished_at")
     statements = {
         "claimed_at": "UPDATE hive.queen_dispatch SET claimed_at = claimed_at"
         " - make_interval(secs => %s) WHERE issue = %s",
         "dispatched_at": "UPDATE hive.queen_dispatch SET dispatched_at = dispatched_at"
+        " - make_interval(secs => %s) WHERE issue = %s",
+        "finished_at": "UPDATE hive.queen_dispatch SET finished_at = finished_at"
         " - make_interval(secs => %s) WHERE issue = %s",
     }
     conn.execute(statements[column], (minutes * 60.0, issue))

@@ -65,6 +65,8 @@ SAMPLES = {
     "max_chars": 10,
     "after": 0,
     "count": 3,
+    "failed_outcomes": ["ended badly"],
+    "stalled_prefix": "reaped: no completion within ",
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 
