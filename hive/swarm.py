@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TypeVar
 
+from hive.agents.stopping import process_alive
 from hive.errors import HiveError
 
 T = TypeVar("T")
@@ -139,18 +140,8 @@ def start_serve(
 # ---- what is left running ------------------------------------------------------------
 
 
-def _stat(pid_dir: Path) -> list[str] | None:
-    try:
-        raw = (pid_dir / "stat").read_text()
-    except OSError:
-        return None
-    return raw[raw.rfind(")") + 2 :].split()
-
-
-def pid_alive(pid: int) -> bool:
-    """True while `pid` is a process that is not a zombie (read from /proc)."""
-    fields = _stat(_PROC / str(pid))
-    return fields is not None and fields[0] not in ("Z", "X")
+# a live (non-zombie) process, as the turn-stopping code reads /proc
+pid_alive = process_alive
 
 
 def processes_under(root: Path) -> list[int]:
@@ -162,8 +153,7 @@ def processes_under(root: Path) -> list[int]:
     for entry in _PROC.iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
-        fields = _stat(entry)
-        if fields is None or fields[0] in ("Z", "X"):
+        if not process_alive(int(entry.name)):
             continue
         try:
             cwd = os.readlink(entry / "cwd")
