@@ -24,6 +24,8 @@ LOG_LEVELS = ("debug", "info", "warning", "error")
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 _KEY_RE = re.compile(r"^HIVE_WORKER_KEY(?:_([1-9][0-9]*))?$")
+_CHECK_RE = re.compile(r"^HIVE_CHECK_([A-Z0-9][A-Z0-9_]*)$")
+PUBLISH_MODES = ("push", "github", "off")
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 # Variables a bee's agent receives (DESIGN 6). A `hive` command run inside a bee sees
@@ -74,6 +76,11 @@ class Settings:
     log_format: str = "text"
     log_level: str = "info"
     bundle_max_bytes: int = 100 * 1024 * 1024
+    reviewer_agent: str = "demo"
+    # (name, shell command) of each HIVE_CHECK_<NAME>, by name
+    checks: tuple[tuple[str, str], ...] = ()
+    checks_timeout_seconds: int = 1800
+    publish: str = "push"
 
     @property
     def is_queen(self) -> bool:
@@ -99,6 +106,7 @@ class Settings:
         reader = _Reader(env)
         values: dict[str, Any] = {spec[0]: reader.read(name, spec) for name, spec in _SPECS.items()}
         values["worker_keys"] = reader.worker_keys()
+        values["checks"] = reader.checks()
         if not values["runner_name"]:
             values["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
         reader.refuse_unknown()
@@ -238,6 +246,9 @@ _SPECS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "LOG_FORMAT": ("log_format", _choice(LOG_FORMATS)),
     "LOG_LEVEL": ("log_level", _choice(LOG_LEVELS)),
     "BUNDLE_MAX_BYTES": ("bundle_max_bytes", _number(int, 1, None)),
+    "REVIEWER_AGENT": ("reviewer_agent", _agent),
+    "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", _number(int, 1, 86400)),
+    "PUBLISH": ("publish", _choice(PUBLISH_MODES)),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}
@@ -279,6 +290,19 @@ class _Reader:
                 keys[name] = value
                 self.seen.add(name)
         return keys
+
+    def checks(self) -> tuple[tuple[str, str], ...]:
+        found = []
+        for name, value in sorted(self.env.items()):
+            match = _CHECK_RE.match(name)
+            if match is None:
+                continue
+            self.seen.add(name)
+            if not value.strip():
+                self.problems.append(f"{name}='' is not allowed: expected a shell command")
+                continue
+            found.append((match.group(1).lower(), value))
+        return tuple(found)
 
     def refuse_unknown(self) -> None:
         for name in sorted(self.env):

@@ -109,3 +109,22 @@ def test_a_repr_of_the_settings_shows_no_key_or_token():
     shown = repr(s) + repr(HttpConfig.from_settings(s))
     assert "0123456789" not in shown
     assert "runner_slots=1" in shown
+
+
+def test_checks_are_read_by_name_and_an_empty_check_is_refused() -> None:
+    got = Settings.from_env({"HIVE_CHECK_UNIT": "pytest -q", "HIVE_CHECK_LINT_2": "ruff ."})
+    assert got.checks == (("lint_2", "ruff ."), ("unit", "pytest -q"))
+    with pytest.raises(SettingsError, match="HIVE_CHECK_UNIT='' is not allowed"):
+        Settings.from_env({"HIVE_CHECK_UNIT": " "})
+
+
+def test_a_misspelt_check_prefix_is_not_taken_for_a_check() -> None:
+    with pytest.raises(SettingsError, match="HIVE_CHECKS_UNIT is not a hive variable"):
+        Settings.from_env({"HIVE_CHECKS_UNIT": "pytest"})
+
+
+def test_publish_and_reviewer_agent_are_checked() -> None:
+    with pytest.raises(SettingsError) as err:
+        Settings.from_env({"HIVE_PUBLISH": "merge", "HIVE_REVIEWER_AGENT": "gpt"})
+    assert "HIVE_PUBLISH='merge'" in str(err.value)
+    assert "HIVE_REVIEWER_AGENT='gpt'" in str(err.value)

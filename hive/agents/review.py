@@ -1,0 +1,156 @@
+"""A review (DESIGN 10): a bounded turn of `HIVE_REVIEWER_AGENT` in a scratch worktree
+of the branch's head, whose HIVE-CRITERION lines `hive.rules.criteria` reads.
+
+The reviewer gets the review brief (`review_brief`): the issue, its boundary, its
+criteria numbered from 1, and the form of the lines to print. `demo` is the demo
+reviewer (`hive.agents.demo_review`); `command:` and `python:` are the bees' adapters.
+A review is bounded at REVIEW_ROW_SECONDS (RULES 8) like any turn: past it, the turn is
+stopped by the turn-stop rule and nothing it said is used.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import sys
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import hive
+from hive.agents.base import Ending, Turn, TurnContext, TurnStartError
+from hive.agents.command import start_command
+from hive.agents.python import start_python
+from hive.agents.transcript import STDOUT
+from hive.rules.criteria import MARK
+from hive.rules.reviewer import REVIEW_ROW_SECONDS
+
+DEMO_REVIEW_COMMAND = f"exec {shlex.quote(sys.executable)} -m hive.agents.demo_review"
+_HEADING = "Criteria:"
+_NUMBERED = re.compile(r"^\s*([0-9]+)\.\s+(.*)$")
+# The lines a review keeps: its criterion lines and the last few others, for the note.
+KEPT_LINES_MAX = 200
+
+
+def review_brief(
+    issue: int, title: str, body: str, boundary: Sequence[str], criteria: Sequence[str]
+) -> str:
+    """What the reviewer reads: the issue and its numbered criteria."""
+    lines = [f"Review the work on issue #{issue}: {title}", ""]
+    if body.strip():
+        lines += [body.rstrip(), ""]
+    lines.append("The work may change only these files:")
+    lines += [f"  {path}" for path in boundary]
+    lines += ["", _HEADING]
+    lines += [f"{n}. {' '.join(text.split())}" for n, text in enumerate(criteria, start=1)]
+    lines += [
+        "",
+        "Judge each criterion against the files in this directory. Print one line each:",
+        f"  {MARK} <n> met",
+        f"  {MARK} <n> unmet: <why, in one line>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def criteria_from_brief(brief: str) -> list[str]:
+    """The numbered criteria of a review brief, in order."""
+    found: list[str] = []
+    inside = False
+    for line in brief.splitlines():
+        if line.strip() == _HEADING:
+            inside = True
+            continue
+        if inside:
+            match = _NUMBERED.match(line)
+            if match is None:
+                if found:
+                    break
+                continue
+            found.append(match.group(2))
+    return found
+
+
+def start_review(agent_spec: str, ctx: TurnContext) -> Turn:
+    """Start the reviewer `agent_spec` names; it is running (and begun) on return."""
+    if agent_spec == "demo":
+        source_root = str(Path(hive.__file__).resolve().parent.parent)
+        turn: Turn = start_command(DEMO_REVIEW_COMMAND, ctx, extra_env={"PYTHONPATH": source_root})
+    elif agent_spec.startswith("command:"):
+        turn = start_command(agent_spec[len("command:") :], ctx)
+    elif agent_spec.startswith("python:"):
+        turn = start_python(agent_spec[len("python:") :], ctx)
+    else:
+        raise TurnStartError(f"HIVE_REVIEWER_AGENT={agent_spec!r} is not an agent")
+    turn.begin()
+    return turn
+
+
+@dataclass(frozen=True)
+class Review:
+    """A finished review turn: how it ended and the stdout lines it printed."""
+
+    ending: Ending
+    lines: tuple[str, ...]
+
+    @property
+    def complete(self) -> bool:
+        """Whether the reviewer ran to its own end (not stopped, not failed to exit 0)."""
+        return self.ending.outcome == "finished"
+
+
+class ReviewTurn:
+    """One review running beside its actor: `start()`, then `wait()`; `stop()` from any
+    thread (the drain) stops the turn by the turn-stop rule."""
+
+    def __init__(
+        self,
+        agent_spec: str,
+        *,
+        issue: int,
+        title: str,
+        brief: str,
+        boundary: Sequence[str],
+        worktree: Path,
+        bound_seconds: float = REVIEW_ROW_SECONDS,
+    ) -> None:
+        self._lines: list[str] = []
+        self._lock = threading.Lock()
+        self.ctx = TurnContext(
+            issue=issue,
+            title=title,
+            body="",
+            branch=f"queen-{issue}",
+            boundary=tuple(boundary),
+            brief=brief,
+            worktree=worktree,
+            turn_max_seconds=bound_seconds,
+            on_line=self._on_line,
+        )
+        self.agent_spec = agent_spec
+        self.turn: Turn | None = None
+
+    def _on_line(self, kind: str, text: str) -> None:
+        if kind != STDOUT:
+            return
+        with self._lock:
+            if text.strip().upper().startswith(MARK) or len(self._lines) < KEPT_LINES_MAX:
+                self._lines.append(text)
+
+    def start(self) -> None:
+        """Start the reviewer. Raises TurnStartError (one line) when it cannot start."""
+        self.turn = start_review(self.agent_spec, self.ctx)
+
+    def wait(self) -> Review:
+        """Wait for the turn's end (its bound ends it at the latest) and its lines."""
+        assert self.turn is not None, "start() first"
+        self.turn.wait()
+        ending = self.turn.ending
+        assert ending is not None
+        self.turn.transcript.close()
+        with self._lock:
+            return Review(ending, tuple(self._lines))
+
+    def stop(self, reason: str) -> bool:
+        """Stop the review (safe before start and twice); True once it has ended."""
+        return True if self.turn is None else self.turn.stop(reason)

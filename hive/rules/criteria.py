@@ -1,0 +1,69 @@
+"""A review's judgement of the acceptance criteria (DESIGN 10): the reviewer prints one
+line per criterion, and these lines are read here.
+
+    HIVE-CRITERION: 2 met
+    HIVE-CRITERION: 3 unmet: the file still says "hello"
+
+Criteria count from 1. A later line about the same criterion replaces an earlier one; a
+number outside 1..count and a line of any other form are ignored (and named, so the
+review's note can say what was not understood).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MARK = "HIVE-CRITERION:"
+# How much of one unmet reason is kept for the next attempt's brief.
+REASON_MAX_CHARS = 500
+_LINE = re.compile(r"^HIVE-CRITERION:\s*([0-9]{1,4})\s+(met|unmet)\s*(?::\s*(.*))?$", re.I)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What a review said: how many criteria it judged and met, each unmet one's reason
+    (criterion number, reason), and the criterion lines it could not read."""
+
+    criteria: int
+    judged: int
+    met: int
+    unmet: tuple[tuple[int, str], ...] = ()
+    unread: tuple[str, ...] = ()
+
+
+def judgement_of(lines: Iterable[str], criteria: int) -> Judgement:
+    """Read the HIVE-CRITERION lines among `lines` for an issue with `criteria` criteria."""
+    said: dict[int, tuple[bool, str]] = {}
+    unread: list[str] = []
+    for raw in lines:
+        line = raw.strip()
+        if not line.upper().startswith(MARK):
+            continue
+        match = _LINE.match(line)
+        number = int(match.group(1)) if match else 0
+        if match is None or not 1 <= number <= criteria:
+            unread.append(line[:200])
+            continue
+        met = match.group(2).lower() == "met"
+        reason = (match.group(3) or "").strip()[:REASON_MAX_CHARS]
+        said[number] = (met, reason or "not met")
+    unmet = tuple((n, reason) for n, (met, reason) in sorted(said.items()) if not met)
+    return Judgement(
+        criteria=criteria,
+        judged=len(said),
+        met=sum(1 for met, _ in said.values() if met),
+        unmet=unmet,
+        unread=tuple(unread),
+    )
+
+
+def notes_of(judgement: Judgement, texts: tuple[str, ...]) -> str:
+    """The reviewer's notes for the next attempt's brief: each unmet criterion, quoted,
+    with its reason (`texts` are the criteria, in order)."""
+    lines = []
+    for number, reason in judgement.unmet:
+        text = texts[number - 1] if number <= len(texts) else f"criterion {number}"
+        lines.append(f"- {text}: {reason}")
+    return "\n".join(lines)

@@ -1,0 +1,46 @@
+from hive.rules.criteria import REASON_MAX_CHARS, Judgement, judgement_of, notes_of
+from hive.rules.reviewer import review_of
+from hive.rules.states import ACCEPT, SENDBACK, WAIT
+
+
+def test_met_and_unmet_lines_are_counted_per_criterion() -> None:
+    lines = [
+        "thinking...",
+        "HIVE-CRITERION: 1 met",
+        "HIVE-CRITERION: 2 unmet: the file says hello",
+    ]
+    got = judgement_of(lines, 2)
+    assert got == Judgement(criteria=2, judged=2, met=1, unmet=((2, "the file says hello"),))
+
+
+def test_a_later_line_about_a_criterion_replaces_the_earlier_one() -> None:
+    got = judgement_of(["HIVE-CRITERION: 1 unmet: no", "hive-criterion: 1 MET"], 1)
+    assert (got.judged, got.met, got.unmet) == (1, 1, ())
+
+
+def test_numbers_out_of_range_and_malformed_lines_are_unread_not_judged() -> None:
+    lines = ["HIVE-CRITERION: 0 met", "HIVE-CRITERION: 3 met", "HIVE-CRITERION: one met"]
+    got = judgement_of(lines, 2)
+    assert (got.judged, got.met) == (0, 0)
+    assert len(got.unread) == 3
+
+
+def test_an_unmet_line_without_a_reason_gets_one_and_long_reasons_are_cut() -> None:
+    got = judgement_of(["HIVE-CRITERION: 1 unmet", f"HIVE-CRITERION: 2 unmet: {'x' * 900}"], 2)
+    assert got.unmet[0] == (1, "not met")
+    assert len(got.unmet[1][1]) == REASON_MAX_CHARS
+
+
+def test_the_judgement_feeds_the_reviewer_rule() -> None:
+    some = judgement_of(["HIVE-CRITERION: 1 met"], 2)
+    assert review_of(2, some.judged, some.met, 1, 0) == WAIT
+    unmet = judgement_of(["HIVE-CRITERION: 1 met", "HIVE-CRITERION: 2 unmet: no"], 2)
+    assert review_of(2, unmet.judged, unmet.met, 1, 0) == SENDBACK
+    met = judgement_of(["HIVE-CRITERION: 1 met", "HIVE-CRITERION: 2 met"], 2)
+    assert review_of(2, met.judged, met.met, 1, 0) == ACCEPT
+
+
+def test_notes_quote_each_unmet_criterion_with_its_reason() -> None:
+    got = judgement_of(["HIVE-CRITERION: 2 unmet: says hi", "HIVE-CRITERION: 3 unmet: gone"], 3)
+    notes = notes_of(got, ("a", "b"))
+    assert notes == "- b: says hi\n- criterion 3: gone"
