@@ -9,6 +9,11 @@ in order, and ignores every other line:
     append `path/to/file`: another line           this line is added at the end
     sleep 2.5                                     wait this many seconds (at most 3600)
 
+A line may start with `after a send-back:` (for example
+``after a send-back: append `notes.md`: fixed``): it is carried out only when the brief
+carries the review's notes of a send-back (SENDBACK_HEADING), so a sample issue can fail
+its review once and pass on its next attempt.
+
 A line that starts with `write`, `append` or `sleep` but does not have this form is
 reported on stdout and skipped. A path must be relative, stay inside the repository
 (no `..`, no `.git`, no symlink) and inside the boundary (HIVE_BOUNDARY, one path per
@@ -42,6 +47,9 @@ EXIT_STOPPED = 128 + signal.SIGTERM
 _FILE_LINE = re.compile(r"^(write|append)\s+`([^`]+)`\s*:\s?(.*)$")
 _SLEEP_LINE = re.compile(r"^sleep\s+([0-9]+(?:\.[0-9]+)?)$")
 _VERBS = ("write", "append", "sleep")
+RESEND_PREFIX = "after a send-back:"
+# The heading under which the Queen puts a send-back's notes in the next attempt's brief.
+SENDBACK_HEADING = "The review sent the last attempt back:"
 FORM = "write `path`: text, append `path`: text, or sleep <seconds>"
 
 
@@ -52,6 +60,7 @@ class Instruction:
     path: str = ""
     text: str = ""
     seconds: float = 0.0
+    resend: bool = False
 
 
 def parse(brief: str) -> tuple[list[Instruction], list[str]]:
@@ -60,15 +69,19 @@ def parse(brief: str) -> tuple[list[Instruction], list[str]]:
     problems: list[str] = []
     for number, raw in enumerate(brief.splitlines(), start=1):
         line = raw.strip()
+        resend = line.lower().startswith(RESEND_PREFIX)
+        if resend:
+            line = line[len(RESEND_PREFIX) :].strip()
         if line.split(" ", 1)[0] not in _VERBS:
             continue
         file_line = _FILE_LINE.match(line)
         sleep_line = _SLEEP_LINE.match(line)
         if file_line:
             verb, path, text = file_line.groups()
-            found.append(Instruction(number, verb, path=path, text=text))
+            found.append(Instruction(number, verb, path=path, text=text, resend=resend))
         elif sleep_line and float(sleep_line.group(1)) <= SLEEP_MAX_SECONDS:
-            found.append(Instruction(number, "sleep", seconds=float(sleep_line.group(1))))
+            seconds = float(sleep_line.group(1))
+            found.append(Instruction(number, "sleep", seconds=seconds, resend=resend))
         else:
             problems.append(f"line {number} {line[:80]!r} is not {FORM}")
     return found, problems
@@ -140,6 +153,8 @@ def _apply(target: Path, ins: Instruction) -> int:
 def run(brief: str, worktree: Path, boundary: tuple[str, ...], issue: str) -> int:
     """Carry out `brief` in `worktree`; the exit code (see the module docstring)."""
     instructions, problems = parse(brief)
+    if SENDBACK_HEADING not in brief:
+        instructions = [ins for ins in instructions if not ins.resend]
     for problem in problems:
         print(f"demo: skipped {problem}")
     touched: list[str] = []

@@ -295,3 +295,17 @@ def test_demo_commits_in_a_worktree_the_hive_cut_itself(
     ]
     assert git("status", "--porcelain", cwd=cut.path) == ""
     git("fsck", "--strict", cwd=cut.path)
+
+
+def test_after_a_send_back_lines_run_only_when_the_brief_carries_a_send_back(
+    repo_worktree: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from hive.agents.demo import SENDBACK_HEADING
+
+    body = "write `docs/a.md`: first\nafter a send-back: append `docs/a.md`: fixed\n"
+    assert run(body, repo_worktree, ("docs",), "7") == 0
+    assert (repo_worktree / "docs/a.md").read_text(encoding="utf-8") == "first\n"
+    again = f"{body}\n{SENDBACK_HEADING}\n- file `docs/a.md` contains `fixed`: no\n"
+    assert run(again, repo_worktree, ("docs",), "7") == 0
+    assert (repo_worktree / "docs/a.md").read_text(encoding="utf-8") == "first\nfixed\n"
+    assert "demo: append docs/a.md" in capsys.readouterr().out
