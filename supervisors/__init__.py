@@ -43,7 +43,7 @@ counters, and an ``on_event`` hook.
 """
 
 from supervisors.actor import SupervisedActor
-from supervisors.child import KILL_WAIT_SECONDS, StartError, Stopped
+from supervisors.child import KILL_WAIT_SECONDS, StartError, StopOutcome, Stopped
 from supervisors.exit import NORMAL, ExitReason
 from supervisors.intensity import RestartIntensity
 from supervisors.pool import Pool
@@ -88,6 +88,7 @@ __all__ = [
     "SignalBridge",
     "SpecError",
     "StartError",
+    "StopOutcome",
     "Stopped",
     "Strategy",
     "SupervisedActor",

@@ -7,6 +7,7 @@ supervisor. Both are seen through ``Running``: ask it to stop, wait for its exit
 from __future__ import annotations
 
 import contextlib
+import enum
 import logging
 import time
 from collections.abc import Callable
@@ -119,12 +120,20 @@ def _actor_of(made: Any) -> SupervisedActor | None:
     return SupervisedActor.of(made)
 
 
+class StopOutcome(enum.StrEnum):
+    """How one shutdown step ended (its value is the report's ``outcome`` field)."""
+
+    STOPPED = "stopped"  # exited in time
+    KILLED = "killed"  # exited after the kill
+    ABANDONED = "abandoned"  # still running: a thread cannot be killed
+    ALREADY = "already"  # had exited before the step
+
+
 @dataclass(frozen=True)
 class Stopped:
-    """How one shutdown step ended: ``stopped`` (exited in time), ``killed`` (exited after
-    the kill), ``abandoned`` (still running; a thread cannot be killed), ``already``."""
+    """How one shutdown step ended, how long it took, and the child's exit reason."""
 
-    outcome: str
+    outcome: StopOutcome
     seconds: float
     reason: ExitReason | None
 
@@ -133,16 +142,22 @@ def stop(running: Running, spec: ChildSpec) -> Stopped:
     """Stop one child by its spec's shutdown; bounded unless the spec says INFINITY."""
     began = time.monotonic()
     if running.exit.is_set():
-        return Stopped("already", 0.0, running.exit.reason)
+        return Stopped(StopOutcome.ALREADY, 0.0, running.exit.reason)
     if spec.shutdown is BRUTAL_KILL:
         running.kill()
         running.request_stop()
-        outcome = "killed" if running.exit.wait(KILL_WAIT_SECONDS) else "abandoned"
+        outcome = _after_kill(running)
         return Stopped(outcome, time.monotonic() - began, running.exit.reason)
     running.request_stop()
     timeout = spec.shutdown_seconds
     if running.exit.wait(None if timeout == float("inf") else timeout):
-        return Stopped("stopped", time.monotonic() - began, running.exit.reason)
+        return Stopped(StopOutcome.STOPPED, time.monotonic() - began, running.exit.reason)
     running.kill()
-    outcome = "killed" if running.exit.wait(KILL_WAIT_SECONDS) else "abandoned"
+    outcome = _after_kill(running)
     return Stopped(outcome, time.monotonic() - began, running.exit.reason)
+
+
+def _after_kill(running: Running) -> StopOutcome:
+    if running.exit.wait(KILL_WAIT_SECONDS):
+        return StopOutcome.KILLED
+    return StopOutcome.ABANDONED

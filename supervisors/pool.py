@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from supervisors.child import Stopped, stop
+from supervisors.child import StopOutcome, Stopped, stop
 from supervisors.intensity import DEFAULT_INTENSITY, DEFAULT_PERIOD_SECONDS
 from supervisors.reports import EventHook
 from supervisors.spec import ChildSpec
@@ -83,7 +83,7 @@ class Pool(Supervisor):
 
         running = self._call(take)
         if running is None:
-            return Stopped("already", 0.0, None)
+            return Stopped(StopOutcome.ALREADY, 0.0, None)
         done = stop(running, self.template)
         self._report_stop(child_id, done, "terminate_child")
         return done

@@ -29,6 +29,7 @@ from typing import Any, ClassVar, Self
 from supervisors import child as children_
 from supervisors import reports
 from supervisors.exit import ExitReason, ExitSignal
+from supervisors.inbox import Answer, Call, ChildExited, Message, Phase, StopAll
 from supervisors.intensity import DEFAULT_INTENSITY, DEFAULT_PERIOD_SECONDS, RestartIntensity
 from supervisors.reports import EventHook, Reporter
 from supervisors.spec import ChildKind, ChildSpec, Restart, check_unique_ids
@@ -104,8 +105,8 @@ class Supervisor:
         self.reporter = Reporter(name, on_event)
         self.exit_signal = ExitSignal()
         self._lock = threading.RLock()
-        self._events: queue.Queue[tuple[Any, ...]] = queue.Queue()
-        self._state = "new"
+        self._events: queue.Queue[Message] = queue.Queue()
+        self._state = Phase.NEW
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._start_error: children_.StartError | None = None
@@ -121,9 +122,9 @@ class Supervisor:
         """Start the children in order, each after the previous one's ``on_start``
         returned. Raises ``StartError`` (with the first failure) or ``SupervisorStopped``."""
         with self._lock:
-            if self._state != "new":
+            if self._state is not Phase.NEW:
                 raise SupervisorStopped(f"supervisor {self.name!r} cannot start twice")
-            self._state = "starting"
+            self._state = Phase.STARTING
             self._thread = threading.Thread(target=self._loop, name=f"sup-{self.name}", daemon=True)
             self._thread.start()
         self._started.wait()
@@ -139,11 +140,11 @@ class Supervisor:
         when not blocking or the timeout passed."""
         reason = reason or ExitReason.shutdown()
         with self._lock:
-            if self._state == "new":
-                self._state = "stopped"
+            if self._state is Phase.NEW:
+                self._state = Phase.STOPPED
                 self.exit_signal.set(reason)
             else:
-                self._events.put(("stop", reason))
+                self._events.put(StopAll(reason))
         if block and threading.current_thread() is not self._thread:
             self.exit_signal.wait(timeout)
         return self.exit_signal.reason if block else None
@@ -169,7 +170,8 @@ class Supervisor:
 
     @property
     def alive(self) -> bool:
-        return self._state in ("starting", "running") and not self.exit_signal.is_set()
+        live = self._state in (Phase.STARTING, Phase.RUNNING)
+        return live and not self.exit_signal.is_set()
 
     # --- status -----------------------------------------------------------------------
 
@@ -205,7 +207,7 @@ class Supervisor:
             raise
         finally:
             with self._lock:
-                self._state = "stopped"
+                self._state = Phase.STOPPED
                 self.exit_signal.set(reason)
                 self._started.set()
             self._answer_pending_calls()
@@ -222,25 +224,22 @@ class Supervisor:
             self._shutdown_all(reason)
             return reason
         with self._lock:
-            self._state = "running"
+            self._state = Phase.RUNNING
         self._started.set()
         while True:
-            event = self._events.get()
-            kind = event[0]
-            if kind == "stop":
-                self._shutdown_all(event[1])
-                return event[1]
-            if kind == "call":
-                _, fn, answer = event
+            message = self._events.get()
+            if isinstance(message, StopAll):
+                self._shutdown_all(message.reason)
+                return message.reason
+            if isinstance(message, Call):
                 try:
-                    answer.put((True, fn()))
+                    message.answer.put(Answer(True, message.fn()))
                 except BaseException as exc:
-                    answer.put((False, exc))
+                    message.answer.put(Answer(False, exc))
                 continue
-            _, cid, running, why = event  # "exited"
             if self.exit_signal.is_set():
                 continue  # killed: no more restarts
-            gave_up = self._on_exit(cid, running, why)
+            gave_up = self._on_exit(message.child_id, message.running, message.reason)
             if gave_up is not None:
                 return gave_up
 
@@ -258,7 +257,7 @@ class Supervisor:
             raise
         with self._lock:
             self._running[cid] = running
-        running.exit.add_callback(lambda why: self._events.put(("exited", cid, running, why)))
+        running.exit.add_callback(lambda why: self._events.put(ChildExited(cid, running, why)))
         name = reports.CHILD_RESTARTED if restart else reports.CHILD_STARTED
         verb = "restarted" if restart else "started"
         self.reporter.emit(
@@ -321,7 +320,7 @@ class Supervisor:
                 self._start(cid_, restart=True)
             except children_.StartError as exc:
                 # Retried through the same path, so it counts against the intensity.
-                self._events.put(("exited", cid_, None, exc.reason))
+                self._events.put(ChildExited(cid_, None, exc.reason))
                 break
         return None
 
@@ -338,7 +337,7 @@ class Supervisor:
             reports.SHUTDOWN_STEP,
             cid,
             f"stopped child {cid}: {done.outcome} in {done.seconds:.3f}s",
-            outcome=done.outcome,
+            outcome=done.outcome.value,
             seconds=round(done.seconds, 3),
             phase=phase,
             reason=str(done.reason) if done.reason else None,
@@ -346,7 +345,7 @@ class Supervisor:
 
     def _shutdown_all(self, reason: ExitReason) -> None:
         with self._lock:
-            self._state = "stopping"
+            self._state = Phase.STOPPING
             order = [cid for cid in reversed(self._slots) if cid in self._running]
         if self._parallel_shutdown:
             threads = [
@@ -373,15 +372,15 @@ class Supervisor:
     def _call(self, fn: Callable[[], Any]) -> Any:
         if threading.current_thread() is self._thread:
             return fn()  # a hook running in our own thread: queueing would deadlock
-        answer: queue.Queue[tuple[bool, Any]] = queue.Queue(1)
+        answer: queue.Queue[Answer] = queue.Queue(1)
         with self._lock:
-            if self._state not in ("running", "starting") or self.exit_signal.is_set():
+            if self._state not in (Phase.RUNNING, Phase.STARTING) or self.exit_signal.is_set():
                 raise SupervisorStopped(f"supervisor {self.name!r} is not running")
-            self._events.put(("call", fn, answer))
-        ok, value = answer.get()
-        if not ok:
-            raise value
-        return value
+            self._events.put(Call(fn, answer))
+        got = answer.get()
+        if not got.ok:
+            raise got.value
+        return got.value
 
     def _answer_pending_calls(self) -> None:
         while True:
@@ -389,5 +388,6 @@ class Supervisor:
                 event = self._events.get_nowait()
             except queue.Empty:
                 return
-            if event[0] == "call":
-                event[2].put((False, SupervisorStopped(f"supervisor {self.name!r} stopped")))
+            if isinstance(event, Call):
+                stopped = SupervisorStopped(f"supervisor {self.name!r} stopped")
+                event.answer.put(Answer(False, stopped))

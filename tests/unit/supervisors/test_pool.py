@@ -13,6 +13,7 @@ from supervisors import (
     Pool,
     Restart,
     StartError,
+    StopOutcome,
     Supervisor,
     SupervisorStopped,
 )
@@ -54,7 +55,7 @@ def test_terminate_child_stops_and_forgets_it(journal: Journal) -> None:
     pool = Pool("bees", _template(journal, Restart.PERMANENT)).start()
     cid = pool.start_child("one")
     done = pool.terminate_child(cid)
-    assert done.outcome == "stopped"
+    assert done.outcome is StopOutcome.STOPPED
     assert journal.of("stop") == ["one"]
     assert pool.which_children() == []
     with pytest.raises(NoSuchChild, match="has no child 'bee-1'"):
