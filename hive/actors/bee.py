@@ -169,7 +169,6 @@ class Bee:
         try:
             started = cut_and_start(
                 rt.checkout,
-                rt.git_lock,
                 order.plan,
                 order.ledger,
                 on_line=writer.put,
@@ -248,7 +247,6 @@ class Bee:
         closing = close_order(
             rt.db,
             rt.checkout,  # type: ignore[arg-type]
-            rt.git_lock,
             rt.metrics,
             fence=self.order.fence,
             worktree=self._worktree,
@@ -287,8 +285,7 @@ class Bee:
         if self.order.fence.runner is None or self._worktree is None or rt.checkout is None:
             return
         try:
-            with rt.git_lock:
-                remove_worktree(rt.checkout.repo, self._worktree)
+            remove_worktree(rt.checkout.repo, self._worktree)
         except Exception as err:
             log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
 

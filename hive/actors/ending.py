@@ -16,7 +16,7 @@ from psycopg_pool import ConnectionPool
 
 from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
 from hive.git.bundles import BundleTooLarge, bundle
-from hive.git.repo import Checkout
+from hive.git.repo import Checkout, own_repo
 from hive.git.salvage import salvage
 from hive.metrics import HiveMetrics
 from hive.rules.keys import refusal_outcome, sort_refusal
@@ -68,7 +68,6 @@ class Closing:
 def close_order(
     db: ConnectionPool[Any],
     checkout: Checkout,
-    git_lock: threading.Lock,
     metrics: HiveMetrics,
     *,
     fence: Fence,
@@ -89,14 +88,14 @@ def close_order(
     salvaged: str | None = None
     salvaged_files: tuple[str, ...] = ()
     out = None
-    with git_lock:
+    with own_repo(checkout) as repo:  # its own Repo object: endings run side by side
         try:
             kept = salvage(worktree, boundary, salvage_reason)
             salvaged, salvaged_files = kept.sha, kept.committed
         except Exception as err:  # the work already committed still goes in the bundle
             log.warning("salvage failed: %s", err, extra={"issue": issue})
         try:
-            out = bundle(checkout.repo, issue, base_rev, max_bytes)
+            out = bundle(repo, issue, base_rev, max_bytes)
         except BundleTooLarge as err:
             outcome, detail = ENDED_BADLY, str(err)
         except Exception as err:

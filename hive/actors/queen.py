@@ -253,7 +253,7 @@ class Queen:
     def _base_facts(self) -> BaseFacts:
         rt = self.runtime
         assert rt.checkout is not None, "the Queen needs the checkout"
-        with rt.git_lock:
+        with rt.checkout.lock:
             if rt.settings.repo_url:
                 try:
                     refresh_base(rt.checkout.repo, rt.settings.repo_url, rt.checkout.base)

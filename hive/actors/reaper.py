@@ -137,8 +137,7 @@ class Reaper:
             if not path.exists():
                 continue
             try:
-                with rt.git_lock:
-                    kept = salvage(path, order.owned_paths, "reaped")
+                kept = salvage(path, order.owned_paths, "reaped")
             except Exception as err:
                 log.warning("salvage failed: %s", err, extra={"issue": order.issue})
                 continue

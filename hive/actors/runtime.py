@@ -1,4 +1,4 @@
-"""What the actors of one process share: the store, the checkout and its lock, the
+"""What the actors of one process share: the store, the checkout (with its lock), the
 metrics, the work registry, the bee host, and two signals (draining, wake the Queen).
 
 One `Runtime` per process, made by `hive/tree.py`. Nothing here decides anything.
@@ -26,8 +26,6 @@ class Runtime:
     url: str
     checkout: Checkout | None
     metrics: HiveMetrics = field(default_factory=HiveMetrics)
-    # dulwich promises no thread safety: every git call of this process holds this lock
-    git_lock: threading.Lock = field(default_factory=threading.Lock)
     work: WorkRegistry = field(default_factory=WorkRegistry)
     host: BeeHost = field(default_factory=BeeHost)
     draining: threading.Event = field(default_factory=threading.Event)

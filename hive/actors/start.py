@@ -11,7 +11,6 @@ can close it. A ledger that did not land stops the turn: nothing of it is kept.
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,7 +58,6 @@ class Started:
 
 def cut_and_start(
     checkout: Checkout,
-    git_lock: threading.Lock,
     plan: StartPlan,
     ledger: Callable[[], bool],
     *,
@@ -72,7 +70,7 @@ def cut_and_start(
     land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
     and whatever the ledger raises (the turn is stopped first). `on_spawn` hears of the
     turn as soon as it exists, before the ledger (so a kill can reach it)."""
-    with git_lock:
+    with checkout.lock:
         base = _cut_base(checkout, plan)
         _continue_from_bundle(checkout, plan.issue, earlier_bundle)
         cut = cut_worktree(checkout.repo, plan.issue, base, checkout.workdir)

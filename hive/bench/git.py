@@ -45,29 +45,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
-    git = shutil.which("git") or "/usr/bin/git"
-    if not os.path.exists(git):
-        raise HiveError("hive bench git needs the git binary as its yardstick; none found")
+    git = git_binary()
     with tempfile.TemporaryDirectory(prefix="hive-bench-git-") as tmp:
         return _Bench(Path(tmp), git, args.files, args.commits, args.runs).run()
 
 
-class _Bench:
-    def __init__(self, root: Path, git: str, files: int, commits: int, runs: int) -> None:
-        self.root, self.git_bin = root, git
-        self.files, self.commits, self.runs = files, commits, runs
-        self.env = git_environment(os.environ) | {
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@hive",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@hive",
-        }
+def git_binary() -> str:
+    """The git binary's path; HiveError when there is none."""
+    git = shutil.which("git") or "/usr/bin/git"
+    if not os.path.exists(git):
+        raise HiveError("this bench needs the git binary as its yardstick; none found")
+    return git
 
-    def git(self, *args: str, cwd: Path, stdin: bytes | None = None) -> str:
+
+def git_runner(git_bin: str) -> Callable[..., str]:
+    """`git(*args, cwd=, stdin=)`: run the binary with a fixed identity and no config of
+    the user's; its stdout, or HiveError with its stderr."""
+    env = git_environment(os.environ) | {
+        "GIT_AUTHOR_NAME": "bench",
+        "GIT_AUTHOR_EMAIL": "bench@hive",
+        "GIT_COMMITTER_NAME": "bench",
+        "GIT_COMMITTER_EMAIL": "bench@hive",
+    }
+
+    def git(*args: str, cwd: Path, stdin: bytes | None = None) -> str:
         done = subprocess.run(
-            [self.git_bin, "-c", "init.defaultBranch=main", *args],
+            [git_bin, "-c", "init.defaultBranch=main", *args],
             cwd=cwd,
-            env=self.env,
+            env=env,
             input=stdin,
             capture_output=True,
             timeout=GIT_TIMEOUT_SECONDS,
@@ -76,10 +81,19 @@ class _Bench:
             raise HiveError(f"git {args[0]} failed in the bench: {done.stderr.decode().strip()}")
         return done.stdout.decode()
 
+    return git
+
+
+class _Bench:
+    def __init__(self, root: Path, git: str, files: int, commits: int, runs: int) -> None:
+        self.root = root
+        self.files, self.commits, self.runs = files, commits, runs
+        self.git = git_runner(git)
+
     def run(self) -> dict[str, Any]:
         upstream = self.root / "upstream"
         started = time.perf_counter()
-        self.generate(upstream)
+        generate(self.git, upstream, self.files, self.commits)
         generated = time.perf_counter() - started
         started = time.perf_counter()
         checkout = open_checkout(str(upstream), self.root / "hive", "main")
@@ -100,37 +114,6 @@ class _Bench:
         repo.close()
         return result
 
-    def generate(self, upstream: Path) -> None:
-        """`files` files in directories of FILES_PER_DIR, then commits touching 5 each."""
-        self.git("init", "-q", "--bare", str(upstream), cwd=self.root)
-        stream: list[bytes] = []
-
-        def content(i: int, version: int) -> bytes:
-            return "".join(
-                f"file {i} line {j} version {version if j == i % LINES_PER_FILE else 0}\n"
-                for j in range(LINES_PER_FILE)
-            ).encode()
-
-        for n in range(1, self.commits + 1):
-            message = f"commit {n}\n".encode()
-            stream.append(b"commit refs/heads/main\nmark :%d\n" % n)
-            stream.append(b"committer bench <bench@hive> %d +0000\n" % (1_700_000_000 + n))
-            stream.append(b"data %d\n%s" % (len(message), message))
-            if n > 1:
-                stream.append(b"from :%d\n" % (n - 1))
-            touched = (
-                range(self.files) if n == 1 else [(n * 7 + k * 13) % self.files for k in range(5)]
-            )
-            for i in touched:
-                data = content(i, n)
-                stream.append(
-                    b"M 100644 inline %s\ndata %d\n%s\n" % (self._path(i), len(data), data)
-                )
-        self.git("fast-import", "--quiet", cwd=upstream, stdin=b"".join(stream))
-
-    def _path(self, i: int) -> bytes:
-        return f"d{i // FILES_PER_DIR:03}/f{i:05}.txt".encode()
-
     def cut(self, repo: Repo, theirs: Path) -> dict[str, Any]:
         hive_times, git_times = [], []
         for n in range(self.runs):
@@ -150,7 +133,7 @@ class _Bench:
         ours = cut_worktree(repo, 1, "main", self.root / "hive").path
         mine = self.root / "git-trees" / "queen-1"
         self.git("worktree", "add", "-q", "-b", "queen-1", str(mine), "main", cwd=theirs)
-        names = [self._path(i * 37 % self.files).decode() for i in range(SALVAGE_FILES)]
+        names = [bench_path(i * 37 % self.files).decode() for i in range(SALVAGE_FILES)]
         hive_times, git_times = [], []
         for n in range(self.runs):
             for tree in (ours, mine):
@@ -171,7 +154,7 @@ class _Bench:
         """Ten commits on queen-2 (both sides), then bundle and import them."""
         ours = cut_worktree(repo, 2, "main", self.root / "hive").path
         for n in range(BUNDLE_COMMITS):
-            name = self._path(n * 101 % self.files).decode()
+            name = bench_path(n * 101 % self.files).decode()
             with open(ours / name, "a") as handle:
                 handle.write(f"bee change {n}\n")
             salvage(ours, [name], "finished")
@@ -212,6 +195,38 @@ class _Bench:
             self.git("fetch", "-q", str(git_file), "queen-2:queen-2", cwd=their_target)
             git_times.append(time.perf_counter() - started)
         return _pair("import", hive_times, git_times)
+
+
+def generate(git: Callable[..., str], upstream: Path, files: int, commits: int) -> None:
+    """A bare repository at `upstream`: `files` files in directories of FILES_PER_DIR,
+    then `commits` commits touching 5 each, written by `git fast-import` (`git(*args,
+    cwd=, stdin=)` runs the binary)."""
+    git("init", "-q", "--bare", str(upstream), cwd=upstream.parent)
+    stream: list[bytes] = []
+
+    def content(i: int, version: int) -> bytes:
+        return "".join(
+            f"file {i} line {j} version {version if j == i % LINES_PER_FILE else 0}\n"
+            for j in range(LINES_PER_FILE)
+        ).encode()
+
+    for n in range(1, commits + 1):
+        message = f"commit {n}\n".encode()
+        stream.append(b"commit refs/heads/main\nmark :%d\n" % n)
+        stream.append(b"committer bench <bench@hive> %d +0000\n" % (1_700_000_000 + n))
+        stream.append(b"data %d\n%s" % (len(message), message))
+        if n > 1:
+            stream.append(b"from :%d\n" % (n - 1))
+        touched = range(files) if n == 1 else [(n * 7 + k * 13) % files for k in range(5)]
+        for i in touched:
+            data = content(i, n)
+            stream.append(b"M 100644 inline %s\ndata %d\n%s\n" % (bench_path(i), len(data), data))
+    git("fast-import", "--quiet", cwd=upstream, stdin=b"".join(stream))
+
+
+def bench_path(i: int) -> bytes:
+    """The path of the bench repository's file number `i`."""
+    return f"d{i // FILES_PER_DIR:03}/f{i:05}.txt".encode()
 
 
 def _pair(step: str, hive: list[float], git: list[float]) -> dict[str, Any]:

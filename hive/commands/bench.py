@@ -10,7 +10,7 @@ import json
 from hive.commands import import_if_present
 from hive.settings import Settings
 
-BENCHES = ("claim", "latency", "drain", "git", "recovery")
+BENCHES = ("claim", "latency", "drain", "git", "endings", "recovery")
 
 
 def register(sub: argparse._SubParsersAction) -> None:

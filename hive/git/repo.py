@@ -7,8 +7,10 @@ of that one branch; the `queen-*` branches live in the clone itself.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,12 +32,30 @@ class GitError(HiveError):
 
 @dataclass(frozen=True)
 class Checkout:
-    """The opened clone and where its worktrees go."""
+    """The opened clone and where its worktrees go.
+
+    dulwich promises no thread safety per `Repo` object (its pack cache is a plain dict),
+    so every use of `repo` holds `lock`. Work that may run beside other work, such as a
+    turn's ending, opens its own `Repo` on the same repository with `own_repo` instead:
+    separate objects on one object store are safe on disk, as git does it (a pack is
+    renamed into place before its index, and only a pack with an index is read)."""
 
     repo: Repo
     workdir: Path
     base: str
     base_sha: str
+    lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+
+
+@contextmanager
+def own_repo(checkout: Checkout) -> Iterator[Repo]:
+    """A `Repo` object of the checkout's repository for the caller alone, closed on exit;
+    it needs no lock and holds none."""
+    repo = Repo(str(checkout.repo.path))
+    try:
+        yield repo
+    finally:
+        repo.close()
 
 
 def branch_ref(issue: int) -> Ref:

@@ -165,7 +165,8 @@ def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> No
 
 def remove_worktree(repo: Repo, path: Path) -> None:
     """Delete the worktree at `path` with everything in it, and its registration. A path
-    that is already gone is fine (the registration still goes)."""
+    that is already gone is fine (the registration still goes). Only the repository's
+    paths are read from `repo`, so it needs no lock on it."""
     path = Path(path).absolute()
     admin = _find_admin(repo, path)
     if admin is None:

@@ -135,7 +135,7 @@ def test_a_bee_handed_back_before_its_turn_started_stops_it_as_it_starts(make_ru
     rt = make_runtime(AGENT=AGENT + "until_stopped")
     queue(rt, 8)
     answers: list[bool] = []
-    with rt.git_lock:  # the bee's cut waits here: its turn has not started
+    with rt.checkout.lock:  # the bee's cut waits here: its turn has not started
         assert claimer_of(rt).run_once().started == (8,)
         bee = next(b for b in rt.work.items() if b.kind == WK_BEE)
         asking = threading.Thread(target=lambda: answers.append(bee.hand_back(10)))

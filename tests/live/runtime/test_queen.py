@@ -127,7 +127,7 @@ def test_a_round_past_its_bound_is_abandoned_and_lets_the_lease_go(make_runtime)
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     add_issue(rt.db, 1)
     queen = queen_of(rt, round_max_seconds=0.3)
-    with rt.git_lock:  # the round is stuck reading base
+    with rt.checkout.lock:  # the round is stuck reading base
         result = queen.run_once()
     assert result.idle == "abandoned while reading base"
     eventually(lambda: not any(t.name == "queen-round" for t in threading.enumerate()))
@@ -146,7 +146,7 @@ def test_a_queen_whose_lease_another_queen_took_mid_round_dispatches_nothing(
     add_issue(rt.db, 2, boundary=("src/util.py",))
     queen = queen_of(rt, holder="queen-a")
     with ThreadPoolExecutor(1) as pool:
-        with rt.git_lock:  # the round holds the lease, then waits to read base
+        with rt.checkout.lock:  # the round holds the lease, then waits to read base
             running = pool.submit(queen.run_once)
             mine = eventually(lambda: leases.get(rt.db, leases.QUEEN_LEASE))
             assert mine.holder == "queen-a"

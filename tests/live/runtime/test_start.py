@@ -38,7 +38,6 @@ def test_no_line_reaches_the_transcript_before_the_ledger_is_written(make_runtim
 
     started = cut_and_start(
         rt.checkout,
-        rt.git_lock,
         plan(rt),
         ledger,
         on_line=lambda kind, text: line_seen.set(),
@@ -60,7 +59,6 @@ def test_a_ledger_that_did_not_land_stops_the_turn(make_runtime):
 
     started = cut_and_start(
         rt.checkout,
-        rt.git_lock,
         plan(rt),
         lambda: False,
         on_line=lambda k, t: None,
@@ -73,14 +71,10 @@ def test_a_ledger_that_did_not_land_stops_the_turn(make_runtime):
 
 def test_a_new_attempt_continues_the_branch(make_runtime):
     rt = make_runtime(AGENT=AGENT + "finish")
-    first = cut_and_start(
-        rt.checkout, rt.git_lock, plan(rt, 2), lambda: True, on_line=lambda k, t: None
-    )
+    first = cut_and_start(rt.checkout, plan(rt, 2), lambda: True, on_line=lambda k, t: None)
     assert first is not None and not first.cut.continued
     assert first.turn.wait(10)
     remove_worktree(rt.checkout.repo, first.cut.path)
-    again = cut_and_start(
-        rt.checkout, rt.git_lock, plan(rt, 2), lambda: True, on_line=lambda k, t: None
-    )
+    again = cut_and_start(rt.checkout, plan(rt, 2), lambda: True, on_line=lambda k, t: None)
     assert again is not None and again.cut.continued
     assert again.turn.wait(10)

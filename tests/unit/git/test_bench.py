@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import argparse
 
+from hive.bench import endings as bench_endings
 from hive.bench import git as bench_git
 from hive.settings import Settings
 
@@ -17,3 +18,16 @@ def test_bench_git_reports_every_step_side_by_side() -> None:
         assert result[f"{step}_ms_hive"] > 0 and result[f"{step}_ms_git"] > 0
         assert result[f"{step}_ratio"] == result[f"{step}_ms_hive"] / result[f"{step}_ms_git"]
     assert result["bundle_bytes_hive"] > 0 and result["bundle_bytes_git"] > 0
+
+
+def test_bench_endings_reports_n_at_once_against_one_alone() -> None:
+    parser = argparse.ArgumentParser()
+    bench_endings.add_arguments(parser)
+    args = parser.parse_args(["--files", "40", "--commits", "3", "--endings", "3", "--runs", "1"])
+
+    result = bench_endings.run(args, Settings())
+
+    assert result["endings"] == 3
+    assert result["one_ms"] > 0 and result["together_ms"] > 0 and result["shared_together_ms"] > 0
+    assert result["together_ratio"] == result["together_ms"] / result["one_ms"]
+    assert result["shared_ratio"] == result["shared_together_ms"] / result["one_ms"]
