@@ -1,4 +1,5 @@
-"""git: worktree cut, salvage, bundle and import, by the hive (dulwich) and by the git binary.
+"""git: worktree cut, salvage, bundle, import and a three-way merge, by the hive (dulwich)
+and by the git binary.
 
 A repository of `--files` files and `--commits` commits is generated with
 `git fast-import`; each step runs `--runs` times on each side and the medians are
@@ -19,12 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dulwich.object_store import commit_tree_changes, tree_lookup_path
+from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
+from hive.git.merge import Merged, merge
 from hive.git.repo import open_checkout
 from hive.git.safety import git_environment
 from hive.git.salvage import salvage
@@ -35,6 +39,7 @@ LINES_PER_FILE = 20
 FILES_PER_DIR = 50
 SALVAGE_FILES = 10
 BUNDLE_COMMITS = 10
+MERGE_FILES_PER_SIDE = 5
 GIT_TIMEOUT_SECONDS = 300
 
 
@@ -111,6 +116,7 @@ class _Bench:
         result |= self.cut(repo, theirs)
         result |= self.salvage(repo, theirs)
         result |= self.bundle_and_import(repo, theirs, upstream)
+        result |= self.merge(repo, theirs)
         repo.close()
         return result
 
@@ -195,6 +201,72 @@ class _Bench:
             self.git("fetch", "-q", str(git_file), "queen-2:queen-2", cwd=their_target)
             git_times.append(time.perf_counter() - started)
         return _pair("import", hive_times, git_times)
+
+    def merge(self, repo: Repo, theirs: Path) -> dict[str, Any]:
+        """Base and branch each change MERGE_FILES_PER_SIDE files of their own and one
+        shared file on lines far apart; one clean three-way merge against
+        `git merge-tree --write-tree` on the same two commits."""
+        main = repo.refs[Ref(b"refs/remotes/origin/main")]
+        shared = self._path(self.files // 2)
+        sides = {}
+        for side, offset in (("base", 0), ("head", 1)):
+            edits = {
+                self._path((k * 2 + offset) * 31 % self.files): b"%s\n" % side.encode()
+                for k in range(MERGE_FILES_PER_SIDE)
+            }
+            lines = repo.object_store[self._blob_of(repo, main, shared)].as_raw_string()
+            split = lines.splitlines(keepends=True)
+            split[0 if side == "base" else -1] = b"%s edit\n" % side.encode()
+            edits[shared] = b"".join(split)
+            sides[side] = self._commit_on(repo, main, edits, side)
+            repo.refs[Ref(b"refs/heads/bench-" + side.encode())] = sides[side]
+        self.git(
+            "fetch",
+            "-q",
+            str(repo.path),
+            "bench-base:bench-base",
+            "bench-head:bench-head",
+            cwd=theirs,
+        )
+        hive_times, git_times = [], []
+        for n in range(self.runs):
+            started = time.perf_counter()
+            done = merge(repo, sides["base"].decode(), sides["head"].decode(), f"bench {n}", n)
+            hive_times.append(time.perf_counter() - started)
+            assert isinstance(done, Merged) and not done.fast_forward
+            started = time.perf_counter()
+            tree = self.git("merge-tree", "--write-tree", "bench-base", "bench-head", cwd=theirs)
+            git_times.append(time.perf_counter() - started)
+            merged = repo.object_store[ObjectID(done.sha.encode())]
+            assert isinstance(merged, Commit) and merged.tree.decode() == tree.split()[0]
+        return _pair("merge", hive_times, git_times)
+
+    def _blob_of(self, repo: Repo, commit: ObjectID, path: bytes) -> ObjectID:
+        store = repo.object_store
+        top = store[commit]
+        assert isinstance(top, Commit)
+        return tree_lookup_path(store.__getitem__, top.tree, path)[1]
+
+    def _commit_on(
+        self, repo: Repo, parent: ObjectID, files: dict[bytes, bytes], name: str
+    ) -> ObjectID:
+        store = repo.object_store
+        changes: list[tuple[bytes, int | None, ObjectID | None]] = []
+        for path, data in files.items():
+            blob = Blob.from_string(data)
+            store.add_object(blob)
+            changes.append((path, 0o100644, blob.id))
+        top = store[parent]
+        assert isinstance(top, Commit)
+        commit = Commit()
+        commit.tree = commit_tree_changes(store, top.tree, changes)
+        commit.parents = [parent]
+        commit.author = commit.committer = b"bench <bench@hive>"
+        commit.author_time = commit.commit_time = 1_800_000_000
+        commit.author_timezone = commit.commit_timezone = 0
+        commit.message = f"{name} side\n".encode()
+        store.add_object(commit)
+        return commit.id
 
 
 def generate(git: Callable[..., str], upstream: Path, files: int, commits: int) -> None:

@@ -117,9 +117,13 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
     check_url(url)
     client, remote_path = get_transport_and_path(url)
     wanted = Ref(f"refs/heads/{base}".encode())
+    # the sha fetched is the one advertised: a local fetch reads the refs again after
+    # copying the objects, and a push landing in between would name a missing commit
+    advertised: list[ObjectID | None] = []
 
     def want_base(refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
         sha = refs.get(wanted)
+        advertised.append(sha)
         if sha is None:
             return []
         return [] if sha in repo.object_store else [sha]
@@ -128,7 +132,7 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
         result = client.fetch(remote_path, repo, determine_wants=want_base)
     except Exception as err:  # dulwich raises many kinds; the user needs one line
         raise GitError(f"cannot fetch {base} from {url}: {err}") from err
-    sha = result.refs.get(wanted)
+    sha = advertised[-1] if advertised else result.refs.get(wanted)
     if sha is None:
         raise GitError(f"{url} has no branch {base!r} (HIVE_BASE_REF)")
     repo.refs[Ref(f"refs/remotes/origin/{base}".encode())] = sha

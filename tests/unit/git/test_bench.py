@@ -14,7 +14,7 @@ def test_bench_git_reports_every_step_side_by_side() -> None:
 
     result = bench_git.run(args, Settings())
 
-    for step in ("cut", "salvage", "bundle", "import"):
+    for step in ("cut", "salvage", "bundle", "import", "merge"):
         assert result[f"{step}_ms_hive"] > 0 and result[f"{step}_ms_git"] > 0
         assert result[f"{step}_ratio"] == result[f"{step}_ms_hive"] / result[f"{step}_ms_git"]
     assert result["bundle_bytes_hive"] > 0 and result["bundle_bytes_git"] > 0

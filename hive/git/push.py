@@ -1,0 +1,130 @@
+"""Push a new base tip to `HIVE_REPO_URL`, compare-and-swap on the old one.
+
+The push lands only while the remote branch still points at the sha the caller merged
+onto. Over the wire the remote's advertisement is read first and the update command
+carries the old sha, which the git server checks again under its own ref lock; into a
+local path (or `file://`) dulwich updates the ref with `set_if_equals` under the ref's
+lock file. Either way a pusher that lost the race gets `Moved` with the branch's new
+sha and merges again onto it; two pushes never lose one another.
+
+The URL is checked (`check_url`) and never appears in an error or a log line with its
+user or password (`origin_of`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from dulwich.client import GitClient, get_transport_and_path
+from dulwich.file import FileLocked
+from dulwich.objects import ObjectID
+from dulwich.pack import UnpackedObject
+from dulwich.protocol import ZERO_SHA
+from dulwich.refs import Ref, check_ref_format
+from dulwich.repo import Repo
+
+from hive.git.repo import GitError, origin_of
+from hive.git.safety import check_url
+
+# A refusal that left the branch at the old sha (another pusher held the ref's lock) is
+# tried again this many times, pausing RETRY_PAUSE_SECONDS, doubled each time.
+PUSH_TRIES = 6
+RETRY_PAUSE_SECONDS = 0.01
+
+
+class PushError(GitError):
+    """The remote refused the push or could not be reached, and not because the branch
+    moved; the message names the remote without its credentials."""
+
+
+@dataclass(frozen=True)
+class Pushed:
+    """The remote branch now points at `sha` (also when it already did)."""
+
+    sha: str
+
+
+@dataclass(frozen=True)
+class Moved:
+    """The remote branch is no longer at the old sha: it is at `remote_sha` (None: the
+    branch is gone). Nothing was changed; fetch it and merge again."""
+
+    remote_sha: str | None
+
+
+PushResult = Pushed | Moved
+
+
+def push(repo: Repo, url: str, branch: str, new_sha: str, old_sha: str | None) -> PushResult:
+    """Set `refs/heads/<branch>` of `url` to commit `new_sha` of `repo` if, and only if,
+    it is at `old_sha` (None: only if the branch does not exist yet), sending the
+    objects the remote lacks. Raises PushError, or UnsafeGitError for a refused URL."""
+    check_url(url)
+    ref = Ref(f"refs/heads/{branch}".encode())
+    if not check_ref_format(ref):
+        raise PushError(f"{branch!r} is not a valid branch name")
+    new = ObjectID(new_sha.encode("ascii"))
+    if new not in repo.object_store:
+        raise PushError(f"{repo.path} has no commit {new_sha}")
+    old = None if old_sha is None else ObjectID(old_sha.encode("ascii"))
+    where = origin_of(url)
+    client, text_path = get_transport_and_path(url)
+    path = text_path.encode()
+
+    def pack_data(
+        have: AbstractSet[ObjectID],
+        want: AbstractSet[ObjectID],
+        *,
+        ofs_delta: bool = False,
+        progress: Callable[[bytes], None] | None = None,
+    ) -> tuple[int, Iterator[UnpackedObject]]:
+        return repo.generate_pack_data(set(have), set(want), ofs_delta=ofs_delta)
+
+    pause = RETRY_PAUSE_SECONDS
+    refusal = ""
+    seen: list[ObjectID | None] = []  # the branch as each try's advertisement showed it
+
+    def update_refs(refs: Mapping[Ref, ObjectID]) -> dict[Ref, ObjectID]:
+        current = refs.get(ref)
+        seen.append(current)
+        return {ref: new} if current == old else {}
+
+    for _ in range(PUSH_TRIES):
+        seen.clear()
+        try:
+            result = client.send_pack(path, update_refs, pack_data)
+            status = (result.ref_status or {}).get(ref)
+        except FileLocked:
+            status = "the ref is locked by another update"
+        except Exception as err:  # dulwich raises many kinds; the caller needs one line
+            raise PushError(f"cannot push {branch} to {where}: {_clean(str(err), url)}") from err
+        current = seen[-1] if seen else _remote_sha(client, path, ref, where, url)
+        if status is None and current == old:
+            return Pushed(new_sha)
+        if status is not None:
+            refusal = _clean(str(status), url)
+            current = _remote_sha(client, path, ref, where, url)
+        if current == new:
+            return Pushed(new_sha)  # landed before, by this push's earlier try or twin
+        if current != old:
+            return Moved(None if current is None else current.decode("ascii"))
+        time.sleep(pause)
+        pause *= 2
+    raise PushError(f"{where} refused {branch} -> {new_sha}: {refusal}")
+
+
+def _remote_sha(client: GitClient, path: bytes, ref: Ref, where: str, url: str) -> ObjectID | None:
+    try:
+        refs = client.get_refs(path).refs
+    except Exception as err:  # as in push
+        raise PushError(f"cannot read the branches of {where}: {_clean(str(err), url)}") from err
+    sha = refs.get(ref)
+    return None if sha is None or sha == ZERO_SHA else sha
+
+
+def _clean(text: str, url: str) -> str:
+    """`text` without the URL as given (it may hold a password); the origin instead."""
+    return text.replace(url, origin_of(url)) if url else text

@@ -1,0 +1,146 @@
+"""`hive.git.push`: a new base tip lands on a bare repository made by `git init --bare`
+only while the branch is at the old sha; ten pushers racing all land, none lost."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from dulwich.repo import Repo
+
+from hive.git.merge import Merged, merge
+from hive.git.push import Moved, Pushed, PushError, push
+from hive.git.repo import open_checkout, refresh_base
+from hive.git.safety import UnsafeGitError
+from hive.testing import git, make_repo
+
+from .building import child
+
+WHEN = 1_800_000_000
+PUSHERS = 10
+
+
+@pytest.fixture
+def source(tmp_path: Path) -> Iterator[Repo]:
+    with Repo(str(make_repo(tmp_path / "source", {"a.txt": "a\n"}))) as opened:
+        yield opened
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.git"
+    git("init", "-q", "--bare", str(path), cwd=tmp_path)
+    return path
+
+
+def remote_main(remote: Path) -> str:
+    return git("rev-parse", "refs/heads/main", cwd=remote)
+
+
+def test_a_new_branch_lands_with_its_objects(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    assert push(source, str(remote), "main", start, None) == Pushed(start)
+    assert remote_main(remote) == start
+    git("fsck", "--strict", "--no-dangling", cwd=remote)
+    assert git("cat-file", "-p", "main:a.txt", cwd=remote) == "a"
+
+
+def test_a_push_on_the_old_sha_lands_and_git_reads_it(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    push(source, f"file://{remote}", "main", start, None)
+    base = child(source, start, {"b.txt": "b\n"}, "base moved", at=1_700_000_002)
+    push(source, str(remote), "main", base, start)
+    head = child(source, start, {"c.txt": "c\n"}, "the bee's work", at=1_700_000_003)
+    done = merge(source, base, head, "Merge queen-3", WHEN)
+    assert isinstance(done, Merged)
+    assert push(source, f"file://{remote}", "main", done.sha, base) == Pushed(done.sha)
+    assert git("log", "--format=%s", "main", cwd=remote).splitlines() == [
+        "Merge queen-3",
+        "the bee's work",
+        "base moved",
+        "sample repository",
+    ]
+    git("fsck", "--strict", "--no-dangling", cwd=remote)
+    assert git("ls-tree", "--name-only", "main", cwd=remote).split() == ["a.txt", "b.txt", "c.txt"]
+
+
+def test_a_stale_old_sha_is_refused_and_names_the_remote_tip(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    first = child(source, start, {"b.txt": "first\n"})
+    second = child(source, start, {"b.txt": "second\n"})
+    assert push(source, str(remote), "main", first, start) == Pushed(first)
+    assert push(source, str(remote), "main", second, start) == Moved(first)
+    assert push(source, str(remote), "main", second, None) == Moved(first)
+    assert remote_main(remote) == first
+
+
+def test_a_push_that_already_landed_reports_it_landed(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    new = child(source, start, {"b.txt": "b\n"})
+    assert push(source, str(remote), "main", new, start) == Pushed(new)
+    assert push(source, str(remote), "main", new, start) == Pushed(new)  # a resumed job
+
+
+def test_a_missing_branch_with_an_old_sha_is_moved_to_none(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    new = child(source, start, {"b.txt": "b\n"})
+    assert push(source, str(remote), "main", new, start) == Moved(None)
+
+
+def test_an_unreachable_remote_is_named_without_its_password(source: Repo) -> None:
+    start = source.head().decode()
+    with pytest.raises(PushError) as raised:
+        push(source, "http://ada:s3cret@127.0.0.1:9/repo.git", "main", start, None)
+    assert "s3cret" not in str(raised.value) and "127.0.0.1" in str(raised.value)
+    with pytest.raises(UnsafeGitError):
+        push(source, "ext::sh -c touch% /tmp/pwned", "main", start, None)
+    with pytest.raises(PushError, match="not a valid branch"):
+        push(source, "/nowhere", "main..x", start, None)
+
+
+def test_ten_pushers_racing_each_land_once_and_none_is_lost(
+    source: Repo, remote: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    url = str(remote)
+    push(source, url, "main", source.head().decode(), None)
+    clones = [open_checkout(url, tmp_path / f"hive-{n}", "main") for n in range(PUSHERS)]
+    for clone in clones:
+        request.addfinalizer(clone.repo.close)
+    start = threading.Barrier(PUSHERS)
+    moved = [0] * PUSHERS
+    failures: list[BaseException] = []
+
+    def publish(n: int) -> None:
+        try:
+            repo, base = clones[n].repo, clones[n].base_sha
+            head = child(repo, base, {f"issue-{n}.txt": f"work {n}\n"}, f"work {n}")
+            start.wait()
+            while True:
+                done = merge(repo, base, head, f"Merge queen-{n}", WHEN)
+                assert isinstance(done, Merged)
+                landed = push(repo, url, "main", done.sha, base)
+                if isinstance(landed, Pushed):
+                    return
+                moved[n] += 1
+                base = refresh_base(repo, url, "main")
+        except BaseException as err:
+            failures.append(err)
+
+    threads = [threading.Thread(target=publish, args=(n,)) for n in range(PUSHERS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert not failures, failures
+    assert sum(moved) > 0  # they did race: someone had to merge again
+    subjects = git("log", "--format=%s", "main", cwd=remote).splitlines()
+    assert sorted(s for s in subjects if s.startswith("work ")) == sorted(
+        f"work {n}" for n in range(PUSHERS)
+    )
+    names = git("ls-tree", "--name-only", "main", cwd=remote).split()
+    assert names == sorted(["a.txt"] + [f"issue-{n}.txt" for n in range(PUSHERS)])
+    git("fsck", "--strict", "--no-dangling", cwd=remote)
