@@ -10,4 +10,8 @@ bundle and import the hive makes. One concept per module:
 - `importing`: read a bundle into a checkout
 - `listing`: the `queen-*` branches ahead of base
 - `safety`: URLs, helper environments and boundary paths
+- `merge`: merge a branch head into the base tip (fast-forward or three-way), no ref moved
+- `textmerge`: the line-level three-way merge of one text file
+- `push`: a new base tip to the remote, compare-and-swap on the old sha
+- `scratch`: a commit's files in a fresh directory, for checks and reviews
 """
