@@ -207,11 +207,11 @@ class _Bench:
         shared file on lines far apart; one clean three-way merge against
         `git merge-tree --write-tree` on the same two commits."""
         main = repo.refs[Ref(b"refs/remotes/origin/main")]
-        shared = self._path(self.files // 2)
+        shared = bench_path(self.files // 2)
         sides = {}
         for side, offset in (("base", 0), ("head", 1)):
             edits = {
-                self._path((k * 2 + offset) * 31 % self.files): b"%s\n" % side.encode()
+                bench_path((k * 2 + offset) * 31 % self.files): b"%s\n" % side.encode()
                 for k in range(MERGE_FILES_PER_SIDE)
             }
             lines = repo.object_store[self._blob_of(repo, main, shared)].as_raw_string()
