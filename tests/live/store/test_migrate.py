@@ -47,10 +47,40 @@ def _columns(url: str) -> dict[str, set[str]]:
 
 def test_a_fresh_database_without_the_schema_gets_every_table_and_column(hive_fresh_database):
     url = hive_fresh_database()
-    assert migrate.apply(url) == [1, 2]
+    assert migrate.apply(url) == [1, 2, 3]
     found = _columns(url)
     for table, columns in DESIGN_COLUMNS.items():
         assert set(columns.split()) <= found.get(table, set()), table
+
+
+# 0003: what review, checks, the merge gate and publishing need (DESIGN 10)
+SECOND_HALF_COLUMNS = {
+    "queen_issue": "closed_reason closed_at",
+    "queen_dispatch": "review_pause_seconds review_visits merged_sha merged_at approved_at"
+    " approved_by",
+    "queen_check": "id issue attempt job name result exit_code seconds output_tail merge_sha at",
+    "queen_job": "detail attempt",
+}
+
+
+def test_the_second_half_gets_its_columns_and_one_live_job_per_kind_and_issue(hive_db_url):
+    found = _columns(hive_db_url)
+    for table, columns in SECOND_HALF_COLUMNS.items():
+        assert set(columns.split()) <= found.get(table, set()), table
+    insert = (
+        "INSERT INTO hive.queen_job (kind, issue, step, state) VALUES ('publish', 1, 'checks', %s)"
+    )
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute(insert, ("done",))
+        conn.execute(insert, ("done",))
+        conn.execute(insert, ("ready",))
+        with pytest.raises(psycopg.errors.UniqueViolation):
+            conn.execute(insert, ("parked",))
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute(
+                "INSERT INTO hive.queen_check (issue, attempt, name, result, output_tail)"
+                " VALUES (1, 1, 'unit', 'pass', repeat('x', 4001))"
+            )
 
 
 def test_applying_twice_applies_nothing_and_check_reports_the_version(hive_fresh_database):
@@ -63,7 +93,7 @@ def test_applying_twice_applies_nothing_and_check_reports_the_version(hive_fresh
 
 def test_a_search_path_without_hive_still_migrates_and_serves(hive_fresh_database):
     url = psycopg.conninfo.make_conninfo(hive_fresh_database(), options="-c search_path=public")
-    assert migrate.apply(url) == [1, 2]
+    assert migrate.apply(url) == [1, 2, 3]
     with psycopg.connect(url, autocommit=True) as conn:
         assert conn.execute("SHOW search_path").fetchone() == ("public",)
         orders.insert(conn, NewOrder(7, "queen-7", "main"), queued=True)
@@ -85,7 +115,7 @@ def test_two_concurrent_migrates_apply_each_version_once(hive_fresh_database):
         got = [child.receive(60) for child in children]
         finish(children, 30)
     # each version lands once, by either (the lock is taken per migration)
-    assert sorted(got[0] + got[1]) == [1, 2]
+    assert sorted(got[0] + got[1]) == [1, 2, 3]
 
 
 def _from_the_future(url: str) -> None:
@@ -112,8 +142,8 @@ def _hive(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_hive_migrate_prints_the_versions_it_applied(hive_fresh_database):
     url = hive_fresh_database()
     first, second = _hive(url, "migrate"), _hive(url, "migrate")
-    assert (first.returncode, first.stdout.strip()) == (0, "applied 0001, 0002")
-    assert (second.returncode, second.stdout.strip()) == (0, "schema is current (version 0002)")
+    assert (first.returncode, first.stdout.strip()) == (0, "applied 0001, 0002, 0003")
+    assert (second.returncode, second.stdout.strip()) == (0, "schema is current (version 0003)")
 
 
 def test_hive_migrate_refuses_a_newer_schema_in_one_line(hive_db_url):

@@ -67,6 +67,20 @@ SAMPLES = {
     "count": 3,
     "failed_outcomes": ["ended badly"],
     "stalled_prefix": "reaped: no completion within ",
+    "job": 1,
+    "epoch": 1,
+    "step": "checks",
+    "attempt": 1,
+    "args": Jsonb({}),
+    "batch": 32,
+    "job_state": "done",
+    "effect_key": "merge",
+    "result": Jsonb({"sha": "0" * 40}),
+    "owner": "job:1",
+    "wait_key": "approve:1",
+    "wake_in_seconds": 60,
+    "payload": None,
+    "wait_id": 1,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

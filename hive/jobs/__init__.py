@@ -1,0 +1,1 @@
+"""Durable jobs (RULES 10): the engine that runs their steps through the effects journal."""

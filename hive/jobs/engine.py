@@ -1,0 +1,212 @@
+"""Run jobs (RULES 10): claim the due ones, run each step's handler, move on by the rule.
+
+`run_once` is one pass, for the JobRunner's loop and for tests. A claimed job runs step
+after step under its claim (each move renews it) until it ends, parks on a wait, or a
+handler raises. A handler gets a `StepContext` and answers a `hive.rules.jobs.Result`:
+
+    def merge(ctx: StepContext) -> Result:
+        sha = ctx.effect(f"merge:{base_sha}", lambda: merge_commit(...))
+        return Result.MERGED
+
+`ctx.effect(key, act)` journals the effect, acts, and marks it done; an effect done
+before (by this process or one that was killed) returns its recorded result without
+acting again. A handler that raises leaves the job as it is: it is claimed and its step
+run again once the claim runs out (CLAIM_TTL_SECONDS), by this process or another.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from typing import Any
+
+from hive.rules.jobs import JobKind, JobState, Result, ends_job, next_step
+from hive.rules.waits import CLAIM_BATCH, CLAIM_TTL_SECONDS, wait_problem
+from hive.store import jobs
+from hive.store.db import Db
+from hive.store.jobs import Job
+
+log = logging.getLogger("hive.jobs")
+
+
+class LostClaim(Exception):
+    """The job's claim was lost mid-step (it ran out and another process claimed the job,
+    or the job was cancelled): the step must stop, and acts on nothing more."""
+
+
+@dataclass(frozen=True)
+class Parking:
+    key: str | None
+    wake_in_seconds: int | None
+    payload: Mapping[str, Any] | None
+    detail: str | None
+
+
+class StepContext:
+    """What a step's handler gets: the claimed job, the store, and the effects journal."""
+
+    def __init__(self, db: Db, job: Job, ttl_seconds: float) -> None:
+        self.db = db
+        self.job = job
+        self.detail: str | None = None
+        self.parking: Parking | None = None
+        self._ttl_seconds = ttl_seconds
+
+    def effect(self, key: str, act: Callable[[], Any]) -> Any:
+        """Run `act` once for this job under `key` and return its JSON result: journaled
+        before, marked done after; a done effect returns its recorded result and `act` is
+        not called. LostClaim when the job is no longer ours (nothing is acted on)."""
+        begun = jobs.begin_effect(self.db, self.job, key)
+        if begun is None:
+            raise LostClaim(f"job {self.job.id}: claim lost before effect {key}")
+        if begun.done:
+            return begun.result
+        result = act()
+        jobs.finish_effect(self.db, self.job.id, key, result)
+        return result
+
+    def say(self, detail: str) -> None:
+        """The sentence the job's row gets with this step's answer."""
+        self.detail = detail
+
+    def renew(self) -> None:
+        """Keep the claim for another claim's length (a step longer than a claim calls it
+        between parts). LostClaim when it was lost already."""
+        renewed = jobs.renew(self.db, self.job, ttl_seconds=self._ttl_seconds)
+        if renewed is None:
+            raise LostClaim(f"job {self.job.id}: claim lost")
+        self.job = renewed
+
+    def park(
+        self,
+        *,
+        key: str | None = None,
+        wake_in_seconds: int | None = None,
+        payload: Mapping[str, Any] | None = None,
+        detail: str | None = None,
+    ) -> Result:
+        """Answer PARKED: the engine parks the job on a new wait (a key, a wake time, or
+        both) and runs this step again when the wait resolves or expires. ValueError (the
+        rule's sentence) for a malformed wait."""
+        problem = wait_problem(key, wake_in_seconds)
+        if problem is not None:
+            raise ValueError(problem)
+        self.parking = Parking(key, wake_in_seconds, payload, detail)
+        return Result.PARKED
+
+
+Handler = Callable[[StepContext], StrEnum]
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one pass did; `errors` counts handlers that raised (left for a retry)."""
+
+    claimed: int = 0
+    steps: int = 0
+    finished: int = 0
+    failed: int = 0
+    parked: int = 0
+    errors: int = 0
+    lost: int = 0
+
+    def __add__(self, other: RunResult) -> RunResult:
+        return RunResult(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+
+
+def run_once(
+    db: Db,
+    holder: str,
+    handlers: Mapping[str, Handler],
+    *,
+    kind: str = JobKind.PUBLISH,
+    advance: Callable[[str, str], str | None] = next_step,
+    ends: Callable[[str], bool] = ends_job,
+    batch: int = CLAIM_BATCH,
+    ttl_seconds: float = CLAIM_TTL_SECONDS,
+) -> RunResult:
+    """Claim up to `batch` due jobs of `kind` as `holder` (a name unique to this process)
+    and run each in turn as far as it goes (see the module). `advance(step, result)` is the
+    procedure's rule (the publish job's by default), `ends(step)` says which steps end a
+    job. A store error outside a handler (the claim, a move) raises; the jobs it left
+    are claimed again once their claims run out."""
+    claimed = jobs.claim(db, holder, kind=kind, batch=batch, ttl_seconds=ttl_seconds)
+    total = RunResult(claimed=len(claimed))
+    for job in claimed:
+        total += _run_job(db, job, handlers, advance, ends, ttl_seconds)
+    return total
+
+
+def _name(job: Job) -> str:
+    return f"job {job.id} ({job.kind}, issue {job.issue})"
+
+
+def _run_job(
+    db: Db,
+    job: Job,
+    handlers: Mapping[str, Handler],
+    advance: Callable[[str, str], str | None],
+    ends: Callable[[str], bool],
+    ttl_seconds: float,
+) -> RunResult:
+    steps = 0
+    # the jobs of a batch run one after another: a job's claim is renewed as its turn
+    # comes, so a batch behind a long step is not run under claims that ran out
+    renewed = jobs.renew(db, job, ttl_seconds=ttl_seconds)
+    if renewed is None:
+        log.warning("%s: claim lost before its turn in the batch", _name(job))
+        return RunResult(lost=1)
+    job = renewed
+    while True:
+        handler = handlers.get(job.step)
+        if handler is None:
+            log.error("%s: no handler for step %s; left for a retry", _name(job), job.step)
+            return RunResult(steps=steps, errors=1)
+        ctx = StepContext(db, job, ttl_seconds)
+        try:
+            result = handler(ctx)
+        except LostClaim as lost:
+            log.warning("%s: step %s stopped: %s", _name(job), job.step, lost)
+            return RunResult(steps=steps, lost=1)
+        except Exception as err:  # any failure of a step is retried later
+            log.warning(
+                "%s: step %s raised %s: %s; retried once its claim runs out",
+                _name(job),
+                job.step,
+                type(err).__name__,
+                err,
+            )
+            return RunResult(steps=steps, errors=1)
+        steps += 1
+        job_now = ctx.job  # a renew moved the claim on, at the same epoch
+        to = advance(job.step, str(result))
+        if to is None:
+            detail = f"step {job.step} answered {result}, which leads nowhere"
+            log.error("%s: %s", _name(job), detail)
+            ended = jobs.finish(db, job_now, JobState.FAILED, job.step, detail)
+            return RunResult(steps=steps, failed=1 if ended else 0, lost=0 if ended else 1)
+        detail = ctx.detail or f"{job.step}: {result}"
+        if result == Result.PARKED:
+            parking = ctx.parking
+            if parking is None:
+                log.error("%s: step %s answered parked without ctx.park", _name(job), job.step)
+                return RunResult(steps=steps, errors=1)
+            parked = jobs.park(
+                db,
+                job_now,
+                key=parking.key,
+                wake_in_seconds=parking.wake_in_seconds,
+                payload=parking.payload,
+                detail=parking.detail or detail,
+            )
+            return RunResult(steps=steps, parked=1 if parked else 0, lost=0 if parked else 1)
+        if ends(to):
+            ended = jobs.finish(db, job_now, JobState.DONE, to, detail)
+            return RunResult(steps=steps, finished=1 if ended else 0, lost=0 if ended else 1)
+        moved = jobs.advance(db, job_now, to, detail, ttl_seconds=ttl_seconds)
+        if moved is None:
+            log.warning("%s: claim lost after step %s", _name(job), job.step)
+            return RunResult(steps=steps, lost=1)
+        job = moved

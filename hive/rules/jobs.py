@@ -1,0 +1,97 @@
+"""Jobs (RULES 10): durable procedures of named steps, and the publish job's steps.
+
+A job's row records its current step. The engine runs the step's handler, which answers a
+`Result`; `next_step` says where that answer leads. An answer the table does not list for
+that step leads nowhere (None), and the job fails saying so rather than guessing.
+
+The publish job: CHECKS -> GATE -> MERGE -> PUSH -> CLOSE -> DONE. A red check or a merge
+conflict sends the work back (SENT_BACK); a base that moved under the push goes back to
+MERGE; a shut gate parks the job on a wait and runs GATE again when the wait ends.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JobKind(StrEnum):
+    """What a job does (`queen_job.kind`)."""
+
+    PUBLISH = "publish"
+
+
+class JobState(StrEnum):
+    """Where a job row is (`queen_job.state`): only READY is claimed, only READY and
+    PARKED are live (at most one live job of a kind per issue)."""
+
+    READY = "ready"
+    PARKED = "parked"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+LIVE_STATES = frozenset({JobState.READY, JobState.PARKED})
+
+
+class Step(StrEnum):
+    """The publish job's steps (`queen_job.step`). DONE and SENT_BACK end the job."""
+
+    CHECKS = "checks"
+    GATE = "gate"
+    MERGE = "merge"
+    PUSH = "push"
+    CLOSE = "close"
+    DONE = "done"
+    SENT_BACK = "sent back"
+
+
+class Result(StrEnum):
+    """What a step's handler answers."""
+
+    PASSED = "passed"  # every check ran and passed (or, at GATE, the checks opened it)
+    RED = "red"  # a check failed, timed out or could not run
+    NO_CHECKS = "no checks"  # none configured: the gate waits for a person
+    APPROVED = "approved"  # the gate is open
+    MERGED = "merged"  # the merge commit exists
+    CONFLICT = "conflict"  # the branch does not merge into the moved base
+    MOVED = "moved"  # the base moved under the push (compare-and-swap lost): merge again
+    PUSHED = "pushed"  # the base now points at the merge commit
+    CLOSED = "closed"  # the issue is closed with the merge sha
+    PARKED = "parked"  # the handler parked the job on a wait: the step runs again after it
+
+
+END_STEPS = frozenset({Step.DONE, Step.SENT_BACK})
+
+# The whole table; PARKED keeps any live step and is not listed.
+PUBLISH_STEPS: dict[Step, dict[Result, Step]] = {
+    Step.CHECKS: {
+        Result.PASSED: Step.GATE,
+        Result.NO_CHECKS: Step.GATE,
+        Result.RED: Step.SENT_BACK,
+    },
+    Step.GATE: {Result.APPROVED: Step.MERGE, Result.PASSED: Step.MERGE},
+    Step.MERGE: {Result.MERGED: Step.PUSH, Result.CONFLICT: Step.SENT_BACK},
+    Step.PUSH: {Result.PUSHED: Step.CLOSE, Result.MOVED: Step.MERGE},
+    Step.CLOSE: {Result.CLOSED: Step.DONE},
+}
+FIRST_STEP = Step.CHECKS
+
+
+def next_step(step: str, result: str) -> Step | None:
+    """The step after `step` answered `result`, or None when that answer leads nowhere
+    (an unknown or ended step, or an answer the step cannot give). PARKED keeps the step."""
+    try:
+        at, answer = Step(step), Result(result)
+    except ValueError:
+        return None
+    if at in END_STEPS:
+        return None
+    if answer == Result.PARKED:
+        return at
+    return PUBLISH_STEPS[at].get(answer)
+
+
+def ends_job(step: str) -> bool:
+    """Whether a job at `step` has nothing left to run."""
+    return step in END_STEPS

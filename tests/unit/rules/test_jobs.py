@@ -1,0 +1,88 @@
+"""RULES 10: the publish job's steps and where each answer leads."""
+
+import pytest
+
+from hive.rules.jobs import (
+    END_STEPS,
+    FIRST_STEP,
+    LIVE_STATES,
+    JobKind,
+    JobState,
+    Result,
+    Step,
+    ends_job,
+    next_step,
+)
+
+# (step, answer, next step): the card's vectors
+VECTORS = [
+    (Step.CHECKS, Result.PASSED, Step.GATE),
+    (Step.CHECKS, Result.NO_CHECKS, Step.GATE),
+    (Step.CHECKS, Result.RED, Step.SENT_BACK),
+    (Step.GATE, Result.APPROVED, Step.MERGE),
+    (Step.GATE, Result.PASSED, Step.MERGE),
+    (Step.MERGE, Result.MERGED, Step.PUSH),
+    (Step.MERGE, Result.CONFLICT, Step.SENT_BACK),
+    (Step.PUSH, Result.PUSHED, Step.CLOSE),
+    (Step.PUSH, Result.MOVED, Step.MERGE),
+    (Step.CLOSE, Result.CLOSED, Step.DONE),
+]
+
+
+def test_the_names_are_pinned() -> None:
+    assert JobKind.PUBLISH == "publish"
+    assert [s.value for s in JobState] == ["ready", "parked", "done", "failed", "cancelled"]
+    assert {"ready", "parked"} == LIVE_STATES
+    assert [s.value for s in Step] == [
+        "checks", "gate", "merge", "push", "close", "done", "sent back"
+    ]  # fmt: skip
+    assert FIRST_STEP == Step.CHECKS
+    assert {Step.DONE, Step.SENT_BACK} == END_STEPS
+
+
+@pytest.mark.parametrize(("step", "answer", "to"), VECTORS)
+def test_each_answer_leads_to_its_step(step: Step, answer: Result, to: Step) -> None:
+    assert next_step(step, answer) == to
+    # the row holds plain text: the same answer from the text
+    assert next_step(step.value, answer.value) == to
+
+
+def test_the_happy_path_runs_checks_gate_merge_push_close_done() -> None:
+    answers = [Result.PASSED, Result.PASSED, Result.MERGED, Result.PUSHED, Result.CLOSED]
+    step, path = FIRST_STEP, [FIRST_STEP]
+    for answer in answers:
+        got = next_step(step, answer)
+        assert got is not None
+        step = got
+        path.append(step)
+    assert path == [Step.CHECKS, Step.GATE, Step.MERGE, Step.PUSH, Step.CLOSE, Step.DONE]
+    assert ends_job(step)
+
+
+def test_zero_checks_never_skip_the_gate() -> None:
+    assert next_step(Step.CHECKS, Result.NO_CHECKS) == Step.GATE
+    assert next_step(Step.GATE, Result.NO_CHECKS) is None
+
+
+def test_every_pair_the_table_does_not_list_leads_nowhere() -> None:
+    listed = {(step, answer) for step, answer, _ in VECTORS}
+    for step in Step:
+        for answer in Result:
+            if answer == Result.PARKED or (step, answer) in listed:
+                continue
+            assert next_step(step, answer) is None, (step, answer)
+
+
+def test_parking_keeps_a_live_step_and_an_ended_job_moves_no_more() -> None:
+    for step in Step:
+        if step in END_STEPS:
+            assert next_step(step, Result.PARKED) is None
+            assert ends_job(step)
+        else:
+            assert next_step(step, Result.PARKED) == step
+            assert not ends_job(step)
+
+
+def test_an_unknown_step_or_answer_leads_nowhere() -> None:
+    assert next_step("lunch", Result.PASSED) is None
+    assert next_step(Step.CHECKS, "maybe") is None
