@@ -6,7 +6,8 @@ Each process is a real `python -m hive serve`, in its own session, its output in
 file (a pipe nobody reads would fill and stall it). Everything it runs lives under one
 root directory (its workdir, its bees' worktrees), so whatever is still running there at
 the end, the bees included (they run in sessions of their own), is found in /proc by its
-working directory or command line and killed with its process group: nothing is left.
+working directory or command line and killed with its process group (by
+`hive.agents.stopping.kill_group`, the hive's one group stop): nothing is left.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TypeVar
 
-from hive.agents.stopping import process_alive
+from hive.agents.stopping import kill_group, process_alive
 from hive.errors import HiveError
 
 T = TypeVar("T")
@@ -179,15 +180,21 @@ def kill_everything_under(root: Path, serves: Sequence[Serve] = ()) -> list[int]
         left = processes_under(root)
         if not left:
             break
+        killed += left
+        groups: set[int] = set()
         for pid in left:
-            killed.append(pid)
             try:
                 group = os.getpgid(pid)
-                if group > 1 and group != mine:
-                    os.killpg(group, signal.SIGKILL)
-                os.kill(pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
+            except ProcessLookupError:
                 continue
+            if group > 1 and group != mine:
+                groups.add(group)
+            else:  # a process in our own group: it alone
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+        for group in sorted(groups):
+            with contextlib.suppress(PermissionError):
+                kill_group(group)
         try:
             wait_for(lambda: not processes_under(root), KILL_WAIT_SECONDS, "strays to die")
         except WaitTimeout:

@@ -34,8 +34,10 @@ Lifecycle contract, for every child (written once, here):
 
 Long work never runs inside a message handler: a pykka stop is a message queued behind
 the one being handled, and a Python thread cannot be killed. Run it in a subprocess in
-its own process group (``WatchedProcess``) or a worker thread, answer messages while it
-runs, and register the process group (``add_process_group``) so a kill reaches it.
+its own process group (``WatchedProcess``, whose exit comes as a ``ProcessExited``) or a
+worker thread, answer messages while it runs, and register the process group
+(``add_process_group``) so a kill reaches it. Every group signal and stop goes through
+``supervisors.groups`` (``signal_group``, ``stop_group``).
 
 Reports: logger ``supervisors`` (fields in ``extra=``: event, supervisor, child, reason,
 and by event kind, restart, normal, outcome, seconds, phase), ``Supervisor.stats()``
@@ -45,6 +47,7 @@ counters, and an ``on_event`` hook.
 from supervisors.actor import SupervisedActor
 from supervisors.child import KILL_WAIT_SECONDS, StartError, StopOutcome, Stopped
 from supervisors.exit import NORMAL, ExitReason
+from supervisors.groups import GroupStop, OwnGroupError, signal_group, stop_group
 from supervisors.intensity import RestartIntensity
 from supervisors.pool import Pool
 from supervisors.reports import Event
@@ -80,7 +83,9 @@ __all__ = [
     "ChildSpec",
     "Event",
     "ExitReason",
+    "GroupStop",
     "NoSuchChild",
+    "OwnGroupError",
     "Pool",
     "ProcessExited",
     "Restart",
@@ -98,4 +103,6 @@ __all__ = [
     "exit_code",
     "run",
     "run_main",
+    "signal_group",
+    "stop_group",
 ]

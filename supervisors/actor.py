@@ -10,8 +10,6 @@ reported once, after the actor's thread has answered every waiting caller.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import threading
 import weakref
@@ -21,6 +19,7 @@ from typing import Any, ClassVar
 import pykka
 
 from supervisors.exit import NORMAL, ExitReason, ExitSignal
+from supervisors.groups import signal_group
 
 
 class SupervisedActor(pykka.ThreadingActor):
@@ -86,8 +85,7 @@ class SupervisedActor(pykka.ThreadingActor):
         with self._groups_lock:
             groups = list(self._process_groups)
         for pgid in groups:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pgid, signal.SIGKILL)
+            signal_group(pgid, signal.SIGKILL)
 
     # --- pykka hooks ----------------------------------------------------------------
 

@@ -16,21 +16,22 @@ hour. The pattern::
             if self.turn: self.turn.terminate(grace_seconds=3.0)
 
 The process gets its own process group and the actor registers it, so a supervisor that
-must kill the actor (missed deadline, hard stop) kills the whole group.
+must kill the actor (missed deadline, hard stop) kills the whole group. Every signal goes
+through ``supervisors.groups``, the one place that signals and stops a group.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from supervisors.actor import SupervisedActor
+from supervisors.groups import GroupStop, group_empty, signal_group, stop_group
 
 
 @dataclass(frozen=True)
@@ -75,19 +76,29 @@ class WatchedProcess:
         threading.Thread(target=watch, name=f"watch-{popen.pid}", daemon=True).start()
         return watched
 
-    def terminate(self, grace_seconds: float = 3.0) -> bool:
-        """SIGTERM to the group, up to ``grace_seconds``, then SIGKILL to the group. Returns
-        whether it ended within the grace. Safe after the process ended."""
-        self._signal(signal.SIGTERM)
-        if self.exited.wait(grace_seconds):
-            return True
-        self.kill()
-        self.exited.wait(grace_seconds)
-        return False
+    def signal(self, signum: int) -> bool:
+        """Send ``signum`` to the whole group; False when the group is gone."""
+        return signal_group(self.pgid, signum)
+
+    def ended(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the process to exit and its group to empty."""
+        deadline = time.monotonic() + timeout
+        if not self.exited.wait(timeout):
+            return False
+        return group_empty(self.pgid, max(0.0, deadline - time.monotonic()))
+
+    def terminate(self, grace_seconds: float = 3.0, kill_lands_seconds: float = 3.0) -> GroupStop:
+        """SIGTERM to the group, up to ``grace_seconds``, then SIGKILL to the group and up
+        to ``kill_lands_seconds``. Safe after the process ended (``GroupStop.ENDED``)."""
+        if self.ended(0):
+            return GroupStop.ENDED
+        return stop_group(
+            self.pgid,
+            grace_seconds=grace_seconds,
+            kill_lands_seconds=kill_lands_seconds,
+            ended=self.ended,
+        )
 
     def kill(self) -> None:
-        self._signal(signal.SIGKILL)
-
-    def _signal(self, signum: int) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.pgid, signum)
+        """SIGKILL to the whole group now, without waiting."""
+        signal_group(self.pgid, signal.SIGKILL)

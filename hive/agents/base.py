@@ -195,19 +195,24 @@ class Turn:
                     self._stop_reason = reason
             self.ctx.stopping.set()
             self.transcript.note(f"stopping: {reason}", patient=False)
-            self._abort()
-            self._ended.wait(self.ctx.stop_grace_ms / 1000)
-            step = escalation(self.kill_stops_it, self._ended.is_set())
-            if step == ESC_KILL_GROUP:
-                self._kill_group()
-                return self._ended.wait(KILL_LANDS_MS / 1000)
-            if step == ESC_ABANDON:
-                self._abandon()
-            return self._ended.is_set()
+            return self._stop_sequence()
         finally:
             self._stop_lock.release()
 
     # ---- for the adapters ----------------------------------------------------------
+
+    def _stop_sequence(self) -> bool:
+        """Abort, wait the grace, escalate; True once the turn has ended. A turn that is
+        a process group replaces this with the group stop (hive.agents.stopping)."""
+        self._abort()
+        self._ended.wait(self.ctx.stop_grace_ms / 1000)
+        step = escalation(self.kill_stops_it, self._ended.is_set())
+        if step == ESC_KILL_GROUP:
+            self._kill_group()
+            return self._ended.wait(KILL_LANDS_MS / 1000)
+        if step == ESC_ABANDON:
+            self._abandon()
+        return self._ended.is_set()
 
     def _abort(self) -> None:
         """Ask the agent to stop (the `stopping` event is already set)."""

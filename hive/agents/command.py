@@ -15,7 +15,8 @@ Each stdout line goes to the transcript as kind "stdout", each stderr line as "s
 (both capped, see transcript.py); stdout lines may carry the protocol of protocol.py.
 Exit 0 is `finished`. When the agent's own process exits, whatever it left running in
 its group is killed at once (no process is left behind); while a stop is under way the
-stop's grace applies instead.
+stop's grace applies instead. The process is a `supervisors.WatchedProcess`: its exit
+comes to the turn as a `ProcessExited`, and a stop is `stop_turn_group` (RULES 2).
 """
 
 from __future__ import annotations
@@ -45,8 +46,10 @@ from hive.agents.stopping import (
     KILL_LANDS_MS,
     group_members,
     signal_group,
+    stop_turn_group,
 )
 from hive.agents.transcript import LINE_MAX_BYTES, STDERR, STDOUT
+from supervisors.work import ProcessExited, WatchedProcess
 
 SHELL = "/bin/sh"
 BRIEF_FILE_NAME = "brief.md"
@@ -97,6 +100,7 @@ class CommandTurn(Turn):
             raise TurnStartError(f"worktree {ctx.worktree} is not a directory")
         self._killed_at: float | None = None
         self._group_gone = False
+        self._wired = threading.Event()  # set once the readers run: the exit may come first
         self._brief_dir = Path(tempfile.mkdtemp(prefix="hive-brief-"))
         try:
             brief_file = self._brief_dir / BRIEF_FILE_NAME
@@ -104,41 +108,51 @@ class CommandTurn(Turn):
             env = turn_environment(ctx, brief_file, extra_env)
             # stdin is the file itself: no writer thread, no broken pipe if unread
             with brief_file.open("rb") as stdin:
-                self._proc = subprocess.Popen(
+                self._process = WatchedProcess.start(
                     [SHELL, "-c", command],
+                    on_exit=self._exited,
                     cwd=ctx.worktree,
                     env=env,
                     stdin=stdin,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
-                    start_new_session=True,
                 )
         except (OSError, TurnStartError) as exc:
             shutil.rmtree(self._brief_dir, ignore_errors=True)
             if isinstance(exc, TurnStartError):
                 raise
             raise TurnStartError(f"the agent could not start: {exc}") from exc
-        self.pid = self.pgid = self._proc.pid
-        assert self._proc.stdout is not None and self._proc.stderr is not None
+        popen = self._process.popen
+        self.pid, self.pgid = popen.pid, self._process.pgid
+        assert popen.stdout is not None and popen.stderr is not None
         self._readers = [
-            threading.Thread(target=self._read, args=(self._proc.stdout, STDOUT), daemon=True),
-            threading.Thread(target=self._read, args=(self._proc.stderr, STDERR), daemon=True),
+            threading.Thread(target=self._read, args=(popen.stdout, STDOUT), daemon=True),
+            threading.Thread(target=self._read, args=(popen.stderr, STDERR), daemon=True),
         ]
         for reader in self._readers:
             reader.start()
-        threading.Thread(target=self._watch, name=f"hive-turn-{ctx.issue}", daemon=True).start()
+        self._wired.set()
         self._started()
 
     # ---- stopping ----------------------------------------------------------------
 
-    def _abort(self) -> None:
-        self._send(signal.SIGTERM)
+    def _stop_sequence(self) -> bool:
+        """SIGTERM to the group, the grace, SIGKILL to the whole group (RULES 2)."""
+        assert self.pgid is not None
+        stop_turn_group(
+            self.pgid,
+            grace_ms=self.ctx.stop_grace_ms,
+            ended=self._ended.wait,
+            send=self._send,
+            before_kill=self._note_kill,
+        )
+        return self._ended.is_set()
 
-    def _kill_group(self) -> None:
+    def _note_kill(self) -> None:
         self.transcript.note("the grace is over: SIGKILL to the process group", patient=False)
-        self._send(signal.SIGKILL)
 
     def _send(self, sig: int) -> None:
+        """Signal the group while it is the turn's: once it emptied, its number is not."""
         assert self.pgid is not None
         with self._lock:
             if self._group_gone:
@@ -178,9 +192,12 @@ class CommandTurn(Turn):
         if usage is not None:
             self._saw_usage(usage)
 
-    def _watch(self) -> None:
-        returncode = self._proc.wait()
+    def _exited(self, exited: ProcessExited) -> None:
+        """The agent's own process exited (told from the watcher's thread): clear its
+        group, let the readers see the end of the pipes, and finish the turn."""
         self._record_exit()
+        self._wired.wait()
+        returncode = exited.returncode
         self._clear_group()
         self._begun.wait()
         deadline = time.monotonic() + READERS_JOIN_SECONDS

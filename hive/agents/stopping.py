@@ -1,86 +1,52 @@
-"""Stopping a turn's process group (RULES 2): the only code that sends a signal to a
-group. The card's constants live in hive/rules/turn_stop.py and are re-exported here.
+"""Stopping a turn's process group (RULES 2), by the one group stop of
+`supervisors.groups`: SIGTERM to the group, the grace (TURN_STOP_GRACE_MS), then SIGKILL
+to the whole group and up to KILL_LANDS_MS for it to land, so the slot is free within
+LANE_FREE_MS. The card's constants live in hive/rules/turn_stop.py and are re-exported.
 
-A turn that is an OS process runs in its own process group (start_new_session=True), so
-one `killpg` reaches the agent, its children and their children; killing one pid would
-leave the children running. A group signal must never reach the hive's own group, so
-`signal_group` refuses it rather than trusting its caller.
-
-Whether a group still has members is read from /proc, skipping zombies: an orphan that
-died is reparented to PID 1, which in a container often never reaps it, and a zombie
-holds no memory, no files and no slot.
+Every signal the hive sends to a group goes through here: the command agent's stop, the
+bee actor's kill (`SupervisedActor.on_kill`) and the cleanup of `hive.swarm`.
 """
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
+from collections.abc import Callable
 
 from hive.rules.turn_stop import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
-
-# How often a watcher looks at /proc while it waits for a group to empty.
-GROUP_POLL_SECONDS = 0.02
-
-_PROC = Path("/proc")
-
-
-class OwnGroupError(RuntimeError):
-    """A group signal was aimed at the hive's own process group (or at no group)."""
-
-
-def signal_group(pgid: int, sig: int) -> bool:
-    """Send `sig` to every process in group `pgid`; False when the group is gone."""
-    if pgid <= 1 or pgid == os.getpgrp():
-        raise OwnGroupError(f"refusing to signal process group {pgid}: it is not a turn's")
-    try:
-        os.killpg(pgid, sig)
-    except ProcessLookupError:
-        return False
-    return True
+from supervisors.groups import (
+    GROUP_POLL_SECONDS,
+    GroupStop,
+    OwnGroupError,
+    group_members,
+    process_alive,
+    signal_group,
+    stop_group,
+)
 
 
-def _stat_fields(pid_dir: Path) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (state is [0], pgrp [2])."""
-    try:
-        raw = (pid_dir / "stat").read_text()
-    except OSError:
-        return None
-    # the command name sits in parentheses and may itself contain spaces or ')'
-    return raw[raw.rfind(")") + 2 :].split()
+def stop_turn_group(
+    pgid: int,
+    *,
+    grace_ms: int = TURN_STOP_GRACE_MS,
+    ended: Callable[[float], bool] | None = None,
+    send: Callable[[int], object] | None = None,
+    before_kill: Callable[[], None] | None = None,
+) -> GroupStop:
+    """Stop group `pgid` by the turn-stop rule; returns within `grace_ms` + KILL_LANDS_MS.
+    `ended`, `send` and `before_kill` are `stop_group`'s. A grace of 0 is a brutal kill
+    (RULES 1: `stop_signal(0, 0)` is X_KILL). Raises OwnGroupError for our own group."""
+    return stop_group(
+        pgid,
+        grace_seconds=grace_ms / 1000,
+        kill_lands_seconds=KILL_LANDS_MS / 1000,
+        ended=ended,
+        send=send,
+        before_kill=before_kill,
+    )
 
 
-def process_alive(pid: int) -> bool:
-    """True while `pid` is a process that is not a zombie."""
-    if not _PROC.is_dir():
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
-    fields = _stat_fields(_PROC / str(pid))
-    return fields is not None and fields[0] not in ("Z", "X")
-
-
-def group_members(pgid: int) -> list[int]:
-    """The live (non-zombie) processes of group `pgid`."""
-    if not _PROC.is_dir():
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return []
-        except PermissionError:
-            pass
-        return [pgid]
-    members = []
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        fields = _stat_fields(entry)
-        if fields and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
-            members.append(int(entry.name))
-    return members
+def kill_group(pgid: int) -> GroupStop:
+    """SIGKILL to the whole group now, and up to KILL_LANDS_MS for it to empty."""
+    return stop_turn_group(pgid, grace_ms=0)
 
 
 __all__ = [
@@ -88,8 +54,11 @@ __all__ = [
     "KILL_LANDS_MS",
     "LANE_FREE_MS",
     "TURN_STOP_GRACE_MS",
+    "GroupStop",
     "OwnGroupError",
     "group_members",
+    "kill_group",
     "process_alive",
     "signal_group",
+    "stop_turn_group",
 ]

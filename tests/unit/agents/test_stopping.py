@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,10 +15,13 @@ from hive.agents.stopping import (
     KILL_LANDS_MS,
     LANE_FREE_MS,
     TURN_STOP_GRACE_MS,
+    GroupStop,
     OwnGroupError,
     group_members,
+    kill_group,
     process_alive,
     signal_group,
+    stop_turn_group,
 )
 
 from .conftest import eventually
@@ -60,7 +65,7 @@ def _eventually_zombie(pid: int) -> bool:
 def test_without_proc_the_helpers_fall_back_to_signal_zero(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr("hive.agents.stopping._PROC", tmp_path / "no-proc")
+    monkeypatch.setattr("supervisors.groups._PROC", tmp_path / "no-proc")
     child = subprocess.Popen(["sleep", "30"], start_new_session=True)
     try:
         assert process_alive(child.pid)
@@ -70,3 +75,46 @@ def test_without_proc_the_helpers_fall_back_to_signal_zero(
         child.wait()
     assert not process_alive(child.pid)
     assert group_members(child.pid) == []
+
+
+_IGNORES_SIGTERM = (
+    "import signal, subprocess, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+    "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)']);"
+    "print('ready', flush=True); time.sleep(60)"
+)
+
+
+def _group_that_ignores_sigterm() -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", _IGNORES_SIGTERM],
+        start_new_session=True,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stdout.readline() == "ready\n"
+    return child
+
+
+def test_the_turn_stop_waits_the_card_grace_then_kills_the_whole_group() -> None:
+    child = _group_that_ignores_sigterm()
+    try:
+        began = time.monotonic()
+        assert stop_turn_group(child.pid) is GroupStop.KILLED
+        took = time.monotonic() - began
+        assert TURN_STOP_GRACE_MS / 1000 <= took < LANE_FREE_MS / 1000
+        assert group_members(child.pid) == []  # its child too
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_kill_group_is_the_brutal_stop_of_the_whole_group() -> None:
+    child = _group_that_ignores_sigterm()
+    try:
+        began = time.monotonic()
+        assert kill_group(child.pid) is GroupStop.KILLED
+        assert time.monotonic() - began < KILL_LANDS_MS / 1000
+        assert group_members(child.pid) == []
+    finally:
+        child.kill()
+        child.wait()

@@ -9,7 +9,14 @@ import time
 from pathlib import Path
 from typing import Any
 
-from supervisors import ChildSpec, ProcessExited, SupervisedActor, Supervisor, WatchedProcess
+from supervisors import (
+    ChildSpec,
+    GroupStop,
+    ProcessExited,
+    SupervisedActor,
+    Supervisor,
+    WatchedProcess,
+)
 
 from .helpers import DEADLINE_SECONDS, ref_of
 
@@ -40,7 +47,7 @@ def test_the_owner_is_told_the_exit_code() -> None:
     exits: queue.Queue[ProcessExited] = queue.Queue()
     watched = WatchedProcess.start([sys.executable, "-c", "raise SystemExit(3)"], on_exit=exits.put)
     assert exits.get(timeout=DEADLINE_SECONDS).returncode == 3
-    assert watched.terminate(0.1)  # safe after the end
+    assert watched.terminate(0.1) is GroupStop.ENDED  # safe after the end
 
 
 def test_the_actor_kill_hook_kills_the_whole_process_group() -> None:
@@ -82,5 +89,5 @@ def test_a_child_stuck_on_its_process_is_freed_by_the_kill_at_its_timeout() -> N
 
 def test_terminate_asks_the_group_first() -> None:
     watched = WatchedProcess.start([sys.executable, "-c", _SLEEPER])
-    assert watched.terminate(grace_seconds=DEADLINE_SECONDS)
+    assert watched.terminate(grace_seconds=DEADLINE_SECONDS) is GroupStop.ENDED
     assert watched.popen.returncode == -15

@@ -1,0 +1,139 @@
+"""Process groups: the one way this library signals, watches and stops them.
+
+A process started with ``start_new_session=True`` leads its own group, so one ``killpg``
+reaches it, its children and theirs; killing one pid would leave the children running.
+``signal_group`` refuses the caller's own group (and groups 0 and 1) rather than
+trusting its caller. Whether a group still has members is read from /proc, skipping
+zombies: an orphan that died is reparented to PID 1, which in a container often never
+reaps it, and a zombie holds no memory, no files and no slot.
+
+``stop_group`` is the stop: SIGTERM to the group, a grace, then SIGKILL to the whole
+group and a bounded wait for it to land. A grace of 0 is a brutal kill (no SIGTERM).
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+# How often a waiter looks at /proc while it waits for a group to empty.
+GROUP_POLL_SECONDS = 0.02
+
+_PROC = Path("/proc")
+
+
+class OwnGroupError(RuntimeError):
+    """A group signal was aimed at the caller's own process group (or at no group)."""
+
+
+class GroupStop(enum.Enum):
+    """How ``stop_group`` ended."""
+
+    ENDED = "ended"  # ended within the grace (or was already gone)
+    KILLED = "killed"  # ended after SIGKILL to the group
+    OUTLIVED = "outlived"  # still running when the kill should have landed
+
+
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send ``sig`` to every process in group ``pgid``; False when the group is gone.
+    Raises ``OwnGroupError`` for the caller's own group, 0 or 1."""
+    if pgid <= 1 or pgid == os.getpgrp():
+        raise OwnGroupError(f"refusing to signal process group {pgid}: it is not a child's")
+    try:
+        os.killpg(pgid, sig)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def _stat_fields(pid_dir: Path) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (state is [0], pgrp [2])."""
+    try:
+        raw = (pid_dir / "stat").read_text()
+    except OSError:
+        return None
+    # the command name sits in parentheses and may itself contain spaces or ')'
+    return raw[raw.rfind(")") + 2 :].split()
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` is a process that is not a zombie."""
+    if not _PROC.is_dir():
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    fields = _stat_fields(_PROC / str(pid))
+    return fields is not None and fields[0] not in ("Z", "X")
+
+
+def group_members(pgid: int) -> list[int]:
+    """The live (non-zombie) processes of group ``pgid``."""
+    if not _PROC.is_dir():
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return []
+        except PermissionError:
+            pass
+        return [pgid]
+    members = []
+    for entry in _PROC.iterdir():
+        if not entry.name.isdigit():
+            continue
+        fields = _stat_fields(entry)
+        if fields and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
+            members.append(int(entry.name))
+    return members
+
+
+def group_empty(pgid: int, timeout: float) -> bool:
+    """Wait up to ``timeout`` seconds for group ``pgid`` to have no live member."""
+    deadline = time.monotonic() + timeout
+    pause = threading.Event()  # never set: a bounded pause between looks
+    while group_members(pgid):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        pause.wait(min(GROUP_POLL_SECONDS, left))
+    return True
+
+
+def stop_group(
+    pgid: int,
+    *,
+    grace_seconds: float,
+    kill_lands_seconds: float,
+    ended: Callable[[float], bool] | None = None,
+    send: Callable[[int], object] | None = None,
+    before_kill: Callable[[], None] | None = None,
+) -> GroupStop:
+    """Stop group ``pgid``: SIGTERM, wait up to ``grace_seconds``, then SIGKILL to the
+    whole group and wait up to ``kill_lands_seconds``. Returns within the sum of both.
+
+    ``ended(timeout)`` says whether the work has ended, waiting up to ``timeout`` (an
+    ``Event.wait`` fits); by default the group has ended once it has no live member.
+    ``send(sig)`` signals the group (default ``signal_group``; an owner that knows when
+    the group number stops being its own guards it there). ``before_kill`` runs just
+    before the SIGKILL (a note in a transcript, say). Raises ``OwnGroupError`` for the
+    caller's own group."""
+    done = ended if ended is not None else (lambda timeout: group_empty(pgid, timeout))
+    signal_it = send if send is not None else (lambda sig: signal_group(pgid, sig))
+    if grace_seconds > 0:
+        signal_it(signal.SIGTERM)
+        if done(grace_seconds):
+            return GroupStop.ENDED
+    elif done(0):
+        return GroupStop.ENDED
+    if before_kill is not None:
+        before_kill()
+    signal_it(signal.SIGKILL)
+    return GroupStop.KILLED if done(kill_lands_seconds) else GroupStop.OUTLIVED
