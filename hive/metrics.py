@@ -30,6 +30,8 @@ TURN_BUCKETS_SECONDS = (1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 
 # A bundle is a few KiB for a one-line fix and up to HIVE_BUNDLE_MAX_BYTES (100 MiB).
 BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 256 MiB
 
+# An issue merges within minutes (the demo) to days (a person approves).
+MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 259200)
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
 REAPERS = ("boot", "stall", "two_hour")
@@ -60,7 +62,10 @@ class HiveMetrics:
     - `drain_held.set(n)` while draining, `handed_back.inc()` per bee handed back;
     - `bundle_bytes.observe(len(bundle))` per bundle stored;
     - `rounds.inc()` per Queen round, `rounds_stalled.inc()` per abandoned round;
-    - `reviews.labels(verdict=...).inc()` per review that answered.
+    - `reviews.labels(verdict=...).inc()` per review that answered;
+    - `illegal_transitions.inc()` per move of an order the state table refused;
+    - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
+      `issue_to_merge_seconds.observe(...)` per merge pushed.
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -129,6 +134,27 @@ class HiveMetrics:
             "hive_reviews_total",
             "Reviews of finished work, by verdict.",
             labelnames=("verdict",),
+            registry=r,
+        )
+        self.illegal_transitions = Counter(
+            "hive_illegal_transitions_total",
+            "Moves of an order that the state table (RULES 4) refused.",
+            registry=r,
+        )
+        self.checks = Counter(
+            "hive_checks_total",
+            "Checks run on merge results, by check and result.",
+            labelnames=("check", "result"),
+            registry=r,
+        )
+        self.merges = Counter(
+            "hive_merges_total", "Accepted work merged and pushed to the base branch.", registry=r
+        )
+        self.issue_to_merge_seconds = Histogram(
+            "hive_issue_to_merge_seconds",
+            "Time from an issue's creation to its work merged, in seconds.",
+            unit="seconds",
+            buckets=MERGE_BUCKETS_SECONDS,
             registry=r,
         )
         for reaper in REAPERS:

@@ -15,6 +15,20 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from hive.rules.reviewer import review_of
+from hive.rules.states import (
+    ACCEPT,
+    EMPTY,
+    ESCALATE,
+    SENDBACK,
+    VERDICT_ACCEPT,
+    VERDICT_EMPTY,
+    VERDICT_ESCALATE,
+    VERDICT_SENDBACK,
+    VERDICT_WAIT,
+    WAIT,
+)
+
 MARK = "HIVE-CRITERION:"
 # How much of one unmet reason is kept for the next attempt's brief.
 REASON_MAX_CHARS = 500
@@ -67,3 +81,49 @@ def notes_of(judgement: Judgement, texts: tuple[str, ...]) -> str:
         text = texts[number - 1] if number <= len(texts) else f"criterion {number}"
         lines.append(f"- {text}: {reason}")
     return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What a review decided: the verdict (a states.* value), its event, and the note."""
+
+    verdict: int
+    event: int
+    note: str
+
+
+def decide(
+    judgement: Judgement, texts: tuple[str, ...], committed_files: int, sendbacks: int
+) -> Decision:
+    """The verdict of a review that ran to its end (`review_of`), with its note: the
+    unmet criteria for a send-back, the reason for an escalation, what is missing for a
+    wait."""
+    verdict = review_of(
+        judgement.criteria, judgement.judged, judgement.met, committed_files, sendbacks
+    )
+    if verdict == SENDBACK:
+        note = notes_of(judgement, texts)
+    elif verdict == WAIT:
+        note = f"judged {judgement.judged} of {judgement.criteria} criteria"
+    elif verdict == ACCEPT:
+        note = f"all {judgement.criteria} criteria met"
+    elif judgement.criteria == 0:
+        note = "the issue has no acceptance criteria: a person decides"
+    elif judgement.met >= judgement.criteria:
+        note = "every criterion met, but no file was committed: a person decides"
+    else:
+        note = f"sent back {sendbacks} times and still unmet:\n" + notes_of(judgement, texts)
+    return Decision(verdict, _EVENTS[verdict], note)
+
+
+def empty_decision() -> Decision:
+    """Finished work with no commit beyond base: nothing to judge (VERDICT_EMPTY)."""
+    return Decision(EMPTY, VERDICT_EMPTY, "no commit beyond base: nothing to review")
+
+
+_EVENTS = {
+    ACCEPT: VERDICT_ACCEPT,
+    SENDBACK: VERDICT_SENDBACK,
+    ESCALATE: VERDICT_ESCALATE,
+    WAIT: VERDICT_WAIT,
+}

@@ -5,8 +5,10 @@ A job's row records its current step. The engine runs the step's handler, which 
 that step leads nowhere (None), and the job fails saying so rather than guessing.
 
 The publish job: CHECKS -> GATE -> MERGE -> PUSH -> CLOSE -> DONE. A red check or a merge
-conflict sends the work back (SENT_BACK); a base that moved under the push goes back to
-MERGE; a shut gate parks the job on a wait and runs GATE again when the wait ends.
+conflict sends the work back (SENT_BACK); a base that moved since the checks ran goes from
+MERGE back to CHECKS, and one that moved under the push back to MERGE; a shut gate parks
+the job on a wait and runs GATE again when the wait ends. An attempt that is no longer
+accepted (a person rejected it, its criteria changed) ends the job from any step (GONE).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Step(StrEnum):
     CLOSE = "close"
     DONE = "done"
     SENT_BACK = "sent back"
+    DROPPED = "dropped"
 
 
 class Result(StrEnum):
@@ -59,9 +62,10 @@ class Result(StrEnum):
     PUSHED = "pushed"  # the base now points at the merge commit
     CLOSED = "closed"  # the issue is closed with the merge sha
     PARKED = "parked"  # the handler parked the job on a wait: the step runs again after it
+    GONE = "gone"  # the attempt is no longer the accepted current one: nothing to publish
 
 
-END_STEPS = frozenset({Step.DONE, Step.SENT_BACK})
+END_STEPS = frozenset({Step.DONE, Step.SENT_BACK, Step.DROPPED})
 
 # The whole table; PARKED keeps any live step and is not listed.
 PUBLISH_STEPS: dict[Step, dict[Result, Step]] = {
@@ -71,7 +75,11 @@ PUBLISH_STEPS: dict[Step, dict[Result, Step]] = {
         Result.RED: Step.SENT_BACK,
     },
     Step.GATE: {Result.APPROVED: Step.MERGE, Result.PASSED: Step.MERGE},
-    Step.MERGE: {Result.MERGED: Step.PUSH, Result.CONFLICT: Step.SENT_BACK},
+    Step.MERGE: {
+        Result.MERGED: Step.PUSH,
+        Result.CONFLICT: Step.SENT_BACK,
+        Result.MOVED: Step.CHECKS,
+    },
     Step.PUSH: {Result.PUSHED: Step.CLOSE, Result.MOVED: Step.MERGE},
     Step.CLOSE: {Result.CLOSED: Step.DONE},
 }
@@ -89,6 +97,8 @@ def next_step(step: str, result: str) -> Step | None:
         return None
     if answer == Result.PARKED:
         return at
+    if answer == Result.GONE:
+        return Step.DROPPED
     return PUBLISH_STEPS[at].get(answer)
 
 

@@ -44,3 +44,30 @@ def test_notes_quote_each_unmet_criterion_with_its_reason() -> None:
     got = judgement_of(["HIVE-CRITERION: 2 unmet: says hi", "HIVE-CRITERION: 3 unmet: gone"], 3)
     notes = notes_of(got, ("a", "b"))
     assert notes == "- b: says hi\n- criterion 3: gone"
+
+
+def _j(lines: list[str], n: int) -> Judgement:
+    return judgement_of(lines, n)
+
+
+def test_decide_gives_each_verdict_its_event_and_note() -> None:
+    from hive.rules import states as s
+    from hive.rules.criteria import decide, empty_decision
+
+    texts = ("one", "two")
+    both = ["HIVE-CRITERION: 1 met", "HIVE-CRITERION: 2 met"]
+    unmet = ["HIVE-CRITERION: 1 met", "HIVE-CRITERION: 2 unmet: nope"]
+    got = decide(_j(both, 2), texts, 1, 0)
+    assert (got.verdict, got.event, got.note) == (s.ACCEPT, s.VERDICT_ACCEPT, "all 2 criteria met")
+    got = decide(_j(unmet, 2), texts, 1, 0)
+    assert (got.verdict, got.event, got.note) == (s.SENDBACK, s.VERDICT_SENDBACK, "- two: nope")
+    got = decide(_j(unmet, 2), texts, 1, 2)
+    assert (got.verdict, got.event) == (s.ESCALATE, s.VERDICT_ESCALATE)
+    assert got.note == "sent back 2 times and still unmet:\n- two: nope"
+    got = decide(_j(both[:1], 2), texts, 1, 0)
+    assert (got.verdict, got.event, got.note) == (s.WAIT, s.VERDICT_WAIT, "judged 1 of 2 criteria")
+    got = decide(_j(both, 2), texts, 0, 0)
+    assert got.verdict == s.ESCALATE and "no file was committed" in got.note
+    got = decide(_j([], 0), (), 1, 0)
+    assert got.verdict == s.ESCALATE and "no acceptance criteria" in got.note
+    assert empty_decision().event == s.VERDICT_EMPTY

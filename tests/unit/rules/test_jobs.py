@@ -23,6 +23,7 @@ VECTORS = [
     (Step.GATE, Result.PASSED, Step.MERGE),
     (Step.MERGE, Result.MERGED, Step.PUSH),
     (Step.MERGE, Result.CONFLICT, Step.SENT_BACK),
+    (Step.MERGE, Result.MOVED, Step.CHECKS),
     (Step.PUSH, Result.PUSHED, Step.CLOSE),
     (Step.PUSH, Result.MOVED, Step.MERGE),
     (Step.CLOSE, Result.CLOSED, Step.DONE),
@@ -34,10 +35,10 @@ def test_the_names_are_pinned() -> None:
     assert [s.value for s in JobState] == ["ready", "parked", "done", "failed", "cancelled"]
     assert {"ready", "parked"} == LIVE_STATES
     assert [s.value for s in Step] == [
-        "checks", "gate", "merge", "push", "close", "done", "sent back"
+        "checks", "gate", "merge", "push", "close", "done", "sent back", "dropped"
     ]  # fmt: skip
     assert FIRST_STEP == Step.CHECKS
-    assert {Step.DONE, Step.SENT_BACK} == END_STEPS
+    assert {Step.DONE, Step.SENT_BACK, Step.DROPPED} == END_STEPS
 
 
 @pytest.mark.parametrize(("step", "answer", "to"), VECTORS)
@@ -68,7 +69,7 @@ def test_every_pair_the_table_does_not_list_leads_nowhere() -> None:
     listed = {(step, answer) for step, answer, _ in VECTORS}
     for step in Step:
         for answer in Result:
-            if answer == Result.PARKED or (step, answer) in listed:
+            if answer in (Result.PARKED, Result.GONE) or (step, answer) in listed:
                 continue
             assert next_step(step, answer) is None, (step, answer)
 
@@ -86,3 +87,9 @@ def test_parking_keeps_a_live_step_and_an_ended_job_moves_no_more() -> None:
 def test_an_unknown_step_or_answer_leads_nowhere() -> None:
     assert next_step("lunch", Result.PASSED) is None
     assert next_step(Step.CHECKS, "maybe") is None
+
+
+def test_an_attempt_no_longer_accepted_drops_the_job_from_any_live_step() -> None:
+    for step in Step:
+        want = None if step in END_STEPS else Step.DROPPED
+        assert next_step(step, Result.GONE) == want, step

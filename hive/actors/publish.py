@@ -1,0 +1,319 @@
+"""Publishing accepted work (DESIGN 10, RULES 8 and 10): the publish job's steps.
+
+A verdict of ACCEPT creates a `publish` job for the attempt; the job runner claims it and
+runs its steps here, each answering a `hive.rules.jobs.Result`:
+
+- CHECKS: fetch the base tip, merge the branch into it with dulwich (`hive.git.merge`;
+  the merge commit's time is the job's creation, so the same base and head always give
+  the same merge sha), and run every `HIVE_CHECK_<NAME>` not yet run on that merge in a
+  scratch tree of it. A conflict or a red check sends the work back with the paths or the
+  check's output tail (or escalates it at the send-back ceiling).
+- GATE: open only when at least one check ran on this merge and every check passed
+  (`merge_gate_open`), or a person approved the work (`hive approve N`); otherwise the
+  job parks on the wait `approve:<issue>`.
+- MERGE: the merge again on the base as it is now; a base that moved since the checks
+  ran goes back to CHECKS.
+- PUSH: push the merge to `HIVE_BASE_REF` of `HIVE_REPO_URL` with compare-and-swap on
+  the base it was made on, as the effect `push:<sha>` (journaled: a process killed
+  mid-push never pushes twice); a base that moved goes back to MERGE.
+- CLOSE: record the merge on the order and close the issue naming the sha, as the effect
+  `close:<issue>:<attempt>`.
+
+A step that finds its attempt no longer accepted (a person rejected it, the criteria
+changed) answers GONE and the job ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dulwich.repo import Repo
+
+from hive.actors.branches import head_here
+from hive.agents.checks import CheckTurn
+from hive.git.merge import Conflict, Merged, merge
+from hive.git.push import Moved, push
+from hive.git.repo import Checkout, own_repo, refresh_base, resolve
+from hive.git.scratch import scratch_tree
+from hive.jobs.engine import Handler, StepContext
+from hive.metrics import HiveMetrics
+from hive.rules.jobs import Result, Step
+from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.reviewer import merge_gate_open
+from hive.rules.states import ACCEPT, ci_red_event, next_state
+from hive.store import publish
+from hive.store.publish import PublishFacts
+
+log = logging.getLogger("hive.publish")
+
+SCRATCH_DIRNAME = "checks"
+APPROVE_KEY = "approve:{issue}"
+GATE_RECHECK_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class PublishConfig:
+    repo_url: str
+    base: str = "main"
+    checks: tuple[tuple[str, str], ...] = ()
+    checks_timeout_seconds: float = 1800.0
+
+
+class Gone(Exception):
+    """The job's attempt is no longer the accepted current one."""
+
+
+class Publisher:
+    """The publish job's handlers (`handlers()`), for the job engine."""
+
+    def __init__(
+        self,
+        db: Any,
+        checkout: Checkout,
+        metrics: HiveMetrics,
+        config: PublishConfig,
+        on_merged: Callable[[int, str], None] = lambda issue, sha: None,
+    ) -> None:
+        self.db = db
+        self.checkout = checkout
+        self.metrics = metrics
+        self.config = config
+        self.on_merged = on_merged
+        self._lock = threading.Lock()
+        self._running: list[CheckTurn] = []
+        self._closed = False
+
+    def handlers(self) -> dict[str, Handler]:
+        steps: dict[Step, Callable[[StepContext], Result]] = {
+            Step.CHECKS: self.checks,
+            Step.GATE: self.gate,
+            Step.MERGE: self.merge,
+            Step.PUSH: self.push,
+            Step.CLOSE: self.close_issue,
+        }
+        return {str(step): _guarded(fn) for step, fn in steps.items()}
+
+    def close(self) -> None:
+        """Stop the checks running now (safe twice); their job is run again later."""
+        with self._lock:
+            self._closed = True
+            running = list(self._running)
+        for check in running:
+            check.stop("the process is stopping")
+
+    # ---- the steps ------------------------------------------------------------------
+
+    def checks(self, ctx: StepContext) -> Result:
+        facts = self._facts(ctx)
+        with own_repo(self.checkout) as repo:
+            base_sha, merged = self._merge_now(ctx, repo, facts)
+            if isinstance(merged, Conflict):
+                return self._red(ctx, facts, _conflict_note(base_sha, merged))
+            if not self.config.checks:
+                ctx.say(f"merges cleanly onto {base_sha[:12]}; no checks configured")
+                return Result.NO_CHECKS
+            done = {
+                c.name for c in publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
+            }
+            todo = [(name, cmd) for name, cmd in self.config.checks if name not in done]
+            scratch = self.checkout.workdir / SCRATCH_DIRNAME / f"{facts.issue}-{ctx.job.id}"
+            if todo:
+                shutil.rmtree(scratch, ignore_errors=True)
+                scratch_tree(repo, merged.sha, scratch)
+        try:
+            for name, command in todo:
+                self._run_check(ctx, facts, merged.sha, name, command, scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
+        red = [run for run in runs if run.result != "pass"]
+        if red:
+            first = red[0]
+            note = f"check {first.name} {first.result} on {merged.sha[:12]}:\n{first.output_tail}"
+            return self._red(ctx, facts, note)
+        ctx.say(f"{len(runs)} checks passed on {merged.sha[:12]}")
+        return Result.PASSED
+
+    def gate(self, ctx: StepContext) -> Result:
+        facts = self._facts(ctx)
+        with own_repo(self.checkout) as repo:
+            _, merged = self._merge_now(ctx, repo, facts, fetch=False)
+        if isinstance(merged, Merged):
+            runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
+            passed = sum(1 for run in runs if run.result == "pass")
+            if self.config.checks and merge_gate_open(len(runs), passed):
+                ctx.say(f"gate open: {passed} checks passed")
+                return Result.PASSED
+        if facts.approved_at is not None:
+            ctx.say("gate open: approved by a person")
+            return Result.APPROVED
+        why = "no checks ran" if not self.config.checks else "its checks have not all passed"
+        return ctx.park(
+            key=APPROVE_KEY.format(issue=facts.issue),
+            # the gate looks again now and then: an approval that landed between its look
+            # at approved_at and this park resolved no wait
+            wake_in_seconds=GATE_RECHECK_SECONDS,
+            detail=f"waits for a person ({why}; zero checks never open the gate): "
+            f"hive approve {facts.issue}",
+        )
+
+    def merge(self, ctx: StepContext) -> Result:
+        facts = self._facts(ctx)
+        with own_repo(self.checkout) as repo:
+            base_sha, merged = self._merge_now(ctx, repo, facts)
+        if isinstance(merged, Conflict):
+            self._red(ctx, facts, _conflict_note(base_sha, merged))
+            return Result.CONFLICT
+        if self.config.checks and not self._checked(facts, merged.sha):
+            ctx.say(f"the base moved to {base_sha[:12]}: checks run again on the new merge")
+            return Result.MOVED
+        ctx.say(f"merge {merged.sha[:12]} onto {base_sha[:12]}")
+        return Result.MERGED
+
+    def push(self, ctx: StepContext) -> Result:
+        facts = self._facts(ctx)
+        with own_repo(self.checkout) as repo:
+            base_sha, merged = self._merge_now(ctx, repo, facts)
+            if isinstance(merged, Conflict) or (
+                self.config.checks and not self._checked(facts, merged.sha)
+            ):
+                ctx.say(f"the base moved to {base_sha[:12]} before the push")
+                return Result.MOVED
+            sha = merged.sha
+
+            def act() -> dict[str, str | None]:
+                out = push(repo, self.config.repo_url, self.config.base, sha, base_sha)
+                if isinstance(out, Moved):
+                    return {"moved": out.remote_sha}
+                return {"pushed": out.sha}
+
+            result = ctx.effect(f"push:{sha}", act)
+        if "moved" in result:
+            ctx.say(f"the base moved under the push (now {str(result['moved'])[:12]})")
+            return Result.MOVED
+        self.metrics.merges.inc()
+        ctx.say(f"pushed {sha[:12]} to {self.config.base}")
+        log.info("pushed %s to %s", sha[:12], self.config.base, extra={"issue": facts.issue})
+        return Result.PUSHED
+
+    def close_issue(self, ctx: StepContext) -> Result:
+        facts = self._facts(ctx, accepted=False)
+        sha = publish.pushed_sha(self.db, ctx.job.id)
+        if sha is None:
+            raise RuntimeError("no push of this job landed, yet it reached CLOSE")
+
+        def act() -> dict[str, float | None]:
+            return {"age_seconds": publish.close_merged(self.db, facts, sha)}
+
+        result = ctx.effect(f"close:{facts.issue}:{facts.attempt}", act)
+        if result.get("age_seconds") is not None:
+            self.metrics.issue_to_merge_seconds.observe(float(result["age_seconds"]))
+        ctx.say(f"merged as {sha}")
+        self.on_merged(facts.issue, sha)
+        return Result.CLOSED
+
+    # ---- helpers ----------------------------------------------------------------------
+
+    def _facts(self, ctx: StepContext, *, accepted: bool = True) -> PublishFacts:
+        facts = publish.facts(self.db, ctx.job.issue or 0)
+        if facts is None or facts.attempt != ctx.job.attempt:
+            raise Gone(f"attempt {ctx.job.attempt} of #{ctx.job.issue} is not the current one")
+        if accepted and facts.state != ACCEPT:
+            raise Gone(f"#{facts.issue} is no longer accepted")
+        return facts
+
+    def _merge_now(
+        self, ctx: StepContext, repo: Repo, facts: PublishFacts, *, fetch: bool = True
+    ) -> tuple[str, Merged | Conflict]:
+        """The base tip (fetched first) and the branch merged into it."""
+        if fetch:
+            base_sha = refresh_base(repo, self.config.repo_url, self.config.base)
+        else:
+            base_sha = resolve(repo, f"refs/remotes/origin/{self.config.base}")
+        head = head_here(self.db, repo, facts.issue, facts.head_sha)
+        if head is None:
+            raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
+        when = int(ctx.job.created_at.timestamp())
+        message = f"Merge queen-{facts.issue}: {facts.title}\n\nCloses #{facts.issue}.\n"
+        return base_sha, merge(repo, base_sha, head, message, when)
+
+    def _checked(self, facts: PublishFacts, merge_sha: str) -> bool:
+        runs = publish.checks_on(self.db, facts.issue, facts.attempt, merge_sha)
+        names = {name for name, _ in self.config.checks}
+        passed = {run.name for run in runs if run.result == "pass"}
+        return names <= passed
+
+    def _run_check(
+        self,
+        ctx: StepContext,
+        facts: PublishFacts,
+        merge_sha: str,
+        name: str,
+        command: str,
+        scratch: Any,
+    ) -> None:
+        check = CheckTurn(
+            name,
+            command,
+            scratch,
+            issue=facts.issue,
+            timeout_seconds=self.config.checks_timeout_seconds,
+        )
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the publisher is stopping")
+            self._running.append(check)
+        try:
+            run = check.run()
+        finally:
+            with self._lock:
+                self._running.remove(check)
+        if self._closed:
+            raise RuntimeError("the publisher stopped during a check")
+        publish.record_check(
+            self.db,
+            issue=facts.issue,
+            attempt=facts.attempt,
+            job=ctx.job.id,
+            merge_sha=merge_sha,
+            name=name,
+            result=run.result.value,
+            exit_code=run.exit_code,
+            seconds=run.seconds,
+            output_tail=run.tail,
+        )
+        self.metrics.checks.labels(check=name, result=run.result.value).inc()
+        ctx.renew()
+
+    def _red(self, ctx: StepContext, facts: PublishFacts, note: str) -> Result:
+        """Send the work back with `note` (or escalate it at the ceiling): RED."""
+        event = ci_red_event(facts.sendbacks)
+        review_state = REVIEW_STATE_OF[next_state(ACCEPT, event)]
+        moved = publish.ci_red(self.db, facts, event, review_state, note)
+        if moved.illegal:
+            self.metrics.illegal_transitions.inc()
+        ctx.say(f"{review_state.value}: {note.splitlines()[0]}")
+        log.info("%s: %s", review_state.value, note.splitlines()[0], extra={"issue": facts.issue})
+        return Result.RED
+
+
+def _conflict_note(base_sha: str, conflict: Conflict) -> str:
+    return f"the branch does not merge into the base at {base_sha[:12]}: conflicts in " + ", ".join(
+        conflict.paths
+    )
+
+
+def _guarded(step: Callable[[StepContext], Result]) -> Handler:
+    def run(ctx: StepContext) -> Result:
+        try:
+            return step(ctx)
+        except Gone as gone:
+            ctx.say(str(gone))
+            return Result.GONE
+
+    return run

@@ -1,0 +1,247 @@
+"""The reviewer (RULES 8, DESIGN 10): finished work judged on its own clock, in the
+Queen's process.
+
+Every REVIEWER_TICK_SECONDS (and at once when woken) a pass reads the rows that wait for
+review (`reviews.due`: ENDED or WAIT, their pause passed), works out how many reviews may
+run (`review_concurrency`) and which rows go next (`rows_to_review`: never one already in
+review; the never-visited first), and starts each review on a thread of its own, beside
+the actor. A review imports the attempt's bundle into the Queen's clone when its head is
+not there yet, writes the head's files into a scratch tree, and runs the reviewer there
+(`ReviewTurn`, bounded at REVIEW_ROW_SECONDS). Its HIVE-CRITERION lines become the
+verdict (`hive.rules.criteria.decide`), written to the row only from a state the
+verdict's event may leave. A row with no commit beyond base is EMPTY without a review.
+
+A review is work of kind WK_REVIEW: the drain stops it, nothing is written, and the row
+is reviewed again later. A reviewer that does not run to its end (it failed, or passed
+its bound) answers `wait`: the row is revisited after a pause that doubles.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from hive.actors.branches import head_here
+from hive.agents.review import Review, ReviewTurn, review_brief
+from hive.git.changes import changed_paths
+from hive.git.repo import Checkout, own_repo
+from hive.git.scratch import scratch_tree
+from hive.metrics import HiveMetrics
+from hive.rules.criteria import Decision, decide, empty_decision, judgement_of
+from hive.rules.drain import WK_REVIEW
+from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.reviewer import (
+    REVIEW_ROW_SECONDS,
+    REVIEWER_TICK_SECONDS,
+    next_pause_seconds,
+    review_concurrency,
+    rows_to_review,
+)
+from hive.rules.reviewer import (
+    ReviewRow as RuleRow,
+)
+from hive.rules.states import VERDICT_WAIT, WAIT
+from hive.store import reviews
+from hive.store.reviews import ReviewRow, Verdict
+
+log = logging.getLogger("hive.reviewer")
+
+SCRATCH_DIRNAME = "reviews"
+# What a review answers when its reviewer did not run to its end.
+UNFINISHED_NOTE = "the reviewer did not finish ({how}): reviewed again after a pause"
+
+
+@dataclass(frozen=True)
+class ReviewerConfig:
+    agent: str = "demo"
+    tick_seconds: float = float(REVIEWER_TICK_SECONDS)
+    bound_seconds: float = float(REVIEW_ROW_SECONDS)
+    key_lanes: int = 1
+    review_memory_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class PassResult:
+    """One pass: the issues whose review started."""
+
+    started: tuple[int, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.started)
+
+    def __str__(self) -> str:
+        return "reviewing " + ", ".join(f"#{n}" for n in self.started)
+
+
+@dataclass
+class ReviewItem:
+    """A review as the drain sees it (kind WK_REVIEW): `stop()` stops its turn."""
+
+    issue: int
+    kind: int = WK_REVIEW
+    turn: ReviewTurn | None = None
+    stopped: threading.Event = field(default_factory=threading.Event)
+    done: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def id(self) -> str:
+        return f"review-{self.issue}"
+
+    @property
+    def ended(self) -> bool:
+        return self.done.is_set()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        if self.turn is not None:
+            self.turn.stop("the process is draining")
+
+
+class Reviewer:
+    """The reviewer's passes (`run_once`) and its reviews, each on a thread of its own."""
+
+    def __init__(
+        self,
+        db: ConnectionPool[Any],
+        checkout: Checkout,
+        metrics: HiveMetrics,
+        register: Callable[[Any], Callable[[], None]],
+        config: ReviewerConfig | None = None,
+        free_memory_mb: Callable[[], int | None] = lambda: None,
+        on_verdict: Callable[[int, Decision], None] = lambda issue, decision: None,
+    ) -> None:
+        self.db = db
+        self.checkout = checkout
+        self.metrics = metrics
+        self.register = register
+        self.config = config or ReviewerConfig()
+        self.free_memory_mb = free_memory_mb
+        self.on_verdict = on_verdict
+        self._lock = threading.Lock()
+        self._running: dict[int, ReviewItem] = {}
+        self._closed = False
+
+    def run_once(self) -> PassResult:
+        """Start the reviews that are due, as many as may run; returns at once."""
+        rows = reviews.due(self.db)
+        with self._lock:
+            in_review = frozenset(self._running)
+        waiting = [r for r in rows if r.issue not in in_review]
+        cfg = self.config
+        room = review_concurrency(
+            len(waiting) + len(in_review),
+            cfg.key_lanes,
+            self.free_memory_mb(),
+            cfg.review_memory_mb,
+        ) - len(in_review)
+        ranked = [RuleRow(r.issue, r.last_visit_at) for r in rows]
+        picks = rows_to_review(ranked, in_review, room)
+        by_issue = {r.issue: r for r in rows}
+        started = []
+        for issue in picks:
+            if self._start(by_issue[issue]):
+                started.append(issue)
+        return PassResult(tuple(started))
+
+    def in_review(self) -> frozenset[int]:
+        with self._lock:
+            return frozenset(self._running)
+
+    def close(self) -> None:
+        """Stop every review in hand (safe twice): their rows are reviewed again later."""
+        with self._lock:
+            self._closed = True
+            items = list(self._running.values())
+        for item in items:
+            item.stop()
+
+    def _start(self, row: ReviewRow) -> bool:
+        item = ReviewItem(row.issue)
+        with self._lock:
+            if self._closed or row.issue in self._running:
+                return False
+            self._running[row.issue] = item
+        unregister = self.register(item)
+
+        def run() -> None:
+            try:
+                self.review(row, item)
+            except Exception:
+                log.exception("review failed", extra={"issue": row.issue})
+            finally:
+                with self._lock:
+                    self._running.pop(row.issue, None)
+                item.done.set()
+                unregister()
+
+        threading.Thread(target=run, name=f"hive-review-{row.issue}", daemon=True).start()
+        return True
+
+    def review(self, row: ReviewRow, item: ReviewItem | None = None) -> Decision | None:
+        """Review one row to its verdict (written, counted, and handed to `on_verdict`);
+        None when it was stopped (nothing written)."""
+        item = item or ReviewItem(row.issue)
+        scratch = self.checkout.workdir / SCRATCH_DIRNAME / f"{row.issue}-{row.review_visits}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        with own_repo(self.checkout) as repo:  # a review runs beside other git work
+            head = head_here(self.db, repo, row.issue, row.head_sha)
+            base = row.base_sha
+            files = changed_paths(repo, base, head) if head and base else ()
+            if head is None or not files:
+                return self._decided(row, empty_decision(), 0)
+            scratch_tree(repo, head, scratch)
+        try:
+            done = self._run_turn(row, scratch, item)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if done is None:
+            return None
+        if not done.complete:
+            how = done.ending.stop_reason or done.ending.outcome
+            decision = Decision(WAIT, VERDICT_WAIT, UNFINISHED_NOTE.format(how=how))
+        else:
+            judgement = judgement_of(done.lines, len(row.criteria))
+            decision = decide(judgement, tuple(row.criteria), len(files), row.sendbacks)
+        return self._decided(row, decision, row.review_pause_seconds)
+
+    def _run_turn(self, row: ReviewRow, scratch: Path, item: ReviewItem) -> Review | None:
+        turn = ReviewTurn(
+            self.config.agent,
+            issue=row.issue,
+            title=row.title,
+            brief=review_brief(row.issue, row.title, row.body, row.owned_paths, row.criteria),
+            boundary=row.owned_paths,
+            worktree=scratch,
+            bound_seconds=self.config.bound_seconds,
+        )
+        item.turn = turn
+        if item.stopped.is_set():
+            return None
+        turn.start()
+        if item.stopped.is_set():
+            turn.stop("the process is draining")
+        done = turn.wait()
+        return None if item.stopped.is_set() else done
+
+    def _decided(self, row: ReviewRow, decision: Decision, pause: int) -> Decision:
+        review_state = REVIEW_STATE_OF[decision.verdict]
+        verdict = Verdict(
+            decision.event, review_state, decision.note, next_pause_seconds(pause, decision.verdict)
+        )
+        moved = reviews.write_verdict(self.db, row.issue, row.conversation_id, verdict)
+        if moved.illegal:
+            self.metrics.illegal_transitions.inc()
+        if moved.landed:
+            self.metrics.reviews.labels(verdict=review_state.value).inc()
+            log.info(
+                "verdict %s: %s", review_state.value, decision.note, extra={"issue": row.issue}
+            )
+            self.on_verdict(row.issue, decision)
+        return decision

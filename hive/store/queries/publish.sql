@@ -1,0 +1,64 @@
+-- name: publish_facts
+-- What a publish step needs about an accepted attempt: its state, its bundle's head, its criteria-free facts, its approval and the issue's age.
+SELECT d.issue, d.conversation_id, d.attempt, d.base, d.base_sha, d.sendbacks, d.approved_at,
+    d.merged_sha, hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) AS state,
+    b.head_sha, i.title, i.state AS issue_state, i.created_at AS issue_created_at
+FROM hive.queen_dispatch AS d
+JOIN hive.queen_issue AS i ON i.number = d.issue
+LEFT JOIN hive.queen_bundle AS b ON b.issue = d.issue
+WHERE d.issue = %(issue)s;
+
+-- name: record_check
+-- One check's run on a merge result, for the gate and for people.
+INSERT INTO hive.queen_check (issue, attempt, job, name, result, exit_code, seconds, output_tail, merge_sha)
+VALUES (%(issue)s, %(attempt)s, %(check_job)s, %(name)s, %(check_result)s, %(exit_code)s, %(seconds)s,
+    right(%(output_tail)s, 4000), %(merge_sha)s)
+RETURNING id;
+
+-- name: checks_on
+-- The latest run of each check on this merge result of this attempt.
+SELECT DISTINCT ON (name) name, result, exit_code, seconds, output_tail, merge_sha, at
+FROM hive.queen_check
+WHERE issue = %(issue)s AND attempt = %(attempt)s AND merge_sha = %(merge_sha)s
+ORDER BY name, at DESC, id DESC;
+
+-- name: checks_of_issue
+-- Every check run of an issue, newest first (for people: hive why, the API).
+SELECT attempt, name, result, exit_code, seconds, output_tail, merge_sha, at
+FROM hive.queen_check WHERE issue = %(issue)s ORDER BY at DESC, id DESC LIMIT %(limit)s;
+
+-- name: ci_red
+-- Accepted work whose check (or merge) went red: sent back with the output tail, or escalated at the ceiling, only from a state the event may leave.
+UPDATE hive.queen_dispatch SET
+    review_state = %(review_state)s, review_note = %(note)s, reviewed_at = now(),
+    review_pause_seconds = 0,
+    sendbacks = sendbacks + CASE WHEN %(review_state)s = 'sendback' THEN 1 ELSE 0 END
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+RETURNING issue;
+
+-- name: close_merged
+-- The accepted attempt's work is on the base: record the merge on the order and close its issue naming the sha, in one statement.
+WITH merged AS (
+    UPDATE hive.queen_dispatch SET merged_sha = %(merge_sha)s, merged_at = now()
+    WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
+      AND hive.order_state(started, finished_at, outcome, review_state) = 5
+    RETURNING issue
+)
+UPDATE hive.queen_issue AS i SET state = 'closed', closed_at = now(), updated_at = now(),
+    closed_reason = 'merged as ' || %(merge_sha)s::text
+FROM merged WHERE i.number = merged.issue
+RETURNING i.number, extract(epoch FROM now() - i.created_at)::double precision AS age_seconds;
+
+-- name: pushed_sha
+-- The sha this job's last done push effect landed (its key is push:<sha>).
+SELECT substr(effect_key, 6) AS sha FROM hive.queen_effect
+WHERE job = %(job)s AND done AND starts_with(effect_key, 'push:')
+ORDER BY done_at DESC LIMIT 1;
+
+-- name: approve_order
+-- A person opens the merge gate of accepted work (zero checks never open it alone): only an accepted current attempt, once.
+UPDATE hive.queen_dispatch SET approved_at = now(), approved_by = %(by)s
+WHERE issue = %(issue)s AND approved_at IS NULL
+  AND hive.order_state(started, finished_at, outcome, review_state) = 5
+RETURNING issue, attempt;

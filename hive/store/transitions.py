@@ -1,0 +1,74 @@
+"""Moving an order by an event (RULES 4), held to the table at the writer.
+
+Every statement that moves an order names its event and lands only from the states
+`hive.rules.lifecycle.sources(event)` allows (the SQL side reads the state with
+`hive.order_state`). When it does not land, `move` says why: the attempt is no longer the
+current one (fenced out: not an error, the row went on without it), or the move is
+ILLEGAL from the state the row is in, which is logged with both states and returned so
+the caller counts it (`hive_illegal_transitions_total`) or refuses it to a person.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg.rows import dict_row
+from psycopg_pool import ConnectionPool
+
+from hive.rules.lifecycle import sources
+from hive.rules.states import next_state
+from hive.store.sql import q
+
+log = logging.getLogger("hive.store")
+
+
+@dataclass(frozen=True)
+class Move:
+    """What a move did: `landed`, or not because the attempt is gone (`current_state`
+    None) or because `event` is illegal from `current_state`."""
+
+    issue: int
+    event: int
+    landed: bool
+    current_state: int | None = None
+
+    @property
+    def illegal(self) -> bool:
+        return not self.landed and self.current_state is not None
+
+
+def move(
+    db: ConnectionPool[Any],
+    query: str,
+    params: Mapping[str, Any],
+    *,
+    issue: int,
+    conversation_id: uuid.UUID,
+    event: int,
+) -> Move:
+    """Run the named moving `query` with `params` plus `from_states`; see `Move`."""
+    allowed = list(sources(event))
+    with db.connection() as conn:
+        landed = conn.execute(q(query), {**params, "from_states": allowed}).fetchone()
+        if landed is not None:
+            return Move(issue, event, True)
+        row = (
+            conn.cursor(row_factory=dict_row)
+            .execute(q("order_state_now"), {"issue": issue, "conversation_id": conversation_id})
+            .fetchone()
+        )
+    if row is None or int(row["state"]) in allowed:
+        return Move(issue, event, False)  # gone, or moved on meanwhile: not this writer's
+    state = int(row["state"])
+    log.warning(
+        "illegal transition refused: event %d from state %d (the table says %d)",
+        event,
+        state,
+        next_state(state, event),
+        extra={"issue": issue},
+    )
+    return Move(issue, event, False, current_state=state)

@@ -1,0 +1,248 @@
+"""The publish job on a real PostgreSQL and real git: accepted work is checked, gated,
+merged with dulwich and pushed to the repository, and its issue closed; checked with the
+git binary."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from hive.actors.publish import PublishConfig, Publisher
+from hive.git.repo import Checkout
+from hive.jobs import engine
+from hive.metrics import HiveMetrics
+from hive.rules.jobs import JobKind, Step
+from hive.store import jobs, publish
+from hive.testing import git
+from tests.live.review.conftest import Finished
+
+pytestmark = pytest.mark.live
+
+
+def _accept(hive_db_url: str, issue: int) -> None:
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE hive.queen_dispatch SET review_state = 'accept', reviewed_at = now()"
+            " WHERE issue = %s",
+            (issue,),
+        )
+
+
+def _one(hive_db_url: str, sql: str, *args: Any) -> Any:
+    with psycopg.connect(hive_db_url) as conn:
+        row = conn.execute(sql, args).fetchone()
+        return None if row is None else row[0]
+
+
+@pytest.fixture
+def publishing(
+    db: Any, queen_checkout: Checkout, hive_repo: Path, hive_db_url: str
+) -> Callable[..., tuple[Publisher, HiveMetrics]]:
+    def make(**config: Any) -> tuple[Publisher, HiveMetrics]:
+        metrics = HiveMetrics()
+        cfg = PublishConfig(repo_url=str(hive_repo), base="main", **config)
+        return Publisher(db, queen_checkout, metrics, cfg), metrics
+
+    return make
+
+
+def _run(db: Any, publisher: Publisher) -> engine.RunResult:
+    return engine.run_once(db, "test-queen", publisher.handlers(), ttl_seconds=60)
+
+
+def _job(db: Any, issue: int) -> jobs.Job:
+    created = jobs.create(db, JobKind.PUBLISH, issue, Step.CHECKS, attempt=1)
+    return created.job
+
+
+def test_accepted_work_with_green_checks_lands_on_main_and_closes_its_issue(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    work = finished_work(1, {"docs/a.md": "hello\n"}, ["file `docs/a.md` contains `hello`"])
+    _accept(hive_db_url, 1)
+    job = _job(db, 1)
+    publisher, metrics = publishing(checks=(("has_file", "test -f docs/a.md"),))
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    main = git("rev-parse", "main", cwd=hive_repo)
+    assert git("show", "main:docs/a.md", cwd=hive_repo) == "hello"
+    assert work.head_sha == main  # base had not moved: a fast-forward
+    git("fsck", "--strict", cwd=hive_repo)
+    assert _one(hive_db_url, "SELECT closed_reason FROM hive.queen_issue") == f"merged as {main}"
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") == main
+    assert metrics.registry.get_sample_value("hive_merges_total") == 1
+    labels = {"check": "has_file", "result": "pass"}
+    assert metrics.registry.get_sample_value("hive_checks_total", labels) == 1
+
+
+def test_zero_checks_park_at_the_gate_until_a_person_approves(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    before = git("rev-parse", "main", cwd=hive_repo)
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 2)
+    job = _job(db, 2)
+    publisher, _ = publishing()
+    assert _run(db, publisher).parked == 1
+    parked = jobs.get(db, job.id)
+    assert parked is not None and parked.step == Step.GATE and parked.state == "parked"
+    assert "hive approve 2" in (parked.detail or "")
+    assert _run(db, publisher).claimed == 0  # parked: nobody claims it
+    assert git("rev-parse", "main", cwd=hive_repo) == before
+    assert publish.approve(db, 2, "ada")
+    assert not publish.approve(db, 2, "ada")  # once
+    assert _run(db, publisher).finished == 1
+    assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
+
+
+def test_a_red_check_sends_the_work_back_with_its_output_tail(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    before = git("rev-parse", "main", cwd=hive_repo)
+    finished_work(3, {"docs/c.md": "c\n"}, ["x"])
+    _accept(hive_db_url, 3)
+    job = _job(db, 3)
+    publisher, _ = publishing(checks=(("unit", "echo 'assert 1 == 2' >&2; exit 1"),))
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.SENT_BACK  # type: ignore[union-attr]
+    state, note, sendbacks = (
+        psycopg.connect(hive_db_url)
+        .execute("SELECT review_state, review_note, sendbacks FROM hive.queen_dispatch")
+        .fetchone()
+    )  # type: ignore[misc]
+    assert (state, sendbacks) == ("sendback", 1)
+    assert note.startswith("check unit fail on ") and note.endswith("assert 1 == 2")
+    assert git("rev-parse", "main", cwd=hive_repo) == before
+
+
+def test_a_base_moved_under_the_branch_merges_three_ways(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    work = finished_work(4, {"docs/d.md": "d\n"}, ["x"])
+    (hive_repo / "src" / "util.py").write_text("VALUE = 2\n")
+    git("commit", "-qam", "someone else's change", cwd=hive_repo)
+    moved = git("rev-parse", "main", cwd=hive_repo)
+    _accept(hive_db_url, 4)
+    _job(db, 4)
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    assert _run(db, publisher).finished == 1
+    parents = git("log", "-1", "--format=%P", "main", cwd=hive_repo).split()
+    assert parents == [moved, work.head_sha]
+    assert git("show", "main:src/util.py", cwd=hive_repo) == "VALUE = 2"
+    assert git("show", "main:docs/d.md", cwd=hive_repo) == "d"
+    git("fsck", "--strict", cwd=hive_repo)
+
+
+def test_a_conflict_with_the_moved_base_sends_back_naming_the_paths(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(5, {"docs/notes.md": "ours\n"}, ["x"])
+    (hive_repo / "docs" / "notes.md").write_text("theirs\n")
+    git("commit", "-qam", "a clashing change", cwd=hive_repo)
+    before = git("rev-parse", "main", cwd=hive_repo)
+    _accept(hive_db_url, 5)
+    _job(db, 5)
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    assert _run(db, publisher).finished == 1
+    note = _one(hive_db_url, "SELECT review_note FROM hive.queen_dispatch")
+    assert note.endswith("conflicts in docs/notes.md")
+    assert git("rev-parse", "main", cwd=hive_repo) == before
+
+
+def test_work_no_longer_accepted_drops_its_job(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_db_url: str,
+) -> None:
+    finished_work(6, {"docs/e.md": "e\n"}, ["x"])
+    job = _job(db, 6)  # never accepted
+    publisher, _ = publishing()
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DROPPED  # type: ignore[union-attr]
+
+
+def test_a_restarted_publish_never_pushes_or_closes_twice(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(7, {"docs/f.md": "f\n"}, ["x"])
+    _accept(hive_db_url, 7)
+    job = _job(db, 7)
+    publisher, metrics = publishing(checks=(("ok", "true"),))
+    handlers = publisher.handlers()
+    real_close = handlers[Step.CLOSE]
+
+    def dies_after_push(ctx: engine.StepContext) -> Any:
+        raise RuntimeError("killed")  # the process dies at CLOSE, after the push landed
+
+    handlers[Step.CLOSE] = dies_after_push
+    assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+    pushed = git("rev-parse", "main", cwd=hive_repo)
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim ran out
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+    handlers[Step.CLOSE] = real_close
+    assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
+    assert git("rev-parse", "main", cwd=hive_repo) == pushed
+    assert git("rev-list", "--count", "main", cwd=hive_repo) == "2"
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    assert metrics.registry.get_sample_value("hive_merges_total") == 1
+
+
+def test_a_base_that_moves_after_the_checks_ran_is_checked_again(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(8, {"docs/g.md": "g\n"}, ["x"])
+    _accept(hive_db_url, 8)
+    _job(db, 8)
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    handlers = publisher.handlers()
+    checks = handlers[Step.CHECKS]
+    calls = []
+
+    def checks_then_base_moves(ctx: engine.StepContext) -> Any:
+        answer = checks(ctx)
+        calls.append(answer)
+        if len(calls) == 1:
+            (hive_repo / "README.md").write_text("# moved\n")
+            git("commit", "-qam", "moved meanwhile", cwd=hive_repo)
+        return answer
+
+    handlers[Step.CHECKS] = checks_then_base_moves
+    assert engine.run_once(db, "q", handlers, ttl_seconds=60).finished == 1
+    assert len(calls) == 2  # MERGE saw the new base and sent the job back to CHECKS
+    merges = _one(hive_db_url, "SELECT count(DISTINCT merge_sha) FROM hive.queen_check")
+    assert merges == 2
+    assert git("show", "main:README.md", cwd=hive_repo) == "# moved"
+    assert git("show", "main:docs/g.md", cwd=hive_repo) == "g"
