@@ -31,6 +31,11 @@ DESIGN_METRICS = {
     "hive_rounds_total": "counter",
     "hive_reviews_total": "counter",
     "hive_rounds_stalled_total": "counter",
+    # DESIGN 10 and RULES 4
+    "hive_illegal_transitions_total": "counter",
+    "hive_checks_total": "counter",
+    "hive_merges_total": "counter",
+    "hive_issue_to_merge_seconds": "histogram",
 }
 
 
