@@ -1,9 +1,12 @@
 """What `hive demo` works on: a small sample repository (written with dulwich, so no git
 binary is needed) and five issues in the demo agent's body form (hive/agents/demo.py),
-each with its boundary and acceptance criteria.
+each with its boundary and acceptance criteria in the demo reviewer's form
+(``file `PATH` contains `TEXT` ``, hive/agents/demo_review.py).
 
 Each issue touches one file of its own, so no two boundaries overlap and two runners can
-work side by side; each turn sleeps a moment, so the demo shows both runners busy.
+work side by side; each turn sleeps a moment, so the demo shows both runners busy. Issue 3
+misses its criterion on the first attempt (its fix is an `after a send-back:` line), so
+the reviewer sends it back once and accepts its second attempt.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ def _issue(
             f"{title}.",
             "",
             "The demo agent carries out the lines below (write, append, sleep) inside the",
-            "boundary and commits them.",
+            "boundary and commits them; the demo reviewer judges the criteria.",
             "",
             *lines,
         ]
@@ -70,35 +73,42 @@ ISSUES: tuple[SampleIssue, ...] = (
             "sleep 1",
         ],
         "greet.py",
-        ["greet.py defines farewell(name)", "farewell says Goodbye"],
+        [
+            "file `greet.py` contains `def farewell(name: str)`",
+            "file `greet.py` contains `Goodbye`",
+        ],
     ),
     _issue(
         2,
         "Document how to say goodbye",
         ["sleep 1.5", "append `docs/usage.md`: Call farewell(name) to say goodbye."],
         "docs/usage.md",
-        ["docs/usage.md mentions farewell"],
+        ["file `docs/usage.md` contains `farewell(name)`"],
     ),
     _issue(
         3,
         "Record the farewell in the changelog",
-        ["append `CHANGELOG.md`: - greet.py can say goodbye (farewell).", "sleep 1"],
+        [
+            "append `CHANGELOG.md`: - greet.py can say goodbye.",
+            "after a send-back: append `CHANGELOG.md`: - The function is farewell(name).",
+            "sleep 1",
+        ],
         "CHANGELOG.md",
-        ["CHANGELOG.md has an Unreleased entry for farewell"],
+        ["file `CHANGELOG.md` contains `farewell(name)`"],
     ),
     _issue(
         4,
         "Tell readers how to run it",
         ["append `README.md`: ", "append `README.md`: Run `python greet.py`.", "sleep 0.5"],
         "README.md",
-        ["README.md says how to run the program"],
+        ["file `README.md` contains `python greet.py`"],
     ),
     _issue(
         5,
         "Make the greeting configurable in volume",
         ["sleep 1", 'append `config/greeting.toml`: volume = "loud"'],
         "config/greeting.toml",
-        ["config/greeting.toml sets volume"],
+        ['file `config/greeting.toml` contains `volume = "loud"`'],
     ),
 )
 
