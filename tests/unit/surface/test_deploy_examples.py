@@ -14,7 +14,6 @@ from hive.metrics import HiveMetrics
 from hive.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
-HAND_BACK_AND_EXIT_SECONDS = 25  # the drain card: what must fit between the cap and SIGKILL
 SECRET_VARIABLES = {"HIVE_DATABASE_URL", "HIVE_API_TOKEN", "HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
 
 
@@ -50,13 +49,7 @@ def test_there_is_a_queen_and_a_replicated_runner_deployment():
     assert literal_env(found["runner"])["HIVE_ROLE"] == "runner"
 
 
-@pytest.mark.parametrize("component", ["queen", "runner"])
-def test_the_grace_period_covers_the_drain_cap_and_is_told_to_the_process(component):
-    deployment = deployments()[component]
-    grace = deployment["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
-    env = literal_env(deployment)
-    assert grace > int(env["HIVE_RUNNER_DRAIN_SECONDS"]) + HAND_BACK_AND_EXIT_SECONDS
-    assert int(env["HIVE_PLATFORM_DRAIN_SECONDS"]) == grace
+# The grace period against the drain cap and the preStop pause: tests/unit/test_k8s_manifests.py
 
 
 @pytest.mark.parametrize("component", ["queen", "runner"])
