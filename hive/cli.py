@@ -10,22 +10,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from hive.commands import import_if_present
+from hive.commands import bench, db, demo, drain_plan, export, issue, migrate, serve, status
 from hive.errors import HiveError
 from hive.settings import SettingsError
 
-# verb modules under hive.commands, in the order `hive --help` lists them
-VERBS = (
-    "serve",
-    "migrate",
-    "db",
-    "issue",
-    "status",
-    "export",
-    "drain_plan",
-    "demo",
-    "bench",
-)
+# in the order `hive --help` lists them
+VERBS = (serve, migrate, db, issue, status, export, drain_plan, demo, bench)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,9 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
     for verb in VERBS:
-        module = import_if_present(f"hive.commands.{verb}")
-        if module is not None:
-            module.register(sub)
+        verb.register(sub)
     return parser
 
 

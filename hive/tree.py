@@ -27,10 +27,10 @@ from hive.actors.runner import RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
 from hive.git.repo import Checkout
-from hive.http import ExportServer, HttpConfig
-from hive.http.sources import queue_numbers, store_surface
+from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
 from hive.rules.drain import HAND_BACK_SECONDS
+from hive.services.orders import queue_numbers
 from hive.settings import Settings
 from hive.store.pool import make_pool
 from supervisors import (

@@ -7,19 +7,18 @@ from __future__ import annotations
 import argparse
 import json
 
-from hive.commands import import_if_present
+from hive.bench import claim, drain, endings, git, latency, recovery
 from hive.settings import Settings
 
-BENCHES = ("claim", "latency", "drain", "git", "endings", "recovery")
+# in the order `hive bench --help` lists them
+BENCHES = (claim, latency, drain, git, endings, recovery)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bench", help="benchmarks, each side by side with its ceiling")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
-    for name in BENCHES:
-        module = import_if_present(f"hive.bench.{name}")
-        if module is None:
-            continue
+    for module in BENCHES:
+        name = module.__name__.rsplit(".", 1)[1]
         one = benches.add_parser(name, help=(module.__doc__ or name).strip().splitlines()[0])
         one.add_argument("--json", action="store_true", help="print one JSON object")
         module.add_arguments(one)

@@ -11,9 +11,10 @@ import sys
 import tempfile
 from pathlib import Path
 
+from hive.commands import store_connection
 from hive.errors import HiveError
-from hive.http.export import StoreExports, bundle_name, parse_issue
-from hive.http.sources import store_connection
+from hive.services.export import StoreExports, bundle_name
+from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
@@ -34,7 +35,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    issue = parse_issue(args.issue)
+    issue = issue_number(args.issue)
     settings = Settings.from_env()
     with store_connection(settings) as db:
         ref = StoreExports.from_settings(settings, db).find(issue)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from hive.http.api import check
-from hive.http.sources import add_issue, store_connection
+from hive.commands import store_connection
+from hive.services import issues
 from hive.settings import Settings
-from hive.store import issues
 from hive.store.issues import NewIssue
 
 TITLE_COLUMN_CHARS = 50
@@ -46,7 +45,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    issue = check(
+    issue = issues.check(
         NewIssue(
             title=args.title,
             body=args.body,
@@ -56,7 +55,7 @@ def run_add(args: argparse.Namespace) -> int:
         )
     )
     with store_connection(Settings.from_env()) as db:
-        print(add_issue(db, issue))
+        print(issues.add(db, issue))
     return 0
 
 
@@ -64,27 +63,16 @@ def run_list(args: argparse.Namespace) -> int:
     with store_connection(Settings.from_env()) as db:
         found = issues.listing(db)
     if args.json:
-        rows = [
-            {
-                "number": i.number,
-                "title": i.title,
-                "state": i.state,
-                "labels": i.labels,
-                "boundary": i.boundary,
-                "criteria": i.criteria,
-                "blocked_by": i.blocked_by,
-                "created_at": i.created_at.isoformat(),
-            }
-            for i in found
-        ]
-        print(json.dumps(rows))
+        print(json.dumps(found))
         return 0
     if not found:
         print("no issues (add one with `hive issue add --title ...`)")
         return 0
     print(f"{'#':>5}  {'state':<6}  {'title':<{TITLE_COLUMN_CHARS}}  labels / boundary")
     for i in found:
-        title = i.title if len(i.title) <= TITLE_COLUMN_CHARS else i.title[:47] + "..."
-        extra = " ".join([*i.labels, *i.boundary])
-        print(f"{i.number:>5}  {i.state:<6}  {title:<{TITLE_COLUMN_CHARS}}  {extra}")
+        title = i["title"]
+        if len(title) > TITLE_COLUMN_CHARS:
+            title = title[: TITLE_COLUMN_CHARS - 3] + "..."
+        extra = " ".join([*i["labels"], *i["boundary"]])
+        print(f"{i['number']:>5}  {i['state']:<6}  {title:<{TITLE_COLUMN_CHARS}}  {extra}")
     return 0

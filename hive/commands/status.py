@@ -1,18 +1,16 @@
 """`hive status [--json]`: orders, runners, keys and drain state, read from the store and
-this process's settings. Keys show as index, variable and fingerprint, never the value."""
+this process's settings (`hive.services.status`). Keys show as index, variable and
+fingerprint, never the value."""
 
 from __future__ import annotations
 
 import argparse
 import json
-from datetime import UTC, datetime
 from typing import Any
 
-from hive.http.sources import store_connection
-from hive.rules.drain import drain_cap_seconds
-from hive.rules.keys import key_slots
+from hive.commands import store_connection
+from hive.services.status import report
 from hive.settings import Settings
-from hive.store import orders, runners
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,70 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     with store_connection(settings) as db:
-        report = status(settings, orders.listing(db), runners.listing(db), datetime.now(UTC))
-    print(json.dumps(report, sort_keys=True) if args.json else table(report))
+        shown = report(settings, db)
+    print(json.dumps(shown, sort_keys=True) if args.json else table(shown))
     return 0
-
-
-def status(
-    settings: Settings,
-    order_rows: list[orders.Order],
-    runner_rows: list[runners.Runner],
-    now: datetime,
-) -> dict[str, Any]:
-    """Everything `hive status` shows, JSON-ready."""
-    return {
-        "orders": [_order(o, now) for o in order_rows],
-        "runners": [
-            {
-                "name": r.name,
-                "slots": r.slots,
-                "running": r.running,
-                "draining": r.draining,
-                "seen_seconds_ago": round((now - r.seen_at).total_seconds(), 1),
-            }
-            for r in runner_rows
-        ],
-        "keys": [
-            {
-                "index": slot.index,
-                "variable": slot.variable,
-                "fingerprint": slot.fingerprint,
-                "lanes": settings.worker_lanes_per_key,
-            }
-            for slot in key_slots(settings.worker_keys)
-        ],
-        "drain": {
-            "draining_runners": sorted(r.name for r in runner_rows if r.draining),
-            "runner_drain_seconds": settings.runner_drain_seconds,
-            "platform_drain_seconds": settings.platform_drain_seconds,
-            "cap_seconds": drain_cap_seconds(
-                settings.runner_drain_seconds, settings.platform_drain_seconds
-            ),
-        },
-    }
-
-
-def _order(o: orders.Order, now: datetime) -> dict[str, Any]:
-    if o.finished_at is not None:
-        state = "ended"
-    elif o.queued_at is not None and o.claimed_by is None:
-        state = "queued"
-    else:
-        state = "running"
-    since = o.finished_at or o.dispatched_at or o.queued_at or o.created_at
-    return {
-        "issue": o.issue,
-        "state": state,
-        "outcome": o.outcome,
-        "review_state": o.review_state,
-        "runner": o.claimed_by or ("queen" if o.queued_at is None else None),
-        "attempt": o.attempt,
-        "key_index": o.key_index,
-        "key_fingerprint": o.key_fingerprint,
-        "seconds_in_state": round((now - since).total_seconds(), 1),
-        "detail": o.detail,
-    }
 
 
 def table(report: dict[str, Any]) -> str:

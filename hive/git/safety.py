@@ -7,9 +7,9 @@ builds objects, trees and refs itself. This module holds the checks that are lef
 repository URL (no command transport), the environment a helper process may see (no
 credential), and boundary paths (nothing outside the worktree, checked on the disk).
 
-The pure half of the boundary rule (RULES 6: 1..12 paths, no `..`, no absolute path) is
-`hive/rules/shape.py`; here the same paths are resolved against the real worktree, which
-catches what text cannot: a symlink that leads out.
+The text half of the boundary rule (no `..`, no absolute path, no `.git`, no control
+character) is `hive.rules.shape.plain_path`; here the same paths are resolved against the
+real worktree, which catches what text cannot: a symlink that leads out.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from hive.errors import HiveError
+from hive.rules import shape
 
 # Transports dulwich speaks in this process, spawning nothing. `ssh` is left out: it
 # would start the ssh client with this process's environment (and whatever its config
@@ -97,7 +98,7 @@ def git_environment(environ: Mapping[str, str]) -> dict[str, str]:
 def boundary_path(root: Path, path: str) -> str:
     """`path` as a normalised repository path when it stays inside `root`, else raise.
 
-    Refused: what `plain_path` refuses, and a path whose existing part resolves
+    Refused: what the text rule refuses, and a path whose existing part resolves
     (following symlinks) outside `root` or passes through a symlink. A path that does
     not exist yet is allowed (a bee may create a file the boundary names)."""
     plain = plain_path(path)
@@ -108,24 +109,12 @@ def boundary_path(root: Path, path: str) -> str:
 
 
 def plain_path(path: str) -> str:
-    """`path` normalised (`./` dropped) when its text names a place inside a repository;
-    else raise BoundaryError: empty, absolute, `..`, a `.git` component, backslash, NUL."""
-    text = path.strip()
-    if not text:
-        raise BoundaryError("boundary path is empty")
-    if "\\" in text or "\0" in text:
-        raise BoundaryError(f"boundary path {path!r} holds a backslash or NUL")
-    pure = PurePosixPath(text)
-    if pure.is_absolute():
-        raise BoundaryError(f"boundary path {path!r} is absolute: name it from the repository")
-    if ".." in pure.parts:
-        raise BoundaryError(f"boundary path {path!r} climbs out with '..'")
-    if any(part.lower() == ".git" for part in pure.parts):
-        raise BoundaryError(f"boundary path {path!r} points into .git")
-    parts = [p for p in pure.parts if p != "."]
-    if not parts:
-        raise BoundaryError(f"boundary path {path!r} names the whole repository")
-    return "/".join(parts)
+    """`path` normalised by the boundary rule (`hive.rules.shape.plain_path`); raise
+    BoundaryError with the rule's reason when its text leaves the repository."""
+    plain = shape.plain_path(path)
+    if isinstance(plain, shape.PathFault):
+        raise BoundaryError(f"boundary path {path!r} {plain.value}")
+    return plain
 
 
 def disk_problem(root: Path, plain: str) -> str | None:

@@ -27,16 +27,16 @@ from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import choose_encoder
 
 from hive.errors import HiveError
-from hive.http.api import BadIssue, NewIssue, new_issue_from_json
-from hive.http.export import ExportError, ExportSource, bundle_name, parse_issue
+from hive.http.surface import Surface
+from hive.services import issues
+from hive.services.errors import ServiceError
+from hive.services.export import bundle_name
 from hive.settings import Settings
-from hive.store.connect import check_reachable
 
 log = logging.getLogger("hive.http")
 
 BODY_MAX_BYTES = 64 * 1024  # a new issue is a title, a body and a few lists
 REQUEST_TIMEOUT_SECONDS = 30.0  # a silent client frees its thread after this
-STORE_PROBE_TIMEOUT_SECONDS = 2.0
 # serve_forever looks for a stop this often: stop() returns within it
 STOP_POLL_SECONDS = 0.05
 # Probes and scrapes arrive every few seconds; their access lines would drown the rest.
@@ -54,35 +54,6 @@ class HttpConfig:
     @classmethod
     def from_settings(cls, settings: Settings) -> HttpConfig:
         return cls(settings.http_host, settings.http_port, settings.api_token)
-
-
-@dataclass(frozen=True)
-class Surface:
-    """What the routes read. Each callable runs on a request thread, so it must be
-    thread-safe; one that raises answers 500 (or, for readiness, not ready)."""
-
-    registry: CollectorRegistry
-    draining: Callable[[], bool] = lambda: False
-    store_reachable: Callable[[], bool] = lambda: True
-    exports: ExportSource | None = None
-    orders: Callable[[], list[dict[str, Any]]] | None = None
-    add_issue: Callable[[NewIssue], int] | None = None
-
-
-def store_probe(
-    url: str, timeout_seconds: float = STORE_PROBE_TIMEOUT_SECONDS
-) -> Callable[[], bool]:
-    """A `store_reachable` for `Surface`: one short connection per call."""
-
-    def reachable() -> bool:
-        try:
-            check_reachable(url, timeout_seconds)
-        except HiveError as err:
-            log.warning("readiness: %s", err)
-            return False
-        return True
-
-    return reachable
 
 
 def is_loopback(host: str) -> bool:
@@ -221,10 +192,8 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             log.debug("%s %s: the client went away", method, path)
             self.close_connection = True
-        except ExportError as err:
+        except ServiceError as err:  # a use case's refusal carries its status
             self._error(err.status, str(err))
-        except BadIssue as err:
-            self._error(400, str(err))
         except psycopg.OperationalError as err:
             log.warning("%s %s: the store is unreachable: %s", method, path, _first_line(err))
             self._error(503, "the store is unreachable; try again")
@@ -271,7 +240,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._json(200, surface.exports.branches())
 
     def _bundle(self, surface: Surface, text: str) -> None:
-        issue = parse_issue(text)
+        issue = issues.issue_number(text)
         if surface.exports is None:
             return self._error(503, "exports are not served by this process")
         ref = surface.exports.find(issue)
@@ -300,7 +269,7 @@ class _Handler(BaseHTTPRequestHandler):
             data = json.loads(raw)
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             return self._error(400, f"body: not JSON ({err})")
-        number = hive.surface.add_issue(new_issue_from_json(data))
+        number = hive.surface.add_issue(issues.from_json(data))
         self._json(201, {"number": number}, {"Location": f"/api/issues/{number}"})
 
     # ---- answers -------------------------------------------------------------------

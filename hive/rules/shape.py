@@ -1,20 +1,58 @@
 """The task's shape (RULES 6): when an issue is work, and one clear reason when it is not.
 
 A boundary names 1..12 paths, each a real file of the repository at base, or a new file
-whose directory exists and which the body cites. No `..`, no absolute path, no path
+whose directory exists and which the body cites. `plain_path` is the one text rule for a
+boundary path (intake, the Queen and the bee's git work all use it); no path goes
 through a symlink out of the repository. The caller passes in what it read at base (the
 files, the directories, the symlinks with their targets): rules do no I/O.
 """
 
 from __future__ import annotations
 
+import enum
 import posixpath
 from collections.abc import Iterable, Mapping
+from pathlib import PurePosixPath
 
 MAX_BOUNDARY_PATHS = 12
 NEVER_TASK_LABELS = frozenset({"epic", "roadmap"})
 # A symlink chain longer than this is a loop, as the kernel's ELOOP would say.
 MAX_SYMLINK_HOPS = 40
+
+
+class PathFault(enum.Enum):
+    """Why the text of a boundary path names no place inside a repository; the value is
+    the sentence that follows the path in a message."""
+
+    EMPTY = "is empty"
+    CONTROL = "holds a control character (a NUL or a newline, say)"
+    ABSOLUTE = "is absolute; name it from the repository root"
+    BACKSLASH = "holds a backslash; separate directories with '/'"
+    CLIMBS = "climbs out with '..'"
+    GIT = "points into .git"
+    WHOLE = "names the whole repository; name the files"
+
+
+def plain_path(path: str) -> str | PathFault:
+    """`path` normalised (surrounding spaces, `./` and doubled or trailing `/` dropped)
+    when its text names a place inside a repository, else the fault that says why not."""
+    if any(ord(c) < 32 or ord(c) == 127 for c in path):
+        return PathFault.CONTROL
+    text = path.strip(" ")
+    if not text:
+        return PathFault.EMPTY
+    if text.startswith(("/", "\\")):
+        return PathFault.ABSOLUTE
+    if "\\" in text:
+        return PathFault.BACKSLASH
+    parts = PurePosixPath(text).parts  # it drops `.` and empty components
+    if ".." in parts:
+        return PathFault.CLIMBS
+    if any(p.lower() == ".git" for p in parts):
+        return PathFault.GIT
+    if not parts:
+        return PathFault.WHOLE
+    return "/".join(parts)
 
 
 def _inside(path: str) -> bool:
@@ -56,14 +94,10 @@ def path_problem(
     symlinks: Mapping[str, str],
 ) -> str | None:
     """Why one boundary path is not allowed, or None."""
-    if path.startswith(("/", "\\")):
-        return f"boundary path {path!r} is absolute; name it from the repository root"
-    parts = path.split("/")
-    if ".." in parts:
-        return f"boundary path {path!r} climbs out with '..'"
-    if "\\" in path or any(part in ("", ".") for part in parts):
-        return f"boundary path {path!r} is not a plain relative path like 'src/app.py'"
-    real = resolve(path, symlinks)
+    plain = plain_path(path)
+    if isinstance(plain, PathFault):
+        return f"boundary path {path!r} {plain.value}"
+    real = resolve(plain, symlinks)
     if real is None:
         return f"boundary path {path!r} goes through a symlink out of the repository"
     if real in files:
@@ -73,7 +107,7 @@ def path_problem(
     parent = posixpath.dirname(real)
     if parent and parent not in dirs:
         return f"boundary path {path!r} names no file at base and its directory does not exist"
-    if path not in body:
+    if plain not in body:
         return f"boundary path {path!r} names no file at base and the body does not cite it"
     return None
 

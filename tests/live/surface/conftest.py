@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from hive.git.repo import open_checkout
-from hive.http import ExportServer, HttpConfig
-from hive.http.sources import queue_numbers, store_surface
+from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
+from hive.services.orders import queue_numbers
 from hive.settings import Settings
 from hive.store import orders
 from hive.store.bundles import NewBundle

@@ -10,9 +10,9 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from hive.http import Surface
-from hive.http.sources import order_rows, queue_numbers
 from hive.metrics import HiveMetrics, QueueNumbers
 from hive.rules.keys import key_fingerprint
+from hive.services import orders as order_service
 from hive.store import issues, orders
 from tests.unit.surface.helpers import bearer, call, call_once, post_json
 
@@ -108,7 +108,7 @@ def test_no_key_value_appears_in_metrics_or_orders(world, serve):
 def test_a_lost_store_connection_is_503_not_a_traceback(world, caplog):
     lost = psycopg.connect(world.db_url, autocommit=True)
     lost.close()
-    surface = Surface(HiveMetrics().registry, orders=lambda: order_rows(lost))
+    surface = Surface(HiveMetrics().registry, orders=lambda: order_service.listing(lost))
     answer = call_once(surface, "GET", "/api/orders")
     assert answer.status == 503
     assert answer.json() == {"error": "the store is unreachable; try again"}
@@ -120,5 +120,5 @@ def test_the_oldest_queued_age_is_measured_from_queued_at(world):
     world.queue_order(2)
     assert first.queued_at is not None
     later = first.queued_at + timedelta(seconds=90)
-    numbers = queue_numbers(world.db, now=lambda: later)
+    numbers = order_service.queue_numbers(world.db, now=lambda: later)
     assert numbers == QueueNumbers(queued=2, in_flight=2, oldest_queued_seconds=90.0)

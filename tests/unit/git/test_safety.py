@@ -4,6 +4,7 @@ with one clear line."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,11 @@ from hive.git.safety import (
     boundary_path,
     check_url,
     git_environment,
+    plain_path,
 )
 from hive.git.salvage import salvage
 from hive.git.worktrees import cut_worktree
+from hive.rules import shape
 
 from .conftest import Git, write
 
@@ -141,6 +144,9 @@ def test_a_symlink_leading_out_is_never_salvaged_one_inside_is(
         ("", "is empty"),
         (".", "names the whole repository"),
         ("a\\b", "backslash"),
+        ("src/a\nb.py", "control character"),
+        ("src/\x00", "control character"),
+        ("./.git/config", "points into .git"),
     ],
 )
 def test_boundary_paths_that_leave_the_repository_are_refused(
@@ -148,6 +154,30 @@ def test_boundary_paths_that_leave_the_repository_are_refused(
 ) -> None:
     with pytest.raises(BoundaryError, match=message):
         boundary_path(tmp_path, path)
+
+
+def test_the_git_check_gives_the_shape_rule_its_answer_for_every_text() -> None:
+    for path in ("./src/app.py", "src//app.py", "src/", ".git/config", "a\nb", "../x", ""):
+        plain = shape.plain_path(path)
+        if isinstance(plain, shape.PathFault):
+            with pytest.raises(BoundaryError, match=re.escape(plain.value)):
+                plain_path(path)
+        else:
+            assert plain_path(path) == plain
+
+
+def test_a_boundary_whose_text_is_plain_but_leads_out_by_a_symlink_is_refused(
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "repo"
+    root.mkdir()
+    os.symlink(outside, root / "out")
+    assert shape.plain_path("out/x.py") == "out/x.py"  # the text alone cannot tell
+    with pytest.raises(BoundaryError, match="leads outside the repository via a symlink"):
+        boundary_path(root, "./out/x.py")
+    assert boundary_path(root, "./in/x.py") == "in/x.py"
 
 
 def test_a_boundary_through_a_symlinked_directory_inside_is_refused(tmp_path: Path) -> None:

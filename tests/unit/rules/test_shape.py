@@ -1,9 +1,13 @@
 """RULES 6: when an issue is work, and the one reason when it is not."""
 
+import pytest
+
 from hive.rules.shape import (
     MAX_BOUNDARY_PATHS,
     MAX_SYMLINK_HOPS,
     NEVER_TASK_LABELS,
+    PathFault,
+    plain_path,
     resolve,
     shape_problem,
 )
@@ -69,11 +73,75 @@ def test_dot_dot_and_absolute_paths_are_refused() -> None:
     )
 
 
-def test_a_path_that_is_not_plain_is_refused() -> None:
-    for path in ("./src/app.py", "src//app.py", "src/", "", "src\\app.py"):
-        assert problem([path]) == (
-            f"boundary path {path!r} is not a plain relative path like 'src/app.py'"
-        )
+@pytest.mark.parametrize(
+    ("path", "plain"),
+    [
+        ("src/app.py", "src/app.py"),
+        ("./src/app.py", "src/app.py"),
+        ("src/./app.py", "src/app.py"),
+        ("src//app.py", "src/app.py"),
+        ("src/", "src"),
+        (" src/app.py ", "src/app.py"),
+        ("a file.py", "a file.py"),
+        ("src/.github/x.yml", "src/.github/x.yml"),
+        ("src/app.git", "src/app.git"),
+    ],
+)
+def test_plain_path_normalises_a_path_inside_the_repository(path: str, plain: str) -> None:
+    assert plain_path(path) == plain
+
+
+@pytest.mark.parametrize(
+    ("path", "fault"),
+    [
+        ("", PathFault.EMPTY),
+        ("  ", PathFault.EMPTY),
+        ("src/a\nb.py", PathFault.CONTROL),
+        ("src/app.py\n", PathFault.CONTROL),
+        ("src/\x00", PathFault.CONTROL),
+        ("src/\tapp.py", PathFault.CONTROL),
+        ("src/\x7fapp.py", PathFault.CONTROL),
+        ("/etc/passwd", PathFault.ABSOLUTE),
+        ("//host/x", PathFault.ABSOLUTE),
+        ("\\share\\x", PathFault.ABSOLUTE),
+        ("src\\app.py", PathFault.BACKSLASH),
+        ("..", PathFault.CLIMBS),
+        ("../x.py", PathFault.CLIMBS),
+        ("src/../README.md", PathFault.CLIMBS),
+        ("./../x", PathFault.CLIMBS),
+        (".git/config", PathFault.GIT),
+        ("./.git/hooks/pre-commit", PathFault.GIT),
+        ("sub/.git/config", PathFault.GIT),
+        (".GIT/config", PathFault.GIT),
+        (".", PathFault.WHOLE),
+        ("./", PathFault.WHOLE),
+    ],
+)
+def test_plain_path_refuses_what_names_no_place_inside_the_repository(
+    path: str, fault: PathFault
+) -> None:
+    assert plain_path(path) is fault
+
+
+def test_a_path_written_with_dot_slash_or_doubled_slashes_is_the_plain_path() -> None:
+    # the shape rule once refused these while the git check accepted them
+    assert problem(["./src/app.py", "docs//guide.md"]) is None
+    assert problem(["./src/new.py"], body="Add src/new.py") is None
+    assert problem(["src/"]) == "boundary path 'src/' is a directory; name the files"
+
+
+def test_a_path_into_git_or_with_a_control_character_is_refused() -> None:
+    # the shape rule once let these through to the git check
+    assert problem([".git/hooks/post-checkout"], body=".git/hooks/post-checkout") == (
+        "boundary path '.git/hooks/post-checkout' points into .git"
+    )
+    assert problem(["src/a\nb.py"], body="src/a\nb.py") == (
+        "boundary path 'src/a\\nb.py' holds a control character (a NUL or a newline, say)"
+    )
+    assert problem(["", "src\\app.py"]) == "boundary path '' is empty"
+    assert problem(["src\\app.py"]) == (
+        "boundary path 'src\\\\app.py' holds a backslash; separate directories with '/'"
+    )
 
 
 def test_a_path_through_a_symlink_out_of_the_repository_is_refused() -> None:

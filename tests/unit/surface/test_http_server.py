@@ -14,6 +14,7 @@ from hive.errors import HiveError
 from hive.http import ExportServer, HttpConfig, Surface, check_config, store_probe
 from hive.http.server import is_loopback
 from hive.metrics import HiveMetrics
+from hive.services.errors import BadRequest, Conflict, NotFound
 from hive.settings import Settings
 from hive.store.issues import NewIssue
 
@@ -150,6 +151,22 @@ def test_a_bad_issue_body_is_400_naming_the_field(server, added, body, field):
     assert answer.status == 400
     assert answer.json()["error"].startswith(f"{field}:")
     assert added == []
+
+
+@pytest.mark.parametrize(
+    ("refusal", "status"), [(BadRequest, 400), (NotFound, 404), (Conflict, 409)]
+)
+def test_a_use_case_refusal_answers_its_own_status(refusal, status):
+    def add(issue: NewIssue) -> int:
+        raise refusal(f"issue {issue.title!r} refused")
+
+    running = ExportServer(HttpConfig(port=0), Surface(HiveMetrics().registry, add_issue=add))
+    running.start()
+    try:
+        answer = post_json(running, "/api/issues", {"title": "t"})
+    finally:
+        running.stop()
+    assert (answer.status, answer.json()) == (status, {"error": "issue 't' refused"})
 
 
 def test_a_body_that_is_not_json_is_400(server):

@@ -2,14 +2,13 @@
 
 One lookup serves `GET /queen/export/<issue>` and `hive export ISSUE`: this process's
 checkout first (the branch is here: the freshest work), else the bundle a runner stored
-in `queen_bundle`. Each refusal is an error with the HTTP status it maps to and the exit
-code the command line returns.
+in `queen_bundle`. A refusal is NothingKnown (404, exit 3) or NoWorkBeyondBase (409,
+exit 4).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,47 +18,23 @@ from dulwich.errors import NotGitRepository
 from dulwich.objects import ObjectID
 from dulwich.repo import Repo
 
-from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.listing import list_branches
 from hive.git.repo import REPO_DIRNAME, branch_ref, resolve
+from hive.services.errors import Conflict, NotFound
 from hive.settings import Settings
 from hive.store import bundles, orders
 from hive.store.db import Db
 
-log = logging.getLogger("hive.http")
-
-INT4_MAX = 2**31 - 1  # queen_issue.number is an int4
-_DIGITS = re.compile(r"[0-9]{1,10}")  # ASCII only: str.isdigit() would take "٣"
+log = logging.getLogger("hive.services")
 
 
-class ExportError(HiveError):
-    """Why no bundle is served; `status` is the HTTP answer."""
-
-    status = 500
+class NothingKnown(NotFound):
+    """No branch, no stored bundle: the issue's work is unknown or still running."""
 
 
-class BadIssueNumber(ExportError):
-    status = 400
-    exit_code = 2
-
-
-class NothingKnown(ExportError):
-    status = 404
-    exit_code = 3
-
-
-class NoWorkBeyondBase(ExportError):
-    status = 409
-    exit_code = 4
-
-
-def parse_issue(text: str) -> int:
-    """The issue number in `text`, or BadIssueNumber: a positive int4, digits only."""
-    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= INT4_MAX:
-        shown = text if len(text) <= 40 else text[:40] + "..."
-        raise BadIssueNumber(f"issue {shown!r} is not a positive integer up to {INT4_MAX}")
-    return int(text)
+class NoWorkBeyondBase(Conflict):
+    """The issue's branch or last turn left no commits beyond base."""
 
 
 def bundle_name(issue: int) -> str:

@@ -1,4 +1,5 @@
-"""A new issue as the API and `hive issue add` receive it, checked once for both.
+"""Issues: a new issue checked once for both faces, added with the next free number, and
+listed.
 
 Only `title` is required. Each problem names its field (`labels[2]: ...`) so a client can
 fix its request without reading the server's code. The shape rule (RULES 6) still judges
@@ -7,24 +8,75 @@ whether an issue is work; this only refuses what can never be right.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from pathlib import PurePosixPath
+from typing import Any
 
-from hive.errors import UsageError
+import psycopg
+
+from hive.rules.shape import PathFault, plain_path
+from hive.services.errors import BadRequest
+from hive.store import issues
+from hive.store.db import Db
 from hive.store.issues import NewIssue
 
 TITLE_MAX_CHARS = 200
 LABEL_MAX_CHARS = 64
 BODY_MAX_CHARS = 60_000
 FIELDS = ("title", "body", "labels", "boundary", "criteria")
+INT4_MAX = 2**31 - 1  # queen_issue.number is an int4
+CREATE_ATTEMPTS = 3  # two creates may pick the same next number; the loser retries
+_DIGITS = re.compile(r"[0-9]{1,10}")  # ASCII only: str.isdigit() would take "٣"
 
 
-class BadIssue(UsageError):
+class BadIssue(BadRequest):
     """A field of a new issue is wrong; `str()` starts with the field's name."""
 
 
-def new_issue_from_json(data: object) -> NewIssue:
+class BadIssueNumber(BadRequest):
+    """The text given for an issue number is not one."""
+
+
+def issue_number(text: str) -> int:
+    """The issue number in `text`, or BadIssueNumber: a positive int4, digits only."""
+    if not _DIGITS.fullmatch(text) or not 1 <= int(text) <= INT4_MAX:
+        shown = text if len(text) <= 40 else text[:40] + "..."
+        raise BadIssueNumber(f"issue {shown!r} is not a positive integer up to {INT4_MAX}")
+    return int(text)
+
+
+def add(db: Db, issue: NewIssue) -> int:
+    """Check `issue`, create it with the next free number and return the number; raise
+    BadIssue naming the first wrong field."""
+    checked = check(issue)
+    for attempt in range(1, CREATE_ATTEMPTS + 1):
+        try:
+            return issues.create(db, checked).number
+        except psycopg.errors.UniqueViolation:
+            if attempt == CREATE_ATTEMPTS:
+                raise
+    raise AssertionError("unreachable")
+
+
+def listing(db: Db) -> list[dict[str, Any]]:
+    """Every issue, by number, as a JSON-ready dict."""
+    return [
+        {
+            "number": i.number,
+            "title": i.title,
+            "state": i.state,
+            "labels": i.labels,
+            "boundary": i.boundary,
+            "criteria": i.criteria,
+            "blocked_by": i.blocked_by,
+            "created_at": i.created_at.isoformat(),
+        }
+        for i in issues.listing(db)
+    ]
+
+
+def from_json(data: object) -> NewIssue:
     """The issue a JSON body describes, or BadIssue naming the first wrong field."""
     if not isinstance(data, Mapping):
         raise BadIssue("body: expected a JSON object with at least a title")
@@ -48,7 +100,8 @@ def new_issue_from_json(data: object) -> NewIssue:
 
 
 def check(issue: NewIssue) -> NewIssue:
-    """`issue` with its title trimmed, or BadIssue naming the first wrong field."""
+    """`issue` with its title trimmed and its boundary paths normalised, or BadIssue
+    naming the first wrong field."""
     title = issue.title.strip()
     if not title:
         raise BadIssue("title: must not be empty")
@@ -61,26 +114,16 @@ def check(issue: NewIssue) -> NewIssue:
             raise BadIssue(
                 f"labels[{i}]: a non-empty label of at most {LABEL_MAX_CHARS} characters"
             )
+    boundary = []
     for i, path in enumerate(issue.boundary):
-        problem = _path_problem(path)
-        if problem:
-            raise BadIssue(f"boundary[{i}]: {path!r} {problem}")
+        plain = plain_path(path)
+        if isinstance(plain, PathFault):
+            raise BadIssue(f"boundary[{i}]: {path!r} {plain.value}")
+        boundary.append(plain)
     for i, criterion in enumerate(issue.criteria):
         if not isinstance(criterion, str) or not criterion.strip():
             raise BadIssue(f"criteria[{i}]: must not be empty")
-    return replace(issue, title=title)
-
-
-def _path_problem(path: str) -> str | None:
-    # DESIGN 7: a boundary path never escapes the repository
-    if not path or "\x00" in path or "\\" in path:
-        return "is not a path relative to the repository root"
-    pure = PurePosixPath(path)
-    if pure.is_absolute():
-        return "is absolute; give a path relative to the repository root"
-    if ".." in pure.parts:
-        return "leaves the repository (..)"
-    return None
+    return replace(issue, title=title, boundary=tuple(boundary))
 
 
 def _string(name: str, value: object) -> str:

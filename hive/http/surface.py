@@ -1,0 +1,76 @@
+"""What the routes read (`Surface`), and the one a process serves from the store.
+
+The server knows no store and no actor: each route calls a plain callable of `Surface`,
+so tests can serve fakes. `store_surface` binds the use cases of `hive.services` to a
+store.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from prometheus_client import CollectorRegistry
+
+from hive.errors import HiveError
+from hive.services import issues, orders
+from hive.services.export import ExportSource, StoreExports
+from hive.settings import Settings
+from hive.store.connect import check_reachable
+from hive.store.db import Db
+from hive.store.issues import NewIssue
+
+log = logging.getLogger("hive.http")
+
+STORE_PROBE_TIMEOUT_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Surface:
+    """What the routes read. Each callable runs on a request thread, so it must be
+    thread-safe; one that raises answers 500 (or, for readiness, not ready). A route
+    whose callable is None answers 503."""
+
+    registry: CollectorRegistry
+    draining: Callable[[], bool] = lambda: False
+    store_reachable: Callable[[], bool] = lambda: True
+    exports: ExportSource | None = None
+    orders: Callable[[], list[dict[str, Any]]] | None = None
+    add_issue: Callable[[NewIssue], int] | None = None
+
+
+def store_probe(
+    url: str, timeout_seconds: float = STORE_PROBE_TIMEOUT_SECONDS
+) -> Callable[[], bool]:
+    """A `store_reachable` for `Surface`: one short connection per call."""
+
+    def reachable() -> bool:
+        try:
+            check_reachable(url, timeout_seconds)
+        except HiveError as err:
+            log.warning("readiness: %s", err)
+            return False
+        return True
+
+    return reachable
+
+
+def store_surface(
+    settings: Settings,
+    db: Db,
+    url: str,
+    registry: CollectorRegistry,
+    draining: Callable[[], bool],
+) -> Surface:
+    """The `Surface` a process serves: every route on the store `db` (a pool: the routes
+    run on request threads), readiness from `draining` and a probe of `url`."""
+    return Surface(
+        registry=registry,
+        draining=draining,
+        store_reachable=store_probe(url),
+        exports=StoreExports.from_settings(settings, db),
+        orders=lambda: orders.listing(db),
+        add_issue=lambda issue: issues.add(db, issue),
+    )
