@@ -17,6 +17,7 @@ from hive.rules.holds import (
     PH_RUNNING,
     PH_SENT_BACK,
     HeldOrder,
+    Phase,
 )
 from hive.rules.priority import CRITICAL, Candidate, label_level
 from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
@@ -26,7 +27,7 @@ from hive.store.issues import Issue
 from hive.store.orders import Order
 
 
-def phase_of(order: Order) -> int:
+def phase_of(order: Order) -> Phase:
     """Where an order is, as holds see it. Finished work not yet judged awaits review;
     an ending that is not `finished` (handed back, reaped, refused...) holds nothing, so
     its issue may be dispatched again at once."""

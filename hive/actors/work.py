@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
-from hive.rules.drain import DV_HOLD, drain_verdict
+from hive.rules.drain import DV_HOLD, WorkKind, drain_verdict
 
 # Long enough that no held piece of work is past it: asks the rule "would this be held?"
 _NEVER_SECONDS = 2**31
@@ -21,7 +21,7 @@ _NEVER_SECONDS = 2**31
 
 @runtime_checkable
 class WorkItem(Protocol):
-    kind: int
+    kind: WorkKind
     id: str
 
     @property
@@ -66,7 +66,7 @@ class Standing:
     """A source of work that is there as long as its actor runs (the Queen's rounds):
     registered so the drain sees it and leaves it, as the card says of rounds."""
 
-    def __init__(self, kind: int, name: str) -> None:
+    def __init__(self, kind: WorkKind, name: str) -> None:
         self.kind = kind
         self.id = name
         self._ended = threading.Event()

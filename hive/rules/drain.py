@@ -9,18 +9,31 @@ branch. Names are the card's own.
 
 from __future__ import annotations
 
+from enum import IntEnum
+
 from hive.rules.leases import reclaimable
 from hive.rules.signals import turn_signal
 from hive.rules.waits import pickup_after_seconds
 
 # --- 1. What a draining process holds ---------------------------------------------------
 
-WK_BEE = 0  # a bee this process runs for its runner: a turn of up to an hour
-WK_REVIEW = 1  # one review, a turn bounded by REVIEW_BOUND_SECONDS
-WK_ROUND = 2  # a Queen round: a reconcile that re-reads the store and decides again
-WK_JOB = 3  # a step of a job
-WK_WAIT = 4  # a wait row this process claimed
-WORK_KINDS = 5
+
+class WorkKind(IntEnum):
+    """What a piece of held work is, with the card's numbers."""
+
+    BEE = 0  # a bee this process runs for its runner: a turn of up to an hour
+    REVIEW = 1  # one review, a turn bounded by REVIEW_BOUND_SECONDS
+    ROUND = 2  # a Queen round: a reconcile that re-reads the store and decides again
+    JOB = 3  # a step of a job
+    WAIT = 4  # a wait row this process claimed
+
+
+WK_BEE = WorkKind.BEE
+WK_REVIEW = WorkKind.REVIEW
+WK_ROUND = WorkKind.ROUND
+WK_JOB = WorkKind.JOB
+WK_WAIT = WorkKind.WAIT
+WORK_KINDS = len(WorkKind)
 
 # The name of each kind, by its number, for what the operator reads.
 KIND_NAMES = ("bee", "review", "round", "job", "wait")
@@ -62,17 +75,28 @@ def redo_is_cheap(bound_seconds: int) -> bool:
 
 # --- 2. What the drain owes each piece of work ------------------------------------------
 
-DV_DONE = 0  # its work ended; nothing is owed
-DV_LEAVE = 1  # the store keeps it; the next process takes it up
-DV_STOP = 2  # not waited for: stopped when the process exits (abort, grace, escalation)
-DV_HOLD = 3  # the drain waits for it to end on its own
-DV_HAND_BACK = 4  # held to the cap and still running: stopped, salvaged, its row ended now
+
+class Verdict(IntEnum):
+    """What the drain owes a piece of work, with the card's numbers."""
+
+    DONE = 0  # its work ended; nothing is owed
+    LEAVE = 1  # the store keeps it; the next process takes it up
+    STOP = 2  # not waited for: stopped when the process exits (abort, grace, escalation)
+    HOLD = 3  # the drain waits for it to end on its own
+    HAND_BACK = 4  # held to the cap and still running: stopped, salvaged, its row ended now
+
+
+DV_DONE = Verdict.DONE
+DV_LEAVE = Verdict.LEAVE
+DV_STOP = Verdict.STOP
+DV_HOLD = Verdict.HOLD
+DV_HAND_BACK = Verdict.HAND_BACK
 
 # The name of each verdict, by its number, for what the operator reads.
 VERDICT_NAMES = ("done", "leave", "stop", "hold", "hand back")
 
 
-def drain_verdict(kind: int, ended: bool, waited_seconds: int, cap_seconds: int) -> int:
+def drain_verdict(kind: int, ended: bool, waited_seconds: int, cap_seconds: int) -> Verdict:
     """What the drain owes one piece of work after waiting `waited_seconds`.
 
     A bee is held until it ends or the cap passes (a deploy does not cut a bee short); a
@@ -133,11 +157,19 @@ def drain_cap_seconds(runner_drain_seconds: int, platform_seconds: int) -> int:
 TURN_STOP_GRACE_MS = 3000
 LANE_FREE_MS = 5000
 
-EXIT_NOW = 0
-EXIT_WAIT = 1
+
+class ExitStep(IntEnum):
+    """Whether a draining process exits now or waits, with the card's numbers."""
+
+    NOW = 0
+    WAIT = 1
 
 
-def exit_step(holding: int, stopping: int, since_stop_ms: int) -> int:
+EXIT_NOW = ExitStep.NOW
+EXIT_WAIT = ExitStep.WAIT
+
+
+def exit_step(holding: int, stopping: int, since_stop_ms: int) -> ExitStep:
     """Exit once nothing holds and every stopped turn has had its stop land."""
     if holding > 0:
         return EXIT_WAIT

@@ -8,18 +8,29 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import IntEnum
 
-# Where an order is, as far as holds go.
-PH_RUNNING = 0  # in flight: holds its files until it ends
-PH_AWAITING_REVIEW = 1  # finished, not judged yet
-PH_SENT_BACK = 2  # judged and sent back
-PH_ESCALATED = 3  # a person decides: holds nothing
-PH_DONE = 4  # accepted or over: holds nothing
+
+class Phase(IntEnum):
+    """Where an order is, as far as holds go."""
+
+    RUNNING = 0  # in flight: holds its files until it ends
+    AWAITING_REVIEW = 1  # finished, not judged yet
+    SENT_BACK = 2  # judged and sent back
+    ESCALATED = 3  # a person decides: holds nothing
+    DONE = 4  # accepted or over: holds nothing
+
+
+PH_RUNNING = Phase.RUNNING
+PH_AWAITING_REVIEW = Phase.AWAITING_REVIEW
+PH_SENT_BACK = Phase.SENT_BACK
+PH_ESCALATED = Phase.ESCALATED
+PH_DONE = Phase.DONE
 
 # How long after its finish an order still holds its files.
 AWAITING_REVIEW_HOLD_SECONDS = 30 * 60
 SENT_BACK_HOLD_SECONDS = 120 * 60
-_HOLD_AFTER_FINISH = {
+_HOLD_AFTER_FINISH: dict[int, int] = {
     PH_AWAITING_REVIEW: AWAITING_REVIEW_HOLD_SECONDS,
     PH_SENT_BACK: SENT_BACK_HOLD_SECONDS,
 }
@@ -44,7 +55,7 @@ class HeldOrder:
 
     issue: int
     boundary: tuple[str, ...]
-    phase: int
+    phase: Phase
     since_finish_seconds: int = 0
 
 

@@ -11,8 +11,9 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import IntEnum
 
-from hive.rules.states import ENDED_BADLY, QUOTA_EXHAUSTED
+from hive.rules.states import ENDED_BADLY, QUOTA_EXHAUSTED, Outcome
 
 KEY_VARIABLE = "HIVE_WORKER_KEY"
 # HIVE_WORKER_KEY is index 0; HIVE_WORKER_KEY_<n> (n >= 2, no leading zero) is index n - 1.
@@ -106,12 +107,19 @@ def all_busy_sentence(indexes: Sequence[int], lanes_per_key: int) -> str:
     )
 
 
-# How a provider's refusal is sorted, from the kind the agent adapter reports.
-REFUSAL_QUOTA = 0  # the account is out: the turn ends, the key rests until its reset
-REFUSAL_TRANSIENT = 1  # rate limit or overload: the key rests seconds, the next key is used
-REFUSAL_OTHER = 2  # anything else: the turn ends badly, the key is not rested
+class RefusalKind(IntEnum):
+    """How a provider's refusal is sorted, from the kind the agent adapter reports."""
 
-REFUSALS: dict[str, int] = {
+    QUOTA = 0  # the account is out: the turn ends, the key rests until its reset
+    TRANSIENT = 1  # rate limit or overload: the key rests seconds, the next key is used
+    OTHER = 2  # anything else: the turn ends badly, the key is not rested
+
+
+REFUSAL_QUOTA = RefusalKind.QUOTA
+REFUSAL_TRANSIENT = RefusalKind.TRANSIENT
+REFUSAL_OTHER = RefusalKind.OTHER
+
+REFUSALS: dict[str, RefusalKind] = {
     "quota": REFUSAL_QUOTA,
     "insufficient_quota": REFUSAL_QUOTA,
     "balance": REFUSAL_QUOTA,
@@ -130,12 +138,12 @@ REFUSALS: dict[str, int] = {
 }
 
 
-def sort_refusal(kind: str) -> int:
+def sort_refusal(kind: str) -> RefusalKind:
     """A refusal's class from the kind the adapter saw (case and spaces ignored)."""
     return REFUSALS.get(kind.strip().lower(), REFUSAL_OTHER)
 
 
-def refusal_outcome(refusal: int) -> str | None:
+def refusal_outcome(refusal: int) -> Outcome | None:
     """The outcome a refusal ends the turn with, or None when the turn moves to another key."""
     if refusal == REFUSAL_QUOTA:
         return QUOTA_EXHAUSTED

@@ -8,16 +8,27 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from enum import IntEnum
 
 from hive.rules.holds import overlapping
 
-CRITICAL = 0
-HIGH = 1
-NORMAL = 2
-LOW = 3
+
+class Level(IntEnum):
+    """How urgent an issue is: lower goes first."""
+
+    CRITICAL = 0
+    HIGH = 1
+    NORMAL = 2
+    LOW = 3
+
+
+CRITICAL = Level.CRITICAL
+HIGH = Level.HIGH
+NORMAL = Level.NORMAL
+LOW = Level.LOW
 LEVEL_NAMES = ("critical", "high", "normal", "low")
 
-LABELS: dict[str, int] = {
+LABELS: dict[str, Level] = {
     "P0": CRITICAL,
     "priority/critical": CRITICAL,
     "critical": CRITICAL,
@@ -40,19 +51,19 @@ AGING_SECONDS = AGING_DAYS * 86400
 MAX_AGING_STEPS = 1
 
 
-def label_level(labels: Iterable[str]) -> int | None:
+def label_level(labels: Iterable[str]) -> Level | None:
     """The most urgent priority label's level, or None when the issue has none."""
     levels = [LABELS[label] for label in labels if label in LABELS]
     return min(levels) if levels else None
 
 
-def aged_level(labelled_level: int | None, age_seconds: int) -> tuple[int, bool]:
+def aged_level(labelled_level: Level | None, age_seconds: int) -> tuple[Level, bool]:
     """(level, aged): an unlabelled issue is NORMAL and never ages; a labelled NORMAL or LOW
     one gains MAX_AGING_STEPS level once AGING_SECONDS old, never up to CRITICAL."""
     if labelled_level is None:
         return NORMAL, False
     if labelled_level >= NORMAL and age_seconds >= AGING_SECONDS:
-        return max(HIGH, labelled_level - MAX_AGING_STEPS), True
+        return Level(max(HIGH, labelled_level - MAX_AGING_STEPS)), True
     return labelled_level, False
 
 
@@ -93,7 +104,7 @@ class Ranked:
     """A candidate's place in the order: its effective level and whether it got it by aging."""
 
     number: int
-    level: int
+    level: Level
     aged: bool
 
     def sort_key(self) -> tuple[int, bool, int]:

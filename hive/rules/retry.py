@@ -18,12 +18,17 @@ comes in as arguments.
 
 from __future__ import annotations
 
+from hive.rules.states import (
+    ENDED_BADLY,
+    ENDED_UNEXPECTEDLY,
+    REAPED_AT_BOOT,
+    REAPED_RUNNER_SILENT,
+)
+
 FREE_RETRIES = 1
 FIRST_RETRY_SECONDS = 60
 MAX_RETRY_SECONDS = 3600
-FAILED_OUTCOMES = frozenset(
-    {"ended badly", "ended unexpectedly", "reaped at boot", "reaped: runner silent"}
-)
+FAILED_OUTCOMES = frozenset({ENDED_BADLY, ENDED_UNEXPECTEDLY, REAPED_AT_BOOT, REAPED_RUNNER_SILENT})
 # the stall reaper's label carries its measured minutes: `reaped: no completion within N minutes`
 STALLED_PREFIX = "reaped: no completion within "
 # 2**6 * 60 s is past the cap already: a longer run of failures needs no bigger power

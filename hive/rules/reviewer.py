@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from hive.rules.states import ACCEPT, ESCALATE, SENDBACK, SENDBACK_CEILING, WAIT
+from hive.rules.states import ACCEPT, ESCALATE, SENDBACK, SENDBACK_CEILING, WAIT, State
 
 # The reviewer's own clock.
 REVIEWER_TICK_SECONDS = 10
@@ -71,8 +71,8 @@ def next_pause_seconds(pause_seconds: int, verdict: int) -> int:
 
 def review_of(
     criteria: int, judged: int, met: int, committed_files: int, earlier_sendbacks: int
-) -> int:
-    """The verdict (a states.* value) from what the review judged.
+) -> State:
+    """The verdict (a State) from what the review judged.
 
     No criteria: nothing can be accepted, a person decides. Some not judged yet: wait. All
     met: accept only real work (at least one committed file). Some unmet: send back, or

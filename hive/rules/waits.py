@@ -7,10 +7,22 @@ writes nothing to a wait: the next process takes it up once the old claim runs o
 
 from __future__ import annotations
 
-WAITING = 0
-RESOLVED = 1
-EXPIRED = 2
-CANCELLED = 3
+from enum import IntEnum
+
+
+class WaitState(IntEnum):
+    """Where a wait row is; only WAITING moves."""
+
+    WAITING = 0
+    RESOLVED = 1
+    EXPIRED = 2
+    CANCELLED = 3
+
+
+WAITING = WaitState.WAITING
+RESOLVED = WaitState.RESOLVED
+EXPIRED = WaitState.EXPIRED
+CANCELLED = WaitState.CANCELLED
 
 # The longest a wait may be set for.
 WAIT_MAX_SECONDS = 86400
@@ -23,13 +35,13 @@ SCHEDULER_POLL_SECONDS = 15
 SCHEDULER_POLL_MIN_SECONDS = 1
 
 
-def wait_move(state: int, to_state: int) -> int | None:
+def wait_move(state: int, to_state: int) -> WaitState | None:
     """The state after a write that moves a wait to `to_state`, or None if it does not land."""
     if state != WAITING:
         return None  # first resolution wins: a moved row stays where it went
     if to_state not in (RESOLVED, EXPIRED, CANCELLED):
         return None
-    return to_state
+    return WaitState(to_state)
 
 
 def wakes_owner(moved: bool, to_state: int) -> bool:
