@@ -1,6 +1,7 @@
 """What a Queen round reads before it asks the rules: open issues as candidates (with
-their shape problems), holds, and the load on each key. Reading only: no decision is
-taken here beyond translating rows into the rules' own inputs."""
+their shape problems), holds, last endings, and the load on each key, gathered into the
+round's `RoundFacts`. Reading only: no decision is taken here beyond translating rows
+into the rules' own inputs."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ from hive.rules.holds import (
     Phase,
 )
 from hive.rules.priority import CRITICAL, Candidate, label_level
-from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
+from hive.rules.round import LastEnd, Limits, RoundFacts
 from hive.rules.shape import shape_problem
 from hive.rules.states import FINISHED
 from hive.store.issues import Issue
@@ -98,18 +99,14 @@ def candidates_of(
     return Candidates(found, problems, running_critical)
 
 
-def backing_off(orders: Iterable[Order], now: datetime) -> dict[int, str]:
-    """The issues whose last attempt failed and whose back-off (the retry card) has not
-    passed yet, each with the round report's sentence; an order in flight is not here."""
-    waiting: dict[int, str] = {}
-    for order in orders:
-        if order.finished_at is None:
-            continue
-        failures = failures_after(order.failures_in_a_row, order.outcome)
-        since = (now - order.finished_at).total_seconds()
-        if not may_redispatch(failures, since):
-            waiting[order.issue] = waiting_sentence(failures, since, order.outcome or "")
-    return waiting
+def last_ends(orders: Iterable[Order], now: datetime) -> dict[int, LastEnd]:
+    """Each issue's attempt that ended, as the retry card reads it; an order in flight
+    is not here."""
+    return {
+        o.issue: LastEnd(o.failures_in_a_row, o.outcome, (now - o.finished_at).total_seconds())
+        for o in orders
+        if o.finished_at is not None
+    }
 
 
 def busy_keys(orders: Iterable[Order]) -> Counter[int]:
@@ -131,6 +128,38 @@ def last_key(orders: Iterable[Order]) -> int | None:
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def round_facts(
+    open_issues: list[Issue],
+    orders: list[Order],
+    base: BaseFacts,
+    now: datetime,
+    *,
+    limits: Limits,
+    keys: Iterable[int],
+    resting: dict[int, int],
+    last_key: int | None,
+    host_ready: bool,
+    free_memory_mb: int | None,
+) -> RoundFacts:
+    """Everything a round decides by, from the rows read at `now`."""
+    found = candidates_of(open_issues, orders, base, now)
+    return RoundFacts(
+        limits,
+        candidates=tuple(found.candidates),
+        not_tasks=tuple(found.shape_problems),
+        running_critical=found.running_critical,
+        held=tuple(held_orders(orders, now)),
+        last_ends=last_ends(orders, now),
+        in_flight=in_flight(orders),
+        keys=tuple(keys),
+        busy=busy_keys(orders),
+        resting=resting,
+        last_key=last_key,
+        host_ready=host_ready,
+        free_memory_mb=free_memory_mb,
+    )
 
 
 def brief_of(issue: Issue) -> str:

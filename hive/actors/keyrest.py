@@ -54,8 +54,3 @@ class KeyRests:
             if until > now
         }
 
-
-def resting_sentence(resting: dict[int, int]) -> str:
-    """The round's refusal when every key with a free lane rests."""
-    parts = ", ".join(f"key {k} for {s} s" for k, s in sorted(resting.items()))
-    return f"every free key rests after its provider refused a turn: {parts}"

@@ -2,16 +2,13 @@
 write the order down.
 
 A round holds the Queen lease (one Queen at a time; a round without it does nothing),
-reads the facts (`facts.py`), and asks the rules: the task's shape (an issue that fails
-gets its one reason in the round's report), priority and holds (`order_candidates`),
-the back-off of an issue whose last attempts failed (`retry`; a sentence in the report),
-capacity (`min(HIVE_MAX_WORKERS - in flight, free key lanes, and for bees run here the
-container's room)`) and the key (`choose_key`; none free: `all_busy_sentence`), then
-writes each order (`dispatch.py`: local mode starts the bee here, the insert being its
-ledger; elsewhere mode queues it). Every order carries the fence of the lease the round
-took: once it no longer holds, nothing is written and the round stops dispatching
-(`LEASE_GONE` in its report). A refusal is a sentence in the round's report
-(`queen_report`, one row every round), never a row in `queen_dispatch`.
+gathers its facts (`facts.round_facts`), asks the rules for a plan (`plan_round`: the
+orders to write, the skips, and why it stops short), and writes each planned order
+(`dispatch.py`: local mode starts the bee here, the insert being its ledger; elsewhere
+mode queues it). Every order carries the fence of the lease the round took: once it no
+longer holds, nothing is written and the round stops dispatching. Skips and refusals are
+rendered into sentences (`render`) for the round's report (`queen_report`, one row every
+round), never a row in `queen_dispatch`.
 
 A round is bounded by ROUND_MAX_SECONDS: past it, it is abandoned (it dispatches nothing
 more), the lease is let go, the log names the step it was stuck in, and
@@ -24,11 +21,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import Enum, auto
 
 from hive.actors import facts
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
-from hive.actors.keyrest import KeyRests, resting_sentence
+from hive.actors.keyrest import KeyRests
 from hive.actors.loop import LoopActor
 from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
@@ -37,20 +35,33 @@ from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
-from hive.rules.holds import held_paths, overlapping
-from hive.rules.keys import KeySlot, all_busy_sentence, choose_key, key_slots
+from hive.rules.keys import KeySlot, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
-from hive.rules.priority import capacity, order_candidates
+from hive.rules.round import Limits, NotStarted, Plan, Refusal, Stop, plan_round, render
 from hive.settings import Settings
 from hive.store import issues, leases, orders, reports
+from hive.store.issues import Issue
 
 log = logging.getLogger("hive.queen")
 
 ROUND_MAX_SECONDS = 180.0
-# the priority card's sentence for a boundary another order holds, for one this round took
-HELD_NOW = "skipped: its boundary overlaps files another order holds: "
-# skips that are an order's normal course, not news for the report
-_QUIET_SKIPS = ("skipped: it already has a live order", "skipped: its finished work waits")
+
+
+class Wrote(Enum):
+    """What writing one planned order came to."""
+
+    ORDER = auto()  # written (or its bee is still starting)
+    LEASE_GONE = auto()
+    NOT_STARTED = auto()
+
+
+def _wrote(problem: str | None) -> tuple[Wrote, str]:
+    """`dispatch`'s answer as a value, with its words for an order not started."""
+    if problem is None:
+        return Wrote.ORDER, ""
+    if problem == LEASE_GONE:
+        return Wrote.LEASE_GONE, ""
+    return Wrote.NOT_STARTED, problem
 
 
 @dataclass(frozen=True)
@@ -82,14 +93,15 @@ class QueenConfig:
 
 @dataclass(frozen=True)
 class RoundResult:
-    """One round: the issues dispatched, the refusal sentences, the skips reported; or
-    why there was no round (`standby`: another Queen holds the lease; `draining`)."""
+    """One round as its report reads: the issues dispatched, the refusal sentences, the
+    skips reported, whether a person must act; or why there was no round (another Queen
+    holds the lease, draining, abandoned)."""
 
     dispatched: tuple[int, ...] = ()
     refusals: tuple[str, ...] = ()
     skipped: tuple[tuple[int, str], ...] = ()
     idle: str | None = None
-    shape_problems: tuple[tuple[int, str], ...] = ()
+    needs_you: bool = False
 
     def __bool__(self) -> bool:
         return bool(self.dispatched)
@@ -175,69 +187,63 @@ class Queen:
         state.at("reading base")
         base = self._base_facts()
         now = facts.utcnow()
-        found = facts.candidates_of(open_issues, all_orders, base, now)
-        held = held_paths(facts.held_orders(all_orders, now))
-        ranked, skipped = order_candidates(found.candidates, held, found.running_critical)
-        waiting = facts.backing_off(all_orders, now)  # its last attempts failed: not yet
-        busy = facts.busy_keys(all_orders)
         self.rests.observe(all_orders)
-        resting = self.rests.resting(now)
-        indexes = [k.index for k in self.keys if k.index not in resting]
-        free_lanes = sum(max(0, cfg.lanes_per_key - busy[i]) for i in indexes)
-        in_flight = facts.in_flight(all_orders)
-        room = self._room()
-        limit = capacity(cfg.max_workers - in_flight, free_lanes, room)
-        by_number = {issue.number: issue for issue in open_issues}
-        dispatched: list[int] = []
-        refusals: list[str] = []
-        taken_now: set[str] = set()  # what this round's own orders hold from here on
-        for ranked_one in ranked:
-            issue = by_number[ranked_one.number]
-            if issue.number in waiting:
-                skipped.append((issue.number, waiting[issue.number]))
-                continue
-            clash = overlapping(issue.boundary, taken_now)
-            if clash:
-                skipped.append((issue.number, HELD_NOW + ", ".join(clash)))
-                continue
-            if len(dispatched) >= limit:
-                taken = len(dispatched)
-                room_left = None if room is None else room - taken
-                refusals.append(
-                    self._why_full(
-                        in_flight + taken, free_lanes - taken, room_left, indexes, resting
-                    )
-                )
-                break
-            index = choose_key(indexes, busy, cfg.lanes_per_key, self._last_key)
-            if index is None:
-                refusals.append(self._no_key(indexes, resting))
-                break
-            state.at(f"dispatching #{ranked_one.number}")
-            key = self._key(index)
-            new = new_order(rt, issue, key, base.sha, cfg.provider, cfg.model)
-            problem = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere)
-            if problem == LEASE_GONE:  # another Queen's now, or let go: not one more
-                refusals.append(problem)
-                break
-            if problem is not None:
-                refusals.append(f"#{ranked_one.number} not started: {problem}")
-                continue
-            taken_now.update(issue.boundary)
-            busy[index] += 1
-            self._last_key = index
-            dispatched.append(ranked_one.number)
+        plan = plan_round(
+            facts.round_facts(
+                open_issues,
+                all_orders,
+                base,
+                now,
+                limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
+                keys=[k.index for k in self.keys],
+                resting=self.rests.resting(now),
+                last_key=self._last_key,
+                host_ready=rt.host.ready,
+                free_memory_mb=self._free_memory_mb(),
+            )
+        )
+        dispatched, refusals = self._write(plan, open_issues, base.sha, lease, state)
         state.at("writing the report")
-        shown = [(n, r) for n, r in skipped if not r.startswith(_QUIET_SKIPS)]
         result = RoundResult(
             tuple(dispatched),
-            tuple(refusals),
-            tuple(found.shape_problems + shown),
-            shape_problems=tuple(found.shape_problems),
+            tuple(render(r) for r in refusals),
+            tuple((s.number, render(s)) for s in plan.skipped),
+            needs_you=plan.needs_you,
         )
         self._report(result)
         rt.metrics.rounds.inc()
         return result
+
+    def _write(
+        self,
+        plan: Plan,
+        open_issues: list[Issue],
+        base_sha: str,
+        lease: leases.Lease,
+        state: Progress,
+    ) -> tuple[list[int], list[Refusal]]:
+        """Write the planned orders in turn: the issues dispatched, and the refusals (the
+        plan's own last). A lease gone stops the writing; an order not started is passed
+        over."""
+        rt, cfg = self.runtime, self.config
+        by_number = {issue.number: issue for issue in open_issues}
+        dispatched: list[int] = []
+        refusals: list[Refusal] = []
+        for planned in plan.orders:
+            state.at(f"dispatching #{planned.number}")
+            issue, key = by_number[planned.number], self._key(planned.key)
+            new = new_order(rt, issue, key, base_sha, cfg.provider, cfg.model)
+            wrote, detail = _wrote(dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere))
+            if wrote is Wrote.LEASE_GONE:  # another Queen's now, or let go: not one more
+                return dispatched, [*refusals, Stop.LEASE_GONE]
+            if wrote is Wrote.NOT_STARTED:
+                refusals.append(NotStarted(planned.number, detail))
+                continue
+            self._last_key = planned.key
+            dispatched.append(planned.number)
+        if plan.refusal is not None:
+            refusals.append(plan.refusal)
+        return dispatched, refusals
 
     def _hold_lease(self) -> leases.Lease | None:
         """The lease this round writes under (renewed, or claimed), None if another Queen
@@ -264,50 +270,18 @@ class Queen:
                 self._facts = base_facts(rt.checkout.repo, sha)
         return self._facts
 
-    def _room(self) -> int | None:
-        """How many more bees this process can take (None: they run elsewhere)."""
+    def _free_memory_mb(self) -> int | None:
+        """Free memory here in MB (None: not measured, or bees run elsewhere)."""
         if self.config.elsewhere:
             return None
-        if not self.runtime.host.ready:
-            return 0
         free = self.free_memory()
-        if free is None:
-            return None
-        return (
-            free // (self.config.bee_memory_mb * BYTES_PER_MB)
-            if self.config.bee_memory_mb
-            else None
-        )
-
-    def _no_key(self, indexes: list[int], resting: dict[int, int]) -> str:
-        """No key has a free lane: some rest after a refusal, or all are busy."""
-        if resting:
-            return resting_sentence(resting)
-        return all_busy_sentence(indexes, self.config.lanes_per_key)
-
-    def _why_full(
-        self,
-        in_flight: int,
-        free_lanes: int,
-        room: int | None,
-        indexes: list[int],
-        resting: dict[int, int],
-    ) -> str:
-        if free_lanes <= 0:
-            return self._no_key(indexes, resting)
-        if in_flight >= self.config.max_workers:
-            return (
-                f"{in_flight} orders in flight: HIVE_MAX_WORKERS={self.config.max_workers} reached"
-            )
-        if not self.config.elsewhere and not self.runtime.host.ready:
-            return "no bee can start in this process now (no bee pool, or draining)"
-        mb = self.config.bee_memory_mb
-        return f"not enough free memory here for another bee (HIVE_BEE_MEMORY_MB={mb})"
+        return None if free is None else free // BYTES_PER_MB
 
     def _key(self, index: int) -> KeySlot:
         return next(k for k in self.keys if k.index == index)
 
     def _report(self, result: RoundResult) -> None:
+        """One row in `queen_report`: the headline, every refusal and skip named."""
         if result.dispatched:
             headline = "dispatched " + ", ".join(f"#{n}" for n in result.dispatched)
         elif result.refusals:
@@ -315,10 +289,7 @@ class Queen:
         else:
             headline = "nothing to dispatch"
         body = list(result.refusals) + [f"#{n}: {reason}" for n, reason in result.skipped]
-        # a person must act on an issue that is not a task, or on a hive with no key;
-        # busy keys, holds and blockers pass on their own
-        needs_you = bool(result.shape_problems) or not self.keys
-        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=needs_you)
+        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=result.needs_you)
 
 
 class QueenActor(LoopActor):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import IntEnum
+from enum import Enum, IntEnum, auto
 
 from hive.rules.holds import overlapping
 
@@ -81,22 +81,41 @@ class Candidate:
     awaiting_review: bool = False
 
 
-def skip_reason(candidate: Candidate, held: Iterable[str]) -> str | None:
-    """Why a candidate is skipped this round (one sentence), or None when it may go."""
-    if candidate.open_blocker:
-        return "skipped: an open blocker"
-    if candidate.live_order:
-        return "skipped: it already has a live order"
-    if candidate.accepted:
-        return "skipped: already accepted"
-    if candidate.awaiting_review:
-        return "skipped: its finished work waits for review"
-    if not candidate.boundary:
-        return "skipped: no boundary"
+class Skip(Enum):
+    """Why a candidate does not go this round."""
+
+    OPEN_BLOCKER = auto()
+    LIVE_ORDER = auto()
+    ACCEPTED = auto()
+    AWAITING_REVIEW = auto()
+    NO_BOUNDARY = auto()
+    HELD = auto()  # its boundary overlaps files another order holds
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A candidate left out this round, and why (HELD names the overlapping paths)."""
+
+    number: int
+    why: Skip
+    paths: tuple[str, ...] = ()
+
+
+def skip_reason(candidate: Candidate, held: Iterable[str]) -> Skipped | None:
+    """Why a candidate is skipped this round (the first reason that holds), or None when
+    it may go."""
+    flags = (
+        (candidate.open_blocker, Skip.OPEN_BLOCKER),
+        (candidate.live_order, Skip.LIVE_ORDER),
+        (candidate.accepted, Skip.ACCEPTED),
+        (candidate.awaiting_review, Skip.AWAITING_REVIEW),
+        (not candidate.boundary, Skip.NO_BOUNDARY),
+    )
+    for flagged, why in flags:
+        if flagged:
+            return Skipped(candidate.number, why)
     clash = overlapping(candidate.boundary, held)
-    if clash:
-        return "skipped: its boundary overlaps files another order holds: " + ", ".join(clash)
-    return None
+    return Skipped(candidate.number, Skip.HELD, clash) if clash else None
 
 
 @dataclass(frozen=True)
@@ -132,7 +151,7 @@ def rank(candidates: Sequence[Candidate], running_critical: int = 0) -> list[Ran
 
 def order_candidates(
     candidates: Sequence[Candidate], held: Iterable[str], running_critical: int = 0
-) -> tuple[list[Ranked], list[tuple[int, str]]]:
+) -> tuple[list[Ranked], list[Skipped]]:
     """A round's choice in one call: the candidates that may go, in order, and every skipped
     one with its reason (for the round's report), in listing order.
 
@@ -141,13 +160,13 @@ def order_candidates(
     """
     held_paths = frozenset(held)
     eligible: list[Candidate] = []
-    skipped: list[tuple[int, str]] = []
+    skipped: list[Skipped] = []
     for candidate in sorted(candidates, key=lambda c: c.number):
-        reason = skip_reason(candidate, held_paths)
-        if reason is None:
+        skip = skip_reason(candidate, held_paths)
+        if skip is None:
             eligible.append(candidate)
         else:
-            skipped.append((candidate.number, reason))
+            skipped.append(skip)
     return rank(eligible, running_critical), skipped
 
 

@@ -11,16 +11,17 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
-from hive.actors.dispatch import LEASE_GONE
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
+from hive.rules.round import Stop, render
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import AGENT, add_issue, eventually
 
+LEASE_GONE = render(Stop.LEASE_GONE)
 KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
 
@@ -361,3 +362,15 @@ def test_a_local_bee_that_cannot_start_does_not_wake_the_queen_into_a_busy_loop(
     # second; the next try waits for the tick
     assert not rt.queen_wake.is_set()
     assert "could not start" in reports.latest(rt.db, 1)[0].body
+
+
+def test_the_next_round_scans_the_keys_from_just_after_the_last_one_used(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    queen = queen_of(rt)
+    assert queen.run_once().dispatched == (1,)
+    assert orders.get(rt.db, 1).key_index == 0  # type: ignore[union-attr]
+    end_as(rt, 1, "finished")
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    assert queen.run_once().dispatched == (2,)  # both keys free: the scan starts after 0
+    assert orders.get(rt.db, 2).key_index == 1  # type: ignore[union-attr]

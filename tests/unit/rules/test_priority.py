@@ -12,6 +12,8 @@ from hive.rules.priority import (
     NORMAL,
     Candidate,
     Ranked,
+    Skip,
+    Skipped,
     aged_level,
     capacity,
     label_level,
@@ -109,20 +111,23 @@ def test_a_candidate_is_skipped_for_a_blocker_a_live_order_acceptance_review_or_
     base = Candidate(1, boundary=("a.py",))
     assert skip_reason(base, set()) is None
     blocked = Candidate(1, boundary=("a.py",), open_blocker=True)
-    assert skip_reason(blocked, set()) == "skipped: an open blocker"
+    assert skip_reason(blocked, set()) == Skipped(1, Skip.OPEN_BLOCKER)
     live = Candidate(1, boundary=("a.py",), live_order=True)
-    assert skip_reason(live, set()) == "skipped: it already has a live order"
+    assert skip_reason(live, set()) == Skipped(1, Skip.LIVE_ORDER)
     accepted = Candidate(1, boundary=("a.py",), accepted=True)
-    assert skip_reason(accepted, set()) == "skipped: already accepted"
+    assert skip_reason(accepted, set()) == Skipped(1, Skip.ACCEPTED)
     waiting = Candidate(1, boundary=("a.py",), awaiting_review=True)
-    assert skip_reason(waiting, set()) == "skipped: its finished work waits for review"
-    assert skip_reason(Candidate(1), set()) == "skipped: no boundary"
+    assert skip_reason(waiting, set()) == Skipped(1, Skip.AWAITING_REVIEW)
+    assert skip_reason(Candidate(1), set()) == Skipped(1, Skip.NO_BOUNDARY)
+    # the first reason wins: a blocked issue with a live order is skipped for its blocker
+    both = Candidate(1, boundary=("a.py",), open_blocker=True, live_order=True)
+    assert skip_reason(both, {"a.py"}) == Skipped(1, Skip.OPEN_BLOCKER)
 
 
 def test_a_candidate_whose_boundary_overlaps_held_files_is_skipped_naming_them() -> None:
     candidate = Candidate(1, boundary=("src/b.py", "src/a.py", "c.py"))
     assert skip_reason(candidate, {"src/a.py", "src/b.py", "z.py"}) == (
-        "skipped: its boundary overlaps files another order holds: src/a.py, src/b.py"
+        Skipped(1, Skip.HELD, ("src/a.py", "src/b.py"))
     )
 
 
@@ -151,10 +156,7 @@ def test_a_round_ranks_what_may_go_and_reports_every_skip_with_its_reason() -> N
         (5, CRITICAL),
         (6, HIGH),
     ]
-    assert skipped == [
-        (1, "skipped: an open blocker"),
-        (3, "skipped: its boundary overlaps files another order holds: held.py"),
-    ]
+    assert skipped == [Skipped(1, Skip.OPEN_BLOCKER), Skipped(3, Skip.HELD, ("held.py",))]
 
 
 def test_a_round_counts_the_criticals_already_running() -> None:

@@ -1,0 +1,190 @@
+"""A Queen round's plan from its facts, and the report's sentences, as vectors (no store)."""
+
+from hive.rules.holds import PH_RUNNING, HeldOrder
+from hive.rules.priority import Candidate, Skip, Skipped
+from hive.rules.round import (
+    BackingOff,
+    KeysBusy,
+    KeysResting,
+    LastEnd,
+    Limits,
+    NoMemory,
+    NotATask,
+    NotStarted,
+    Plan,
+    Planned,
+    RoundFacts,
+    Stop,
+    WorkersFull,
+    backing_off,
+    plan_round,
+    render,
+    room_for_bees,
+)
+
+ELSEWHERE = Limits(max_workers=4, elsewhere=True)
+
+
+def task(number: int, *paths: str, **fields) -> Candidate:
+    return Candidate(number, boundary=paths or (f"src/{number}.py",), **fields)
+
+
+def facts(*candidates: Candidate, **fields) -> RoundFacts:
+    return RoundFacts(fields.pop("limits", ELSEWHERE), candidates=candidates, **fields)
+
+
+def test_one_order_per_free_key_then_every_key_is_busy() -> None:
+    plan = plan_round(facts(task(1), task(2), task(3), keys=(0, 1)))
+    assert plan.orders == (Planned(1, 0), Planned(2, 1))
+    assert plan.refusal == KeysBusy((0, 1), 1)
+    assert render(plan.refusal) == (
+        "every key is busy (2 keys x 1 lanes): add HIVE_WORKER_KEY_3 to run more bees at once"
+    )
+    assert plan.skipped == () and not plan.needs_you
+
+
+def test_nothing_to_do_is_an_empty_plan() -> None:
+    assert plan_round(facts(keys=(0,))) == Plan()
+
+
+def test_the_key_scan_starts_after_the_last_key_and_takes_the_least_busy() -> None:
+    assert plan_round(facts(task(1), keys=(0, 1), last_key=0)).orders == (Planned(1, 1),)
+    lanes = Limits(max_workers=4, lanes_per_key=2, elsewhere=True)
+    plan = plan_round(facts(task(1), task(2), keys=(0, 1), busy={0: 1}, limits=lanes))
+    assert plan.orders == (Planned(1, 1), Planned(2, 0))
+    # among equally busy keys, each order's key moves the scan on
+    even = {1: 1, 2: 1}
+    plan = plan_round(facts(task(1), task(2), keys=(0, 1, 2), busy=even, limits=lanes))
+    assert plan.orders == (Planned(1, 0), Planned(2, 1))
+
+
+def test_a_hive_with_no_key_refuses_and_needs_a_person() -> None:
+    plan = plan_round(facts(task(1)))
+    assert plan.orders == () and plan.refusal == KeysBusy((), 1) and plan.needs_you
+    assert render(plan.refusal) == "no worker key is set: set HIVE_WORKER_KEY to run a bee"
+
+
+def test_an_issue_that_is_not_a_task_comes_first_in_the_report_and_needs_a_person() -> None:
+    plan = plan_round(
+        facts(task(2), task(3, open_blocker=True), keys=(0,), not_tasks=((1, "no boundary: x"),))
+    )
+    assert plan.orders == (Planned(2, 0),)
+    assert plan.skipped == (NotATask(1, "no boundary: x"), Skipped(3, Skip.OPEN_BLOCKER))
+    assert plan.needs_you
+    assert [render(s) for s in plan.skipped] == ["no boundary: x", "skipped: an open blocker"]
+
+
+def test_a_live_order_and_work_awaiting_review_are_not_news() -> None:
+    plan = plan_round(
+        facts(task(1, live_order=True), task(2, awaiting_review=True), task(3), keys=(0,))
+    )
+    assert plan.orders == (Planned(3, 0),) and plan.skipped == ()
+
+
+def test_files_another_order_holds_are_skipped_naming_them() -> None:
+    held = (HeldOrder(9, ("src/a.py",), PH_RUNNING),)
+    plan = plan_round(facts(task(1, "src/a.py", "src/b.py"), keys=(0,), held=held))
+    assert plan.orders == ()
+    assert plan.skipped == (Skipped(1, Skip.HELD, ("src/a.py",)),)
+    assert render(plan.skipped[0]) == (
+        "skipped: its boundary overlaps files another order holds: src/a.py"
+    )
+
+
+def test_two_issues_on_one_file_never_go_in_one_round() -> None:
+    plan = plan_round(facts(task(1, "src/a.py"), task(2, "src/b.py", "src/a.py"), keys=(0, 1)))
+    assert plan.orders == (Planned(1, 0),)
+    assert plan.skipped == (Skipped(2, Skip.HELD, ("src/a.py",)),)
+    assert plan.refusal is None and not plan.needs_you
+
+
+def test_an_issue_backing_off_is_skipped_with_its_wait_then_goes() -> None:
+    failed = {1: LastEnd(1, "ended badly", 20.0)}  # the second failure in a row: 60 s
+    plan = plan_round(facts(task(1), task(2), keys=(0, 1), last_ends=failed))
+    assert plan.orders == (Planned(2, 0),)
+    assert plan.skipped == (BackingOff(1, 2, 20.0, "ended badly"),)
+    assert render(plan.skipped[0]) == (
+        "waits 40 s more: its last 2 attempts failed (the last: ended badly)"
+    )
+    later = {1: LastEnd(1, "ended badly", 60.0)}
+    assert plan_round(facts(task(1), keys=(0,), last_ends=later)).orders == (Planned(1, 0),)
+
+
+def test_only_failures_back_off() -> None:
+    ends = {
+        1: LastEnd(0, "ended badly", 0.0),  # the first failure goes again at once
+        2: LastEnd(5, "handed back", 0.0),
+        3: LastEnd(1, None, 0.0),
+        4: LastEnd(2, "reaped: no completion within 120 minutes", 119.0),
+    }
+    assert backing_off(ends) == {
+        4: BackingOff(4, 3, 119.0, "reaped: no completion within 120 minutes")
+    }
+    assert backing_off({5: LastEnd(1, None, 0.0)}) == {}
+
+
+def test_max_workers_bounds_the_round_with_a_sentence() -> None:
+    limits = Limits(max_workers=2, elsewhere=True)
+    plan = plan_round(facts(task(1), task(2), keys=(0, 1), in_flight=1, limits=limits))
+    assert plan.orders == (Planned(1, 0),)
+    assert plan.refusal == WorkersFull(2, 2)
+    assert render(plan.refusal) == "2 orders in flight: HIVE_MAX_WORKERS=2 reached"
+
+
+def test_no_room_in_this_process_says_why() -> None:
+    here = Limits(max_workers=4, bee_memory_mb=1024)
+    not_ready = plan_round(facts(task(1), keys=(0,), host_ready=False, limits=here))
+    assert not_ready.orders == () and not_ready.refusal is Stop.HOST_NOT_READY
+    assert render(Stop.HOST_NOT_READY) == (
+        "no bee can start in this process now (no bee pool, or draining)"
+    )
+    short = plan_round(facts(task(1), task(2), keys=(0, 1), free_memory_mb=2047, limits=here))
+    assert short.orders == (Planned(1, 0),) and short.refusal == NoMemory(1024)
+    assert render(short.refusal) == (
+        "not enough free memory here for another bee (HIVE_BEE_MEMORY_MB=1024)"
+    )
+
+
+def test_the_room_for_bees_is_bounded_only_here_and_only_when_measured() -> None:
+    here = Limits(max_workers=4, bee_memory_mb=512)
+    assert room_for_bees(RoundFacts(here, free_memory_mb=2047)) == 3
+    assert room_for_bees(RoundFacts(here, free_memory_mb=None)) is None
+    assert room_for_bees(RoundFacts(here, free_memory_mb=2047, host_ready=False)) == 0
+    assert room_for_bees(RoundFacts(Limits(4), free_memory_mb=10)) is None  # unchecked
+    assert room_for_bees(RoundFacts(ELSEWHERE, free_memory_mb=0, host_ready=False)) is None
+
+
+def test_a_resting_key_is_passed_over_and_named_when_no_other_is_free() -> None:
+    plan = plan_round(facts(task(1), task(2), keys=(0, 1), resting={0: 5}))
+    assert plan.orders == (Planned(1, 1),)
+    assert plan.refusal == KeysResting(((0, 5),))
+    none_free = plan_round(facts(task(1), keys=(0, 1), resting={1: 300, 0: 4}))
+    assert none_free.orders == () and none_free.refusal == KeysResting(((0, 4), (1, 300)))
+    assert render(none_free.refusal) == (
+        "every free key rests after its provider refused a turn: key 0 for 4 s, key 1 for 300 s"
+    )
+
+
+def test_with_no_free_lane_left_the_capacity_refusal_names_the_keys() -> None:
+    limits = Limits(max_workers=1, elsewhere=True)
+    plan = plan_round(facts(task(1), task(2), keys=(0,), limits=limits))
+    assert plan.orders == (Planned(1, 0),) and plan.refusal == KeysBusy((0,), 1)
+
+
+def test_a_lease_gone_and_an_order_not_started_read_as_sentences() -> None:
+    assert render(Stop.LEASE_GONE) == (
+        "the Queen lease is gone (another Queen took it, or it ran out): the order was not"
+        " written and this round dispatches nothing more"
+    )
+    assert render(NotStarted(4, "could not start: boom")) == "#4 not started: could not start: boom"
+
+
+def test_every_priority_skip_has_its_sentence() -> None:
+    assert [render(Skipped(1, why)) for why in Skip] == [
+        "skipped: an open blocker",
+        "skipped: it already has a live order",
+        "skipped: already accepted",
+        "skipped: its finished work waits for review",
+        "skipped: no boundary",
+        "skipped: its boundary overlaps files another order holds: ",
+    ]
