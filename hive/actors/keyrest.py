@@ -53,4 +53,3 @@ class KeyRests:
             for key, until in self._until.items()
             if until > now
         }
-

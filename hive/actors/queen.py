@@ -37,7 +37,16 @@ from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.keys import KeySlot, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
-from hive.rules.round import Limits, NotStarted, Plan, Refusal, Stop, plan_round, render
+from hive.rules.round import (
+    Limits,
+    NotStarted,
+    Plan,
+    Refusal,
+    RoundFacts,
+    Stop,
+    plan_round,
+    render,
+)
 from hive.settings import Settings
 from hive.store import issues, leases, orders, reports
 from hive.store.issues import Issue
@@ -179,30 +188,9 @@ class Queen:
             self.on_first_lease = None
         if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
-        state.at("reading issues and orders")
-        open_issues = issues.listing(rt.db, open_only=True)
-        all_orders = orders.listing(rt.db)
-        if not self._seeded:
-            self._last_key, self._seeded = facts.last_key(all_orders), True
-        state.at("reading base")
-        base = self._base_facts()
-        now = facts.utcnow()
-        self.rests.observe(all_orders)
-        plan = plan_round(
-            facts.round_facts(
-                open_issues,
-                all_orders,
-                base,
-                now,
-                limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
-                keys=[k.index for k in self.keys],
-                resting=self.rests.resting(now),
-                last_key=self._last_key,
-                host_ready=rt.host.ready,
-                free_memory_mb=self._free_memory_mb(),
-            )
-        )
-        dispatched, refusals = self._write(plan, open_issues, base.sha, lease, state)
+        open_issues, round_facts, base_sha = self._gather(state)
+        plan = plan_round(round_facts)
+        dispatched, refusals = self._write(plan, open_issues, base_sha, lease, state)
         state.at("writing the report")
         result = RoundResult(
             tuple(dispatched),
@@ -213,6 +201,33 @@ class Queen:
         self._report(result)
         rt.metrics.rounds.inc()
         return result
+
+    def _gather(self, state: Progress) -> tuple[list[Issue], RoundFacts, str]:
+        """Read the store, the base and this process: the open issues, the round's
+        facts, and the base commit its orders are judged against."""
+        rt, cfg = self.runtime, self.config
+        state.at("reading issues and orders")
+        open_issues = issues.listing(rt.db, open_only=True)
+        all_orders = orders.listing(rt.db)
+        if not self._seeded:
+            self._last_key, self._seeded = facts.last_key(all_orders), True
+        state.at("reading base")
+        base = self._base_facts()
+        now = facts.utcnow()
+        self.rests.observe(all_orders)
+        found = facts.round_facts(
+            open_issues,
+            all_orders,
+            base,
+            now,
+            limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
+            keys=[k.index for k in self.keys],
+            resting=self.rests.resting(now),
+            last_key=self._last_key,
+            host_ready=rt.host.ready,
+            free_memory_mb=self._free_memory_mb(),
+        )
+        return open_issues, found, base.sha
 
     def _write(
         self,

@@ -34,8 +34,8 @@ from hive.rules.states import (
     RUNNING,
     SENDBACK,
     STALE,
-    STATES,
     WAIT,
+    State,
     next_state,
 )
 
@@ -65,7 +65,7 @@ REVIEW_STATE_OF = {state: review for review, state in _BY_REVIEW.items()}
 _REAPED_PREFIX = "reaped"
 
 
-def state_of(started: bool, finished: bool, outcome: str | None, review_state: str | None) -> int:
+def state_of(started: bool, finished: bool, outcome: str | None, review_state: str | None) -> State:
     """The state of an order row (see the module docstring)."""
     if not started:
         return REFUSED if outcome == REFUSED_OUTCOME else NONE
@@ -88,9 +88,9 @@ def state_of(started: bool, finished: bool, outcome: str | None, review_state: s
         return ILLEGAL  # a value no writer of ours puts there
 
 
-def sources(event: int) -> tuple[int, ...]:
+def sources(event: int) -> tuple[State, ...]:
     """The states `event` may leave, by the table (ascending)."""
-    return tuple(s for s in range(STATES) if next_state(s, event) != ILLEGAL)
+    return tuple(s for s in State if next_state(s, event) != ILLEGAL)
 
 
 def may_replace(state: int) -> bool:
