@@ -61,7 +61,7 @@ _BY_REVIEW = {
     ReviewState.STALE: STALE,
     ReviewState.RELEASED: RELEASED,
 }
-REVIEW_STATE_OF = {state: review for review, state in _BY_REVIEW.items()}
+REVIEW_STATE_OF: dict[int, ReviewState] = {state: review for review, state in _BY_REVIEW.items()}
 _REAPED_PREFIX = "reaped"
 
 
