@@ -18,20 +18,96 @@ hour. The pattern::
 The process gets its own process group and the actor registers it, so a supervisor that
 must kill the actor (missed deadline, hard stop) kills the whole group. Every signal goes
 through ``supervisors.groups``, the one place that signals and stops a group.
+
+The group never outlives this process (``supervisors.warden``): it is started from one
+spawner thread that lives as long as the process, its leader gets SIGKILL as its
+parent-death signal, and the process's warden holds the group until its leader has
+exited and the group is empty (a group its owner left running is killed by the warden
+when this process dies).
 """
 
 from __future__ import annotations
 
+import ctypes
+import os
+import queue
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
 from supervisors.actor import SupervisedActor
-from supervisors.groups import GroupStop, group_empty, signal_group, stop_group
+from supervisors.groups import GroupStop, group_empty, group_members, signal_group, stop_group
+from supervisors.warden import warden
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _load_prctl() -> Callable[..., int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    prctl.restype = ctypes.c_int
+    return prctl
+
+
+_prctl = _load_prctl()
+
+
+def _die_with_parent(parent: int) -> Callable[[], None]:
+    """Run in the child before exec: SIGKILL when the starting thread ends; and at once
+    if the parent is already gone (it died between the fork and this call)."""
+
+    def setup() -> None:
+        if _prctl is not None:
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    return setup
+
+
+class _Spawner:
+    """One thread, as long-lived as the process, that starts every group's leader: a
+    parent-death signal fires when the thread that started the child ends, so the
+    thread must be one that ends only with the process."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Callable[[], Any], Future[Any]]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def run(self, job: Callable[[], Any]) -> Any:
+        """Run ``job`` on the spawner thread and answer its result (or raise its error)."""
+        with self._lock:
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._serve, name="supervisors-spawner", daemon=True
+                )
+                self._thread.start()
+        done: Future[Any] = Future()
+        self._jobs.put((job, done))
+        return done.result()
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self._jobs.get()
+            try:
+                done.set_result(job())
+            except BaseException as exc:
+                done.set_exception(exc)
+
+
+_spawner = _Spawner()
 
 
 @dataclass(frozen=True)
@@ -59,9 +135,19 @@ class WatchedProcess:
         **popen_kwargs: Any,
     ) -> WatchedProcess:
         """Start ``argv`` in a new session (its own process group); ``on_exit`` is called
-        from the watcher thread with a ``ProcessExited`` (``actor_ref.tell`` fits)."""
-        popen = subprocess.Popen(list(argv), start_new_session=True, **popen_kwargs)
+        from the watcher thread with a ``ProcessExited`` (``actor_ref.tell`` fits). The
+        warden holds the group from its start until, after ``on_exit`` returned, it is
+        empty (see the module)."""
+        if "preexec_fn" in popen_kwargs:
+            raise TypeError("WatchedProcess.start sets its own preexec_fn")
+        setup = _die_with_parent(os.getpid())
+        popen: subprocess.Popen[Any] = _spawner.run(
+            lambda: subprocess.Popen(
+                list(argv), start_new_session=True, preexec_fn=setup, **popen_kwargs
+            )
+        )
         watched = cls(popen, owner)
+        warden().watch(watched.pgid)
         if owner is not None:
             owner.add_process_group(watched.pgid)
 
@@ -70,8 +156,12 @@ class WatchedProcess:
             if owner is not None:
                 owner.discard_process_group(watched.pgid)
             watched.exited.set()
-            if on_exit is not None:
-                on_exit(ProcessExited(popen.pid, returncode))
+            try:
+                if on_exit is not None:
+                    on_exit(ProcessExited(popen.pid, returncode))
+            finally:
+                if not group_members(watched.pgid):
+                    warden().release(watched.pgid)
 
         threading.Thread(target=watch, name=f"watch-{popen.pid}", daemon=True).start()
         return watched

@@ -5,11 +5,17 @@ LANE_FREE_MS. The card's constants live in hive/rules/turn_stop.py and are re-ex
 
 Every signal the hive sends to a group goes through here: the command agent's stop, the
 bee actor's kill (`SupervisedActor.on_kill`) and the cleanup of `hive.swarm`.
+
+A turn never outlives its process (`supervisors.warden`): `hold_turn_groups(workdir)`,
+called once at a process's start, kills the groups an earlier process on the same
+workdir left behind and records this process's groups there for the next one.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
+from pathlib import Path
 
 from hive.rules.turn_stop import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
 from supervisors.groups import (
@@ -21,6 +27,12 @@ from supervisors.groups import (
     signal_group,
     stop_group,
 )
+from supervisors.warden import sweep, warden
+
+# Under HIVE_WORKDIR: one directory per live process, one record per turn group.
+TURN_GROUPS_DIRNAME = "turn-groups"
+
+log = logging.getLogger("hive.agents")
 
 
 def stop_turn_group(
@@ -49,6 +61,21 @@ def kill_group(pgid: int) -> GroupStop:
     return stop_turn_group(pgid, grace_ms=0)
 
 
+def hold_turn_groups(workdir: Path) -> list[int]:
+    """Kill the turn groups that an earlier process on `workdir` left (it died with its
+    warden), then record this process's groups there; the groups killed."""
+    root = Path(workdir) / TURN_GROUPS_DIRNAME
+    killed = sweep(root)
+    if killed:
+        log.warning(
+            "killed %d process groups an earlier process left running: %s",
+            len(killed),
+            ", ".join(map(str, killed)),
+        )
+    warden().keep_records(root)
+    return killed
+
+
 __all__ = [
     "GROUP_POLL_SECONDS",
     "KILL_LANDS_MS",
@@ -57,6 +84,7 @@ __all__ = [
     "GroupStop",
     "OwnGroupError",
     "group_members",
+    "hold_turn_groups",
     "kill_group",
     "process_alive",
     "signal_group",

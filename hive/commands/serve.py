@@ -5,7 +5,8 @@ Before anything starts: the settings (every bad variable at once), logging, the 
 config (a non-loopback bind without a token is refused in one line), HIVE_REPO_URL (every
 role judges or runs work on the repository), the database (the embedded server when
 HIVE_DATABASE_URL is unset) and its migrations (safe when several processes start at
-once: an advisory lock serialises them), then the clone.
+once: an advisory lock serialises them), then the clone, then the turns an earlier
+process on this workdir left running are killed (hive.agents.stopping.hold_turn_groups).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import argparse
 import logging
 
 from hive import logs, tree
+from hive.agents.stopping import hold_turn_groups
 from hive.errors import UsageError
 from hive.git.repo import open_checkout
 from hive.http import HttpConfig, check_config
@@ -45,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     if applied:
         log.info("migrated the schema to %04d", applied[-1])
     checkout = open_checkout(settings.repo_url, settings.workdir, settings.base_ref)
+    hold_turn_groups(settings.workdir)
     hive = tree.build(settings, url, checkout)
     log.info(
         "serving as %s (%s) on %s",

@@ -1,0 +1,197 @@
+"""A process's groups never outlive it: the warden, the leader's parent-death signal,
+and the sweep of what an earlier incarnation left.
+
+A group started with ``start_new_session=True`` is out of reach of whatever kills its
+starter, so a process killed by SIGKILL (or the OOM killer) would leave its groups
+running. Three things stop that:
+
+- The **warden**: a small helper process (``warden_main.py``, started at the first
+  group) that holds the read end of a pipe only this process writes to. It is told of
+  each group as it starts and once it is gone; the end of the pipe is its owner's death,
+  and it then SIGKILLs every group it still holds, at once. It ignores SIGINT, SIGTERM
+  and SIGHUP: it ends when its owner does.
+- The **parent-death signal** (``PR_SET_PDEATHSIG``) of each group's leader: SIGKILL to
+  the leader when the thread that started it ends. Groups are started from one spawner
+  thread that lives as long as the process (``supervisors.work``), so that is the
+  process's death. It reaches the leader only: the warden reaches the rest.
+- The **records**: with ``keep_records(root)`` the warden keeps one file per held group
+  under ``root/<pid>/``, a directory this process holds a lock on. A later process with
+  the same root calls ``sweep(root)`` at start: every directory whose lock is free
+  belonged to a process that died (with its warden), and its groups are killed.
+
+A group is killed only while it is the one recorded: its leader is the same process
+(same start time), or the leader is gone and the group still has members.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import logging
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import IO
+
+from supervisors.groups import group_members, signal_group
+
+log = logging.getLogger("supervisors")
+
+WARDEN_MAIN = Path(__file__).with_name("warden_main.py")
+LOCK_NAME = "lock"
+_PROC = Path("/proc")
+
+
+def start_time(pid: int) -> str | None:
+    """The start time of ``pid`` (/proc stat field 22, clock ticks); None when gone."""
+    try:
+        raw = (_PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    return raw[raw.rfind(")") + 2 :].split()[19]
+
+
+def still_ours(pgid: int, started: str) -> bool:
+    """Group ``pgid`` is still the one whose leader started at ``started``."""
+    now = start_time(pgid)
+    if now is not None:
+        return now == started
+    return bool(group_members(pgid))
+
+
+class Warden:
+    """The owner's side of one warden process. Thread-safe."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._held: dict[int, str] = {}
+        self._records: Path | None = None
+        self._lock_file: IO[bytes] | None = None
+        self._popen: subprocess.Popen[bytes] | None = None
+
+    @property
+    def pid(self) -> int | None:
+        """The warden process's pid, once it runs."""
+        return self._popen.pid if self._popen is not None else None
+
+    def watch(self, pgid: int) -> None:
+        """Hold group ``pgid`` (its leader is running): killed if this process dies."""
+        started = start_time(pgid)
+        if started is None:
+            return  # already gone: nothing to hold
+        with self._lock:
+            self._held[pgid] = started
+            self._tell(f"+ {pgid} {started}\n")
+
+    def release(self, pgid: int) -> None:
+        """Group ``pgid`` is gone: forget it (its number may be handed out again)."""
+        with self._lock:
+            if self._held.pop(pgid, None) is not None:
+                self._tell(f"- {pgid}\n")
+
+    def keep_records(self, root: Path) -> Path:
+        """Keep a record of each held group under ``root/<pid>/`` (see the module) and
+        hold that directory's lock while this process lives; returns the directory."""
+        mine = Path(root) / str(os.getpid())
+        mine.mkdir(parents=True, exist_ok=True)
+        lock_file = (mine / LOCK_NAME).open("ab")
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        with self._lock:
+            if self._lock_file is not None:
+                self._lock_file.close()
+            self._lock_file, self._records = lock_file, mine
+            self._tell(f"d {mine}\n")
+        return mine
+
+    def close(self) -> None:
+        """Close the pipe: the warden kills what it still holds, as at this process's
+        death, and exits."""
+        with self._lock:
+            popen, self._popen = self._popen, None
+            self._held.clear()
+        if popen is not None:
+            assert popen.stdin is not None
+            with contextlib.suppress(OSError):
+                popen.stdin.close()
+            popen.wait()
+
+    def _tell(self, line: str) -> None:
+        """Send one line, starting the warden first (or again, if it died: it is then
+        told every group held and the record directory)."""
+        for _attempt in range(2):
+            if self._popen is None or self._popen.poll() is not None:
+                self._start()
+            assert self._popen is not None and self._popen.stdin is not None
+            try:
+                self._popen.stdin.write(line.encode())
+                self._popen.stdin.flush()
+                return
+            except OSError as err:
+                log.warning("the group warden is gone (%s); starting another", err)
+                self._popen = None
+        log.error("could not reach a group warden: groups may outlive this process")
+
+    def _start(self) -> None:
+        popen = subprocess.Popen(
+            [sys.executable, "-I", "-S", str(WARDEN_MAIN)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            cwd="/",
+            start_new_session=True,  # a signal to this process's group does not reach it
+        )
+        assert popen.stdin is not None
+        replay = [f"+ {pgid} {started}\n" for pgid, started in self._held.items()]
+        if self._records is not None:
+            replay.insert(0, f"d {self._records}\n")
+        popen.stdin.write("".join(replay).encode())
+        popen.stdin.flush()
+        self._popen = popen
+
+
+_warden: Warden | None = None
+_warden_lock = threading.Lock()
+
+
+def warden() -> Warden:
+    """This process's warden (its process starts with the first group it holds)."""
+    global _warden
+    with _warden_lock:
+        if _warden is None:
+            _warden = Warden()
+        return _warden
+
+
+def sweep(root: Path) -> list[int]:
+    """Kill the groups recorded under ``root`` by processes that are gone (their lock is
+    free), and remove their records; the groups killed. Call it before ``keep_records``."""
+    killed: list[int] = []
+    root = Path(root)
+    if not root.is_dir():
+        return killed
+    for owner in sorted(root.iterdir()):
+        if not owner.is_dir():
+            continue
+        try:
+            lock_file = (owner / LOCK_NAME).open("ab")
+        except OSError:
+            continue
+        with lock_file:
+            try:
+                fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                continue  # its process lives
+            for record in owner.iterdir():
+                if not record.name.isdigit():
+                    continue
+                pgid = int(record.name)
+                with contextlib.suppress(OSError):
+                    if pgid > 1 and still_ours(pgid, record.read_text().strip()):
+                        with contextlib.suppress(ProcessLookupError, PermissionError):
+                            signal_group(pgid, signal.SIGKILL)
+                            killed.append(pgid)
+        shutil.rmtree(owner, ignore_errors=True)
+    return killed

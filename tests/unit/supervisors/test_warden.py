@@ -1,0 +1,202 @@
+"""A process's groups never outlive it: the warden kills them at its death (SIGKILL
+included), the leader's parent-death signal kills the leader even without the warden,
+and a later process on the same records kills what both left."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from supervisors.groups import group_members, process_alive, signal_group
+from supervisors.warden import LOCK_NAME, Warden, start_time, still_ours, sweep
+from supervisors.work import WatchedProcess
+
+from .helpers import DEADLINE_SECONDS
+
+# The issue's bound: no process of a group remains 2 s after its owner's death.
+DIES_WITHIN_SECONDS = 2.0
+
+# An owner: starts a group of two sleeps (a leader and its child) as a WatchedProcess,
+# optionally records under argv[1], prints "<leader> <child> <warden>", and waits.
+_OWNER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from supervisors.warden import warden
+    from supervisors.work import WatchedProcess
+    if len(sys.argv) > 1:
+        warden().keep_records(Path(sys.argv[1]))
+    w = WatchedProcess.start(["/bin/sh", "-c", "sleep 600 & echo $!; wait"],
+                             stdout=__import__("subprocess").PIPE)
+    child = w.popen.stdout.readline().decode().strip()
+    print(w.pgid, child, warden().pid, flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def _gone(pids: list[int], seconds: float) -> float | None:
+    """Seconds until none of `pids` is alive, None if some outlive `seconds`."""
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        if not any(process_alive(p) for p in pids):
+            return time.monotonic() - start
+        time.sleep(0.01)
+    return None
+
+
+@pytest.fixture
+def owner(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for popen in started:
+        if popen.poll() is None:
+            popen.kill()
+        popen.wait()
+
+
+def _start_owner(owner: list[subprocess.Popen[str]], *args: str) -> tuple[int, int, int, int]:
+    root = Path(__file__).resolve().parents[3]
+    popen = subprocess.Popen(
+        [sys.executable, "-c", _OWNER, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        start_new_session=True,
+    )
+    owner.append(popen)
+    assert popen.stdout is not None
+    leader, child, warden_pid = (int(w) for w in popen.stdout.readline().split())
+    return popen.pid, leader, child, warden_pid
+
+
+def test_an_owner_killed_by_sigkill_leaves_no_process_of_its_groups(
+    owner: list[subprocess.Popen[str]],
+) -> None:
+    pid, leader, child, _warden = _start_owner(owner)
+    assert group_members(leader) and process_alive(child)
+    os.kill(pid, signal.SIGKILL)
+    took = _gone([leader, child], DIES_WITHIN_SECONDS)
+    assert took is not None, "a process of the dead owner's group still runs"
+
+
+def test_without_its_warden_the_leader_still_dies_with_its_owner_and_a_sweep_kills_the_rest(
+    owner: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    records = tmp_path / "groups"
+    pid, leader, child, warden_pid = _start_owner(owner, str(records))
+    record = records / str(pid) / str(leader)
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while not record.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)  # the warden writes it from its own process
+    assert record.exists(), "the warden records the group"
+    os.kill(warden_pid, signal.SIGKILL)
+    assert _gone([warden_pid], DEADLINE_SECONDS) is not None
+    os.kill(pid, signal.SIGKILL)
+    # the parent-death signal reaches the leader; the child is out of its reach
+    assert _gone([leader], DIES_WITHIN_SECONDS) is not None
+    assert process_alive(child)
+    try:
+        assert sweep(records) == [leader]
+        assert _gone([child], DEADLINE_SECONDS) is not None
+        assert not records.exists() or list(records.iterdir()) == []
+    finally:
+        if process_alive(child):
+            os.kill(child, signal.SIGKILL)
+
+
+def test_a_sweep_leaves_the_groups_of_a_live_owner(tmp_path: Path) -> None:
+    records = tmp_path / "groups" / "4242"
+    records.mkdir(parents=True)
+    sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        (records / str(sleeper.pid)).write_text(start_time(sleeper.pid) or "")
+        with (records / LOCK_NAME).open("ab") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)  # another open file: as another process
+            assert sweep(tmp_path / "groups") == []
+            assert sleeper.poll() is None
+        assert sweep(tmp_path / "groups") == [sleeper.pid]
+        assert sleeper.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+    finally:
+        if sleeper.poll() is None:
+            sleeper.kill()
+        sleeper.wait()
+
+
+def test_a_record_whose_group_number_now_names_another_process_is_not_killed(
+    tmp_path: Path,
+) -> None:
+    sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        started = start_time(sleeper.pid)
+        assert started is not None and still_ours(sleeper.pid, started)
+        assert not still_ours(sleeper.pid, str(int(started) + 1))  # the number reused
+        records = tmp_path / "groups" / "4242"
+        records.mkdir(parents=True)
+        (records / str(sleeper.pid)).write_text(str(int(started) + 1))
+        assert sweep(tmp_path / "groups") == []
+        assert sleeper.poll() is None
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_closing_the_warden_kills_what_it_holds_and_not_what_it_released() -> None:
+    warden = Warden()
+    held = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    released = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        warden.watch(held.pid)
+        warden.watch(released.pid)
+        warden.release(released.pid)
+        warden.close()
+        assert held.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+        assert released.poll() is None
+    finally:
+        for popen in (held, released):
+            if popen.poll() is None:
+                signal_group(popen.pid, signal.SIGKILL)
+            popen.wait()
+
+
+def test_a_warden_that_died_is_replaced_and_told_every_group_held() -> None:
+    warden = Warden()
+    held = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        warden.watch(held.pid)
+        first = warden.pid
+        assert first is not None
+        os.kill(first, signal.SIGKILL)
+        assert _gone([first], DEADLINE_SECONDS) is not None
+        other = subprocess.Popen(["sleep", "600"], start_new_session=True)
+        warden.watch(other.pid)  # finds its warden gone and starts another
+        assert warden.pid not in (None, first)
+        warden.close()
+        assert held.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+        assert other.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+    finally:
+        for popen in (held,):
+            if popen.poll() is None:
+                popen.kill()
+            popen.wait()
+
+
+def test_a_watched_group_is_released_once_its_leader_exited_and_it_is_empty() -> None:
+    from supervisors import warden as module
+
+    quick = WatchedProcess.start(["true"])
+    assert quick.ended(DEADLINE_SECONDS)
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while quick.pgid in module.warden()._held and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert quick.pgid not in module.warden()._held
