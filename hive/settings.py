@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import ipaddress
 import os
+import pwd
 import re
 import socket
 from collections.abc import Callable, Mapping
@@ -65,6 +66,12 @@ class Settings:
     turn_max_seconds: int = 3600
     bee_memory_mb: int = 1024
     agent: str = "demo"
+    # claude/codex: their executable (empty: `claude` or `codex` on PATH)
+    agent_bin: str = ""
+    # names of variables that reach a turn beside PATH, HOME and LANG (never a HIVE_ one)
+    agent_pass_env: tuple[str, ...] = ()
+    # the user turns run as (empty: the hive's own user)
+    agent_user: str = ""
     # credentials are never printed: a repr of the settings (a traceback, a debug line)
     # would otherwise carry them
     worker_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -108,6 +115,7 @@ class Settings:
         values: dict[str, Any] = {spec[0]: reader.read(name, spec) for name, spec in _SPECS.items()}
         values["worker_keys"] = reader.worker_keys()
         values["checks"] = reader.checks()
+        reader.refuse_secret_passing(values["agent_pass_env"], values)
         if not values["runner_name"]:
             values["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
         reader.refuse_unknown()
@@ -171,8 +179,8 @@ def _roles(raw: str) -> frozenset[str]:
 
 
 def _agent(raw: str) -> str:
-    allowed = "demo, command:<shell command> or python:<module>:<callable>"
-    if raw == "demo":
+    allowed = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
+    if raw in ("demo", "claude", "codex"):
         return raw
     if raw.startswith("command:") and raw[len("command:") :].strip():
         return raw
@@ -195,6 +203,27 @@ def _env_name(raw: str) -> str:
     if not _ENV_NAME_RE.match(raw):
         raise ValueError("an environment variable name (letters, digits, _)")
     return raw
+
+
+def _pass_env(raw: str) -> tuple[str, ...]:
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    allowed = "comma-separated variable names, none of them a HIVE_ variable"
+    if any(not _ENV_NAME_RE.match(n) or n.upper().startswith(PREFIX) for n in names):
+        raise ValueError(allowed)
+    return names
+
+
+def _user(raw: str) -> str:
+    name = raw.strip()
+    if not name:
+        return ""
+    try:
+        entry = pwd.getpwuid(int(name)) if name.isdigit() else pwd.getpwnam(name)
+    except (KeyError, OverflowError):
+        raise ValueError("a user of this machine (a name or a uid), or empty") from None
+    if entry.pw_uid == 0:
+        raise ValueError("an unprivileged user (not root), or empty")
+    return name
 
 
 def _text(raw: str) -> str:
@@ -238,6 +267,9 @@ _SPECS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "TURN_MAX_SECONDS": ("turn_max_seconds", _number(int, 1, None)),
     "BEE_MEMORY_MB": ("bee_memory_mb", _number(int, 0, None)),
     "AGENT": ("agent", _agent),
+    "AGENT_BIN": ("agent_bin", _text),
+    "AGENT_PASS_ENV": ("agent_pass_env", _pass_env),
+    "AGENT_USER": ("agent_user", _user),
     "WORKER_PROVIDER": ("worker_provider", _nonempty),
     "WORKER_MODEL": ("worker_model", _text),
     "WORKER_LANES_PER_KEY": ("worker_lanes_per_key", _number(int, 1, 4)),
@@ -304,6 +336,21 @@ class _Reader:
                 continue
             found.append((match.group(1).lower(), value))
         return tuple(found)
+
+    def refuse_secret_passing(self, names: tuple[str, ...], values: Mapping[str, Any]) -> None:
+        """A variable HIVE_AGENT_PASS_ENV names must not hold the database URL or the
+        API token under another name."""
+        secrets = {
+            "the database URL": values.get("database_url"),
+            "the API token": values.get("api_token"),
+        }
+        for name in names:
+            for what, secret in secrets.items():
+                if secret and self.env.get(name) == secret:
+                    self.problems.append(
+                        f"HIVE_AGENT_PASS_ENV names {name}, which holds {what}: "
+                        "it never reaches a turn"
+                    )
 
     def refuse_unknown(self) -> None:
         for name in sorted(self.env):

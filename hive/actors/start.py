@@ -18,6 +18,7 @@ from pathlib import Path
 from dulwich.objects import ObjectID
 
 from hive.agents import Ending, Turn, TurnContext, start_turn
+from hive.agents.launch import Launch
 from hive.agents.transcript import OnLine
 from hive.git.importing import import_bundle
 from hive.git.repo import Checkout, branch_ref, refresh_base
@@ -47,6 +48,8 @@ class StartPlan:
     key: str = field(default="", repr=False)
     turn_max_seconds: float = 3600.0
     repo_url: str | None = None  # to fetch base when the order's base sha is not here
+    # what reaches the agent's process, and as which user
+    launch: Launch = field(default_factory=Launch)
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ def cut_and_start(
         turn_max_seconds=plan.turn_max_seconds,
         on_line=on_line,
         on_end=on_end,
+        launch=plan.launch,
     )
     turn = start_turn(plan.agent, ctx, begin=False)
     try:
@@ -161,4 +165,10 @@ def plan_of(
         key=key,
         turn_max_seconds=float(settings.turn_max_seconds),
         repo_url=settings.repo_url,
+        launch=launch_of(settings),
     )
+
+
+def launch_of(settings: Settings) -> Launch:
+    """How this process launches agents (HIVE_AGENT_PASS_ENV, _USER, _BIN)."""
+    return Launch(settings.agent_pass_env, settings.agent_user, settings.agent_bin)

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hive.agents.launch import Launch
 from hive.agents.protocol import Usage
 from hive.agents.stopping import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
 from hive.agents.transcript import OnLine, Transcript
@@ -103,6 +104,7 @@ class TurnContext:
     on_end: Callable[[Ending], None] | None = None
     stopping: threading.Event = field(default_factory=threading.Event, compare=False)
     stop_grace_ms: int = TURN_STOP_GRACE_MS
+    launch: Launch = field(default_factory=Launch)
 
     def __post_init__(self) -> None:
         # a caller's str path or list of paths is taken as meant (frozen: set once, here)

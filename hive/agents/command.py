@@ -8,8 +8,11 @@ What the agent gets:
   paths, one per line (newline-separated: a path may hold a colon, never a newline);
 - the credential in the variable named by `HIVE_KEY_ENV` (default `HIVE_KEY`), absent
   when the turn has no key;
-- PATH, HOME and LANG from the hive's environment, and nothing else: never the database
-  URL, another key or any other `HIVE_` variable.
+- PATH, HOME and LANG from the hive's environment, the variables HIVE_AGENT_PASS_ENV
+  names, and nothing else: never the database URL, another key or any other `HIVE_`
+  variable (launch.py);
+- with HIVE_AGENT_USER, it runs as that user, with that user's HOME, owning its worktree
+  and its brief (launch.py).
 
 Each stdout line goes to the transcript as kind "stdout", each stderr line as "stderr"
 (both capped, see transcript.py); stdout lines may carry the protocol of protocol.py.
@@ -40,6 +43,7 @@ from hive.agents.base import (
     TurnContext,
     TurnStartError,
 )
+from hive.agents.launch import RunAs, UserError, passed_variables
 from hive.agents.protocol import ProtocolError, parse_refusal, parse_usage
 from hive.agents.stopping import (
     GROUP_POLL_SECONDS,
@@ -62,7 +66,10 @@ _TURN_VARIABLES = ("HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FIL
 
 
 def turn_environment(
-    ctx: TurnContext, brief_file: Path, extra: Mapping[str, str] | None = None
+    ctx: TurnContext,
+    brief_file: Path,
+    extra: Mapping[str, str] | None = None,
+    run_as: RunAs | None = None,
 ) -> dict[str, str]:
     """The whole environment of a command agent (see the module docstring)."""
     if ctx.key_env in _PASSED_THROUGH + _TURN_VARIABLES:
@@ -74,9 +81,10 @@ def turn_environment(
             raise TurnStartError(
                 f"boundary path {path!r} holds a newline (HIVE_BOUNDARY's separator)"
             )
-    env = {
+    env = passed_variables(ctx.launch.pass_env, os.environ)
+    env |= {
         "PATH": os.environ.get("PATH", _DEFAULT_PATH),
-        "HOME": os.environ.get("HOME", "/"),
+        "HOME": run_as.home if run_as is not None else os.environ.get("HOME", "/"),
         "LANG": os.environ.get("LANG", "C.UTF-8"),
         "HIVE_ISSUE": str(ctx.issue),
         "HIVE_BOUNDARY": "\n".join(ctx.boundary),
@@ -105,7 +113,12 @@ class CommandTurn(Turn):
         try:
             brief_file = self._brief_dir / BRIEF_FILE_NAME
             brief_file.write_text(ctx.brief, encoding="utf-8")
-            env = turn_environment(ctx, brief_file, extra_env)
+            run_as = RunAs.of(ctx.launch.user) if ctx.launch.user else None
+            env = turn_environment(ctx, brief_file, extra_env, run_as)
+            as_user = {}
+            if run_as is not None:
+                run_as.hand_over(ctx.worktree, self._brief_dir)
+                as_user = run_as.popen_kwargs()
             # stdin is the file itself: no writer thread, no broken pipe if unread
             with brief_file.open("rb") as stdin:
                 self._process = WatchedProcess.start(
@@ -116,11 +129,14 @@ class CommandTurn(Turn):
                     stdin=stdin,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
+                    **as_user,
                 )
-        except (OSError, TurnStartError) as exc:
+        except (OSError, TurnStartError, UserError) as exc:
             shutil.rmtree(self._brief_dir, ignore_errors=True)
             if isinstance(exc, TurnStartError):
                 raise
+            if isinstance(exc, UserError):
+                raise TurnStartError(str(exc)) from exc
             raise TurnStartError(f"the agent could not start: {exc}") from exc
         popen = self._process.popen
         self.pid, self.pgid = popen.pid, self._process.pgid
