@@ -114,6 +114,8 @@ def close_order(
         usage.output_tokens if usage else None,
         salvaged,
         salvaged_files,
+        usage.provider if usage else None,
+        usage.model if usage else None,
     )
     if landed and stored is not None:
         metrics.bundle_bytes.observe(len(stored.data))
@@ -131,6 +133,8 @@ def _end(
     output_tokens: int | None,
     salvaged: str | None,
     salvaged_files: tuple[str, ...],
+    provider: str | None = None,
+    model: str | None = None,
 ) -> bool:
     pause = threading.Event()  # never set: a bounded pause between attempts
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
@@ -147,6 +151,8 @@ def _end(
                 output_tokens=output_tokens,
                 salvaged_sha=salvaged,
                 salvaged_files=salvaged_files,
+                provider=provider,
+                model=model,
             )
         except psycopg.OperationalError as err:  # the store is away; anything else is a bug
             if time.monotonic() + wait > deadline:

@@ -204,6 +204,8 @@ def end_params(
     output_tokens: int | None = None,
     salvaged_sha: str | None = None,
     salvaged_files: Sequence[str] = (),
+    provider: str | None = None,
+    model: str | None = None,
 ) -> dict[str, Any]:
     """The parameters of `end_order` (also what the claim bench's bare loop sends)."""
     return {
@@ -212,6 +214,8 @@ def end_params(
         "detail": detail,
         "input_tokens": input_tokens,
         "output_tokens": output_tokens,
+        "provider": provider,
+        "model": model,
         "salvaged_sha": salvaged_sha,
         "salvaged_files": list(salvaged_files),
         "branch": bundle.branch if bundle else None,
@@ -234,10 +238,13 @@ def end(
     output_tokens: int | None = None,
     salvaged_sha: str | None = None,
     salvaged_files: Sequence[str] = (),
+    provider: str | None = None,
+    model: str | None = None,
 ) -> bool:
     """End the attempt with `outcome`, storing `bundle` in the same statement (None: the
     branch has nothing beyond base, and a stale bundle of the issue is dropped), and the
-    salvage commit when the ending made one."""
+    salvage commit when the ending made one. `provider` and `model`, when the agent
+    reported them, replace the Queen's guess from her settings."""
     params = end_params(
         fence,
         outcome,
@@ -247,6 +254,8 @@ def end(
         output_tokens=output_tokens,
         salvaged_sha=salvaged_sha,
         salvaged_files=salvaged_files,
+        provider=provider,
+        model=model,
     )
     return one(db, "end_order", params) is not None
 

@@ -118,6 +118,8 @@ WITH ended AS (
         detail = COALESCE(%(detail)s, detail),
         input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
         output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
+        provider = COALESCE(%(provider)s::text, provider),
+        model = COALESCE(%(model)s::text, model),
         salvaged_at = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_at ELSE now() END,
         salvaged_sha = COALESCE(%(salvaged_sha)s::text, salvaged_sha),
         salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files

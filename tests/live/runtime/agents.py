@@ -57,3 +57,11 @@ def append(ctx: TurnContext) -> None:
     path = ctx.worktree / ctx.boundary[0]
     with path.open("a") as out:
         out.write(f"a turn in {ctx.worktree.parent.name}\n")
+
+
+def reports_usage(ctx: TurnContext) -> Report:
+    """Finish, reporting the provider and model that really ran the turn."""
+    from hive.agents import Usage
+
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+    return Report(usage=Usage("anthropic", "claude-reported", 5, 7))
