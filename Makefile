@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run test check lint types bench mutate clean
+.PHONY: help run test check lint types bench mutate clean agents
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -46,3 +46,17 @@ mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heart
 clean: ## remove the venv, the embedded server's data and caches
 	-$(BIN)/hive db stop
 	rm -rf $(VENV) .hive .coverage htmlcov mutants
+
+# The real agent CLIs at the versions the tests pin, from the npm registry (Node needed).
+AGENTS_DIR ?= .hive/npm
+CLAUDE_CODE_VERSION := 2.1.332
+CODEX_VERSION := 0.171.0
+AGENTS_STAMP := $(AGENTS_DIR)/.installed-$(CLAUDE_CODE_VERSION)-$(CODEX_VERSION)
+
+agents: $(AGENTS_STAMP) ## the real Claude Code and Codex CLIs (pinned) under .hive/npm, for their tests
+
+$(AGENTS_STAMP):
+	mkdir -p $(AGENTS_DIR)
+	npm install --no-audit --no-fund --loglevel=error --prefix $(AGENTS_DIR) \
+		@anthropic-ai/claude-code@$(CLAUDE_CODE_VERSION) @openai/codex@$(CODEX_VERSION)
+	touch $@

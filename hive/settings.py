@@ -66,7 +66,7 @@ class Settings:
     turn_max_seconds: int = 3600
     bee_memory_mb: int = 1024
     agent: str = "demo"
-    # claude/codex: their executable (empty: `claude` or `codex` on PATH)
+    # claude: its executable (empty: `claude` on PATH)
     agent_bin: str = ""
     # names of variables that reach a turn beside PATH, HOME and LANG (never a HIVE_ one)
     agent_pass_env: tuple[str, ...] = ()
@@ -179,8 +179,8 @@ def _roles(raw: str) -> frozenset[str]:
 
 
 def _agent(raw: str) -> str:
-    allowed = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
-    if raw in ("demo", "claude", "codex"):
+    allowed = "demo, claude, command:<shell command> or python:<module>:<callable>"
+    if raw in ("demo", "claude"):
         return raw
     if raw.startswith("command:") and raw[len("command:") :].strip():
         return raw

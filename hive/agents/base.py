@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hive.agents.conversation import Conversation
 from hive.agents.launch import Launch
 from hive.agents.protocol import Usage
 from hive.agents.stopping import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
@@ -105,6 +106,8 @@ class TurnContext:
     stopping: threading.Event = field(default_factory=threading.Event, compare=False)
     stop_grace_ms: int = TURN_STOP_GRACE_MS
     launch: Launch = field(default_factory=Launch)
+    # the earlier attempt's conversation, for an agent that resumes one
+    resume: Conversation | None = None
 
     def __post_init__(self) -> None:
         # a caller's str path or list of paths is taken as meant (frozen: set once, here)
@@ -126,6 +129,8 @@ class Turn:
     kill_stops_it = False  # RULES 2 escalation(): True for a process group, False for a thread
     pid: int | None = None
     pgid: int | None = None
+    # the conversation to carry to the next attempt, once the turn ended (claude, codex)
+    conversation: Conversation | None = None
 
     def __init__(self, ctx: TurnContext) -> None:
         self.ctx = ctx

@@ -99,10 +99,17 @@ def turn_environment(
 
 class CommandTurn(Turn):
     kill_stops_it = True
+    # how much of one stdout line is read (past it, the rest of the line is dropped)
+    read_line_max_bytes = LINE_MAX_BYTES
 
     def __init__(
-        self, ctx: TurnContext, command: str, extra_env: Mapping[str, str] | None = None
+        self,
+        ctx: TurnContext,
+        command: str,
+        extra_env: Mapping[str, str] | None = None,
+        argv: list[str] | None = None,
     ) -> None:
+        """Run `command` with the shell, or `argv` as it is when given."""
         super().__init__(ctx)
         if not ctx.worktree.is_dir():
             raise TurnStartError(f"worktree {ctx.worktree} is not a directory")
@@ -120,9 +127,10 @@ class CommandTurn(Turn):
                 run_as.hand_over(ctx.worktree, self._brief_dir)
                 as_user = run_as.popen_kwargs()
             # stdin is the file itself: no writer thread, no broken pipe if unread
+            self._prepare(self._brief_dir, env)
             with brief_file.open("rb") as stdin:
                 self._process = WatchedProcess.start(
-                    [SHELL, "-c", command],
+                    argv if argv is not None else [SHELL, "-c", command],
                     on_exit=self._exited,
                     cwd=ctx.worktree,
                     env=env,
@@ -149,6 +157,21 @@ class CommandTurn(Turn):
             reader.start()
         self._wired.set()
         self._started()
+
+    # ---- for an adapter built on this one -----------------------------------------
+
+    def _prepare(self, private_dir: Path, env: dict[str, str]) -> None:
+        """Before the start: `private_dir` is the turn's own (outside the worktree,
+        removed at the end); `env` may still be changed."""
+
+    def _stdout(self, text: str) -> str | None:
+        """One stdout line: read the protocol; answer what the transcript keeps (None:
+        nothing)."""
+        self._protocol(text)
+        return text
+
+    def _before_cleanup(self) -> None:
+        """The agent's process exited; its private directory is still there."""
 
     # ---- stopping ----------------------------------------------------------------
 
@@ -183,18 +206,20 @@ class CommandTurn(Turn):
         with stream:
             while True:
                 # one byte past the cap, so the transcript sees the line is long and marks it
-                chunk = stream.readline(LINE_MAX_BYTES + 1)
+                cap = self.read_line_max_bytes if kind == STDOUT else LINE_MAX_BYTES
+                chunk = stream.readline(cap + 1)
                 if not chunk:
                     return
-                if len(chunk) > LINE_MAX_BYTES and not chunk.endswith(b"\n"):
+                if len(chunk) > cap and not chunk.endswith(b"\n"):
                     while True:  # drop the rest of the long line
                         rest = stream.readline(LINE_MAX_BYTES)
                         if not rest or rest.endswith(b"\n"):
                             break
-                text = chunk.decode("utf-8", "replace").rstrip("\r\n")
-                if kind == STDOUT:
-                    self._protocol(text)
-                self.transcript.line(kind, text)
+                text: str | None = chunk.decode("utf-8", "replace").rstrip("\r\n")
+                if kind == STDOUT and text is not None:
+                    text = self._stdout(text)
+                if text is not None:
+                    self.transcript.line(kind, text)
 
     def _protocol(self, text: str) -> None:
         try:
@@ -221,6 +246,10 @@ class CommandTurn(Turn):
             reader.join(max(0.0, deadline - time.monotonic()))
         if any(reader.is_alive() for reader in self._readers):
             self.transcript.note("a process outside the turn's group still holds its output")
+        try:
+            self._before_cleanup()
+        except Exception as exc:  # the turn still ends
+            self.transcript.note(f"reading what the agent left failed: {exc}")
         shutil.rmtree(self._brief_dir, ignore_errors=True)
         if returncode == 0:
             self._finish(FINISHED, exit_code=0)

@@ -41,14 +41,17 @@ class Usage:
     model: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float | None = None  # the agent's own figure, when it gives one
 
     def plus(self, later: Usage) -> Usage:
-        """This usage followed by `later`: tokens add up, names keep the latest."""
+        """This usage followed by `later`: tokens and costs add up, names keep the latest."""
+        costs = [c for c in (self.cost_usd, later.cost_usd) if c is not None]
         return Usage(
             provider=later.provider or self.provider,
             model=later.model or self.model,
             input_tokens=self.input_tokens + later.input_tokens,
             output_tokens=self.output_tokens + later.output_tokens,
+            cost_usd=sum(costs) if costs else None,
         )
 
 

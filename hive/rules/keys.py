@@ -126,6 +126,7 @@ REFUSALS: dict[str, RefusalKind] = {
     "billing": REFUSAL_QUOTA,
     "credit": REFUSAL_QUOTA,
     "402": REFUSAL_QUOTA,
+    "billing_error": REFUSAL_QUOTA,  # Claude Code's word for a credit balance too low
     "rate_limit": REFUSAL_TRANSIENT,
     "rate-limit": REFUSAL_TRANSIENT,  # the agent protocol's own words (hive/agents/protocol.py)
     "overload": REFUSAL_TRANSIENT,

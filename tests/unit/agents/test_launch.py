@@ -68,9 +68,8 @@ def test_settings_refuse_a_hive_variable_or_a_secret_under_another_name() -> Non
     assert ok.agent_pass_env == ("ANTHROPIC_BASE_URL", "SSL_CERT_FILE")
 
 
-def test_settings_take_claude_and_codex_and_an_unprivileged_agent_user() -> None:
-    for agent in ("claude", "codex"):
-        assert Settings.from_env({"HIVE_AGENT": agent}).agent == agent
+def test_settings_take_claude_and_an_unprivileged_agent_user() -> None:
+    assert Settings.from_env({"HIVE_AGENT": "claude"}).agent == "claude"
     nobody = pwd.getpwnam("nobody")
     assert Settings.from_env({"HIVE_AGENT_USER": "nobody"}).agent_user == "nobody"
     assert Settings.from_env({"HIVE_AGENT_USER": str(nobody.pw_uid)}).agent_user
