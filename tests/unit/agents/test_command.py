@@ -365,7 +365,7 @@ def test_an_on_line_that_raises_does_not_stall_the_turn_or_flood_the_log(
         ("command:true", {"worktree": Path("/nonexistent/wt")}, "is not a directory"),
         ("command:true", {"key_env": "PATH"}, "HIVE_KEY_ENV=PATH would overwrite"),
         ("command:  ", {}, "needs a shell command"),
-        ("claude", {}, "HIVE_AGENT='claude' is not an agent"),
+        ("gemini", {}, "HIVE_AGENT='gemini' is not an agent"),
     ],
 )
 def test_a_turn_that_cannot_start_says_why_in_one_line(
