@@ -60,6 +60,7 @@ BRIEF_FILE_NAME = "brief.md"
 # After the group is empty, how long the readers may take to see the end of the pipes;
 # longer means a process escaped the group (setsid) and still holds them.
 READERS_JOIN_SECONDS = 0.5
+READER_POLL_SECONDS = 0.05
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PASSED_THROUGH = ("PATH", "HOME", "LANG")
 _TURN_VARIABLES = ("HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FILE")
@@ -149,6 +150,7 @@ class CommandTurn(Turn):
         popen = self._process.popen
         self.pid, self.pgid = popen.pid, self._process.pgid
         assert popen.stdout is not None and popen.stderr is not None
+        self._chunks_read = 0
         self._readers = [
             threading.Thread(target=self._read, args=(popen.stdout, STDOUT), daemon=True),
             threading.Thread(target=self._read, args=(popen.stderr, STDERR), daemon=True),
@@ -202,12 +204,28 @@ class CommandTurn(Turn):
 
     # ---- the turn's own threads --------------------------------------------------
 
+    def _join_readers(self) -> bool:
+        """Wait for the readers to reach the end of the pipes for as long as they still
+        read; False once they read nothing for READERS_JOIN_SECONDS (a process outside
+        the group holds the pipes). A loaded machine may take seconds to drain a busy
+        agent's last output: none of it is lost for that."""
+        seen, quiet_since = self._chunks_read, time.monotonic()
+        while any(reader.is_alive() for reader in self._readers):
+            for reader in self._readers:
+                reader.join(READER_POLL_SECONDS)
+            if self._chunks_read != seen:
+                seen, quiet_since = self._chunks_read, time.monotonic()
+            elif time.monotonic() - quiet_since >= READERS_JOIN_SECONDS:
+                return False
+        return True
+
     def _read(self, stream: IO[bytes], kind: str) -> None:
         with stream:
             while True:
                 # one byte past the cap, so the transcript sees the line is long and marks it
                 cap = self.read_line_max_bytes if kind == STDOUT else LINE_MAX_BYTES
                 chunk = stream.readline(cap + 1)
+                self._chunks_read += 1  # a hint of progress for _join_readers
                 if not chunk:
                     return
                 if len(chunk) > cap and not chunk.endswith(b"\n"):
@@ -241,10 +259,7 @@ class CommandTurn(Turn):
         returncode = exited.returncode
         self._clear_group()
         self._begun.wait()
-        deadline = time.monotonic() + READERS_JOIN_SECONDS
-        for reader in self._readers:
-            reader.join(max(0.0, deadline - time.monotonic()))
-        if any(reader.is_alive() for reader in self._readers):
+        if not self._join_readers():
             self.transcript.note("a process outside the turn's group still holds its output")
         try:
             self._before_cleanup()

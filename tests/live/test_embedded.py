@@ -1,6 +1,9 @@
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import psycopg
 import pytest
@@ -9,11 +12,15 @@ from hive.store import embedded
 
 
 @pytest.fixture
-def pgdata(tmp_path_factory):
-    base = tmp_path_factory.mktemp("embedded", numbered=True)
+def pgdata():
+    # not under pytest's own temporary root: the server runs as another user, which must
+    # traverse every ancestor, and each pytest session that starts resets that root to
+    # 0700 (another session starting meanwhile made initdb fail with "Permission denied")
+    base = Path(tempfile.mkdtemp(prefix="hive-embedded-", dir="/tmp"))
     path = base / "pg"
     yield path
     embedded.stop(path)
+    shutil.rmtree(base, ignore_errors=True)
 
 
 def test_start_is_idempotent_and_stop_is_clean(pgdata):

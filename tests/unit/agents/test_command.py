@@ -397,3 +397,20 @@ def test_a_stuck_on_line_does_not_stretch_the_stop_past_lane_free(
     finally:
         release.set()
     assert turn.wait(5) and turn.outcome == STOPPED
+
+
+def test_a_slow_transcript_loses_no_line_after_the_agent_exits(
+    make_ctx: Callable[..., TurnContext],
+) -> None:
+    got: list[str] = []
+
+    def slow(kind: str, text: str) -> None:
+        if kind == "stdout":
+            time.sleep(0.0004)  # a store that takes its time: the pipe drains slower
+            got.append(text)
+
+    # the agent is gone long before its 5000 lines are through the slow transcript
+    turn = start_turn("command:seq 5000", make_ctx(on_line=slow))
+    assert turn.wait(60)
+    assert turn.outcome == FINISHED
+    assert len(got) == 5000 and got[-1] == "5000"
