@@ -83,9 +83,16 @@ def dispatch(
 
 
 def new_order(
-    rt: Runtime, issue: Issue, key: KeySlot, base_sha: str, provider: str, model: str
+    rt: Runtime,
+    issue: Issue,
+    key: KeySlot,
+    base_sha: str,
+    provider: str,
+    model: str,
+    sendback_note: str = "",
 ) -> NewOrder:
-    """The Queen's decision for `issue` on `key`, judged against `base_sha`."""
+    """The Queen's decision for `issue` on `key`, judged against `base_sha`; its brief
+    carries `sendback_note`, the review's notes when the last attempt was sent back."""
     return NewOrder(
         issue=issue.number,
         branch=f"queen-{issue.number}",
@@ -94,7 +101,7 @@ def new_order(
         owned_paths=tuple(issue.boundary),
         key_index=key.index,
         key_fingerprint=key.fingerprint,
-        brief=facts.brief_of(issue),
+        brief=facts.brief_of(issue, sendback_note),
         provider=provider,
         model=model or None,
     )

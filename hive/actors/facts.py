@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from hive.git.facts import BaseFacts
+from hive.rules.criteria import SENDBACK_HEADING, carried_note
+from hive.rules.floors import released_at_floor
 from hive.rules.holds import (
     PH_AWAITING_REVIEW,
     PH_DONE,
@@ -20,12 +22,18 @@ from hive.rules.holds import (
     HeldOrder,
     Phase,
 )
+from hive.rules.lifecycle import state_of
 from hive.rules.priority import CRITICAL, Candidate, label_level
 from hive.rules.round import LastEnd, Limits, RoundFacts
 from hive.rules.shape import shape_problem
-from hive.rules.states import FINISHED
+from hive.rules.states import FINISHED, NONE, State
 from hive.store.issues import Issue
 from hive.store.orders import Order
+
+
+def order_state(order: Order) -> State:
+    """The order's state as its row says it (RULES 4)."""
+    return state_of(order.started, order.finished_at is not None, order.outcome, order.review_state)
 
 
 def phase_of(order: Order) -> Phase:
@@ -78,7 +86,6 @@ def candidates_of(
             problems.append((issue.number, problem))
             continue
         order = by_issue.get(issue.number)
-        phase = phase_of(order) if order is not None else PH_DONE
         found.append(
             Candidate(
                 number=issue.number,
@@ -86,9 +93,8 @@ def candidates_of(
                 age_seconds=int((now - issue.created_at).total_seconds()),
                 boundary=tuple(issue.boundary),
                 open_blocker=any(b in open_numbers for b in issue.blocked_by),
-                live_order=phase == PH_RUNNING,
-                accepted=order is not None and order.review_state == "accept",
-                awaiting_review=phase == PH_AWAITING_REVIEW,
+                state=order_state(order) if order is not None else NONE,
+                review_note=(order.review_note or "") if order is not None else "",
             )
         )
     running_critical = sum(
@@ -162,8 +168,37 @@ def round_facts(
     )
 
 
-def brief_of(issue: Issue) -> str:
-    """The agent's whole prompt: the issue, its boundary and its acceptance criteria."""
+def past_floor(orders: Iterable[Order], now: datetime) -> list[tuple[Order, State]]:
+    """The orders whose floor passed at `now` (EMPTY, SENDBACK, WAIT), with the state
+    each was judged in."""
+    due = []
+    for order in orders:
+        if order.finished_at is None:
+            continue
+        state = order_state(order)
+        since_finish = (now - order.finished_at).total_seconds()
+        since_review = None
+        if order.reviewed_at is not None:
+            since_review = (now - order.reviewed_at).total_seconds()
+        if released_at_floor(state, since_finish, since_review):
+            due.append((order, state))
+    return due
+
+
+def carried_notes(orders: Iterable[Order]) -> dict[int, str]:
+    """The review notes each issue's next attempt carries in its brief (a send-back's)."""
+    notes = {}
+    for order in orders:
+        note = carried_note(order_state(order), order.review_state, order.review_note)
+        if note:
+            notes[order.issue] = note
+    return notes
+
+
+def brief_of(issue: Issue, sendback_note: str = "") -> str:
+    """The agent's whole prompt: the issue, its boundary and its acceptance criteria,
+    then, when its last attempt was sent back, the review's notes under
+    SENDBACK_HEADING."""
     lines = [f"Issue #{issue.number}: {issue.title}", ""]
     if issue.body.strip():
         lines += [issue.body.rstrip(), ""]
@@ -172,4 +207,6 @@ def brief_of(issue: Issue) -> str:
     if issue.criteria:
         lines += ["", "Done when:"]
         lines += [f"  - {c}" for c in issue.criteria]
+    if sendback_note:
+        lines += ["", SENDBACK_HEADING, sendback_note.rstrip()]
     return "\n".join(lines) + "\n"

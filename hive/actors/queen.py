@@ -2,8 +2,10 @@
 write the order down.
 
 A round holds the Queen lease (one Queen at a time; a round without it does nothing),
-gathers its facts (`facts.round_facts`), asks the rules for a plan (`plan_round`: the
-orders to write, the skips, and why it stops short), and writes each planned order
+releases the orders whose floor passed (RULES 4: EMPTY 30 min, SENDBACK 60 min, WAIT
+6 h; each a move held to the state table), gathers its facts (`facts.round_facts`),
+asks the rules for a plan (`plan_round`: the orders to write, the skips, and why it
+stops short), and writes each planned order, its brief carrying a send-back's notes
 (`dispatch.py`: local mode starts the bee here, the insert being its ledger; elsewhere
 mode queues it). Every order carries the fence of the lease the round took: once it no
 longer holds, nothing is written and the round stops dispatching. Skips and refusals are
@@ -48,7 +50,7 @@ from hive.rules.round import (
     render,
 )
 from hive.settings import Settings
-from hive.store import issues, leases, orders, reports
+from hive.store import floors, issues, leases, orders, reports
 from hive.store.issues import Issue
 
 log = logging.getLogger("hive.queen")
@@ -71,6 +73,17 @@ def _wrote(problem: str | None) -> tuple[Wrote, str]:
     if problem == LEASE_GONE:
         return Wrote.LEASE_GONE, ""
     return Wrote.NOT_STARTED, problem
+
+
+@dataclass(frozen=True)
+class Gathered:
+    """What a round read: the open issues, its facts, the base commit its orders are
+    judged against, and each issue's send-back notes for its next brief."""
+
+    open_issues: list[Issue]
+    facts: RoundFacts
+    base_sha: str
+    notes: dict[int, str]
 
 
 @dataclass(frozen=True)
@@ -188,9 +201,11 @@ class Queen:
             self.on_first_lease = None
         if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
-        open_issues, round_facts, base_sha = self._gather(state)
-        plan = plan_round(round_facts)
-        dispatched, refusals = self._write(plan, open_issues, base_sha, lease, state)
+        state.at("releasing work past its floor")
+        self._release_floors()
+        gathered = self._gather(state)
+        plan = plan_round(gathered.facts)
+        dispatched, refusals = self._write(plan, gathered, lease, state)
         state.at("writing the report")
         result = RoundResult(
             tuple(dispatched),
@@ -202,9 +217,25 @@ class Queen:
         rt.metrics.rounds.inc()
         return result
 
-    def _gather(self, state: Progress) -> tuple[list[Issue], RoundFacts, str]:
+    def _release_floors(self) -> None:
+        """Release the orders whose floor passed (RULES 4), each held to the state table:
+        their issues may go again in this round."""
+        rt = self.runtime
+        for order, judged in facts.past_floor(orders.listing(rt.db), facts.utcnow()):
+            moved = floors.release(rt.db, order.issue, order.conversation_id, state=judged)
+            if moved.landed:
+                log.info(
+                    "released: its floor in state %s passed",
+                    judged.name,
+                    extra={"issue": order.issue},
+                )
+            elif moved.illegal:
+                rt.metrics.illegal_transitions.inc()
+
+    def _gather(self, state: Progress) -> Gathered:
         """Read the store, the base and this process: the open issues, the round's
-        facts, and the base commit its orders are judged against."""
+        facts, the base commit its orders are judged against, and the review notes the
+        next attempts carry."""
         rt, cfg = self.runtime, self.config
         state.at("reading issues and orders")
         open_issues = issues.listing(rt.db, open_only=True)
@@ -227,27 +258,23 @@ class Queen:
             host_ready=rt.host.ready,
             free_memory_mb=self._free_memory_mb(),
         )
-        return open_issues, found, base.sha
+        return Gathered(open_issues, found, base.sha, facts.carried_notes(all_orders))
 
     def _write(
-        self,
-        plan: Plan,
-        open_issues: list[Issue],
-        base_sha: str,
-        lease: leases.Lease,
-        state: Progress,
+        self, plan: Plan, gathered: Gathered, lease: leases.Lease, state: Progress
     ) -> tuple[list[int], list[Refusal]]:
         """Write the planned orders in turn: the issues dispatched, and the refusals (the
         plan's own last). A lease gone stops the writing; an order not started is passed
         over."""
         rt, cfg = self.runtime, self.config
-        by_number = {issue.number: issue for issue in open_issues}
+        by_number = {issue.number: issue for issue in gathered.open_issues}
         dispatched: list[int] = []
         refusals: list[Refusal] = []
         for planned in plan.orders:
             state.at(f"dispatching #{planned.number}")
             issue, key = by_number[planned.number], self._key(planned.key)
-            new = new_order(rt, issue, key, base_sha, cfg.provider, cfg.model)
+            note = gathered.notes.get(planned.number, "")
+            new = new_order(rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note)
             wrote, detail = _wrote(dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere))
             if wrote is Wrote.LEASE_GONE:  # another Queen's now, or let go: not one more
                 return dispatched, [*refusals, Stop.LEASE_GONE]

@@ -40,6 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from hive.rules.criteria import SENDBACK_HEADING  # the Queen's heading for a send-back's notes
+
 AUTHOR = b"hive demo <demo@hive.invalid>"
 SLEEP_MAX_SECONDS = 3600.0
 EXIT_NOTHING_DONE = 1
@@ -48,8 +50,6 @@ _FILE_LINE = re.compile(r"^(write|append)\s+`([^`]+)`\s*:\s?(.*)$")
 _SLEEP_LINE = re.compile(r"^sleep\s+([0-9]+(?:\.[0-9]+)?)$")
 _VERBS = ("write", "append", "sleep")
 RESEND_PREFIX = "after a send-back:"
-# The heading under which the Queen puts a send-back's notes in the next attempt's brief.
-SENDBACK_HEADING = "The review sent the last attempt back:"
 FORM = "write `path`: text, append `path`: text, or sleep <seconds>"
 
 

@@ -15,11 +15,13 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from hive.rules.lifecycle import ReviewState
 from hive.rules.reviewer import review_of
 from hive.rules.states import (
     ACCEPT,
     EMPTY,
     ESCALATE,
+    RELEASED,
     SENDBACK,
     VERDICT_ACCEPT,
     VERDICT_EMPTY,
@@ -30,6 +32,9 @@ from hive.rules.states import (
 )
 
 MARK = "HIVE-CRITERION:"
+# The heading under which a send-back's notes appear in the next attempt's brief (the
+# demo agent looks for it too).
+SENDBACK_HEADING = "The review sent the last attempt back:"
 # How much of one unmet reason is kept for the next attempt's brief.
 REASON_MAX_CHARS = 500
 _LINE = re.compile(r"^HIVE-CRITERION:\s*([0-9]{1,4})\s+(met|unmet)\s*(?::\s*(.*))?$", re.I)
@@ -127,3 +132,11 @@ _EVENTS = {
     ESCALATE: VERDICT_ESCALATE,
     WAIT: VERDICT_WAIT,
 }
+
+
+def carried_note(state: int, review_state: str | None, note: str | None) -> str:
+    """The review's note the next attempt's brief carries under SENDBACK_HEADING: a
+    send-back's, also once its floor released it (a release keeps only a send-back's
+    note); empty for any other state."""
+    carried = state == SENDBACK or (state == RELEASED and review_state == ReviewState.RELEASED)
+    return (note or "").strip() if carried else ""

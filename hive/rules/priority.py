@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum, IntEnum, auto
 
-from hive.rules.holds import overlapping
+from hive.rules.holds import HeldOrder, held_paths, overlapping
+from hive.rules.states import ACCEPT, EMPTY, ENDED, ESCALATE, ILLEGAL, NONE, RUNNING, WAIT, State
 
 
 class Level(IntEnum):
@@ -69,16 +70,16 @@ def aged_level(labelled_level: Level | None, age_seconds: int) -> tuple[Level, b
 
 @dataclass(frozen=True)
 class Candidate:
-    """An open issue as a round sees it."""
+    """An open issue as a round sees it: `state` is its order's (NONE: it has none), and
+    `review_note` that order's last review note."""
 
     number: int
     labels: tuple[str, ...] = ()
     age_seconds: int = 0
     boundary: tuple[str, ...] = ()
     open_blocker: bool = False
-    live_order: bool = False
-    accepted: bool = False
-    awaiting_review: bool = False
+    state: State = NONE
+    review_note: str = ""
 
 
 class Skip(Enum):
@@ -90,32 +91,61 @@ class Skip(Enum):
     AWAITING_REVIEW = auto()
     NO_BOUNDARY = auto()
     HELD = auto()  # its boundary overlaps files another order holds
+    ESCALATED = auto()  # a person decides
+    EMPTY = auto()  # its last attempt committed nothing: it waits for its floor
+    UNKNOWN_STATE = auto()  # its row is in no state of the table
+
+
+# The order states that keep an issue from a new attempt. Every other state lets one go
+# (no order, SENDBACK, STALE, REAPED, REFUSED, RELEASED): they are the states a new
+# attempt may replace (`lifecycle.may_replace`).
+SKIP_BY_STATE: dict[State, Skip] = {
+    RUNNING: Skip.LIVE_ORDER,
+    ENDED: Skip.AWAITING_REVIEW,
+    WAIT: Skip.AWAITING_REVIEW,
+    ACCEPT: Skip.ACCEPTED,
+    ESCALATE: Skip.ESCALATED,
+    EMPTY: Skip.EMPTY,
+    ILLEGAL: Skip.UNKNOWN_STATE,
+}
 
 
 @dataclass(frozen=True)
 class Skipped:
-    """A candidate left out this round, and why (HELD names the overlapping paths)."""
+    """A candidate left out this round, and why (HELD names the overlapping paths,
+    ESCALATED carries the first line of the review's note)."""
 
     number: int
     why: Skip
     paths: tuple[str, ...] = ()
+    note: str = ""
 
 
 def skip_reason(candidate: Candidate, held: Iterable[str]) -> Skipped | None:
     """Why a candidate is skipped this round (the first reason that holds), or None when
-    it may go."""
+    it may go. An escalated issue is named before anything else: a person must act on it
+    whatever else holds it."""
+    by_state = SKIP_BY_STATE.get(candidate.state)
+    if by_state is Skip.ESCALATED:
+        return Skipped(candidate.number, by_state, note=first_line(candidate.review_note))
     flags = (
         (candidate.open_blocker, Skip.OPEN_BLOCKER),
-        (candidate.live_order, Skip.LIVE_ORDER),
-        (candidate.accepted, Skip.ACCEPTED),
-        (candidate.awaiting_review, Skip.AWAITING_REVIEW),
+        (by_state is not None, by_state),
         (not candidate.boundary, Skip.NO_BOUNDARY),
     )
     for flagged, why in flags:
-        if flagged:
+        if flagged and why is not None:
             return Skipped(candidate.number, why)
     clash = overlapping(candidate.boundary, held)
     return Skipped(candidate.number, Skip.HELD, clash) if clash else None
+
+
+def first_line(note: str) -> str:
+    """A note's first non-blank line, without a trailing colon (a sentence's clause)."""
+    for line in note.splitlines():
+        if line.strip():
+            return line.strip().rstrip(":").rstrip()
+    return ""
 
 
 @dataclass(frozen=True)
@@ -150,19 +180,20 @@ def rank(candidates: Sequence[Candidate], running_critical: int = 0) -> list[Ran
 
 
 def order_candidates(
-    candidates: Sequence[Candidate], held: Iterable[str], running_critical: int = 0
+    candidates: Sequence[Candidate], held: Sequence[HeldOrder], running_critical: int = 0
 ) -> tuple[list[Ranked], list[Skipped]]:
     """A round's choice in one call: the candidates that may go, in order, and every skipped
     one with its reason (for the round's report), in listing order.
 
+    The files an order holds are held from every other issue, never from its own: a
+    sent-back issue's next attempt takes up the files its last one held.
     Skipped issues are left out before the critical cap is applied, so a blocked critical
     never takes one of the three places.
     """
-    held_paths = frozenset(held)
     eligible: list[Candidate] = []
     skipped: list[Skipped] = []
     for candidate in sorted(candidates, key=lambda c: c.number):
-        skip = skip_reason(candidate, held_paths)
+        skip = skip_reason(candidate, held_paths(held, except_issue=candidate.number))
         if skip is None:
             eligible.append(candidate)
         else:

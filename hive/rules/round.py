@@ -3,6 +3,12 @@ do not. Pure: the actor gathers the facts (the clock included), asks `plan_round
 the planned orders in turn, and renders skips and refusals into sentences only for its
 report (`render`).
 
+An issue's order state decides whether it may go again (priority's SKIP_BY_STATE): a
+send-back goes again (its next attempt continues the branch, with the review's notes in
+its brief); stale, reaped, refused and released work goes again; work running, waiting
+for review, accepted, escalated or empty does not. Accepted work is not news every round;
+escalated work is named as needing a person; empty work waits for its floor.
+
 The plan takes the priority card's order and skips, leaves out an issue still backing off
 after failed attempts (the retry card) and one whose boundary overlaps an order planned
 earlier in the same round, then plans orders up to the capacity, each on the key the keys
@@ -18,10 +24,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
 
-from hive.rules.holds import HeldOrder, held_paths, overlapping
+from hive.rules.holds import HeldOrder, overlapping
 from hive.rules.keys import all_busy_sentence, choose_key
 from hive.rules.priority import Candidate, Skip, Skipped, capacity, order_candidates
 from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
+from hive.rules.states import EMPTY_FLOOR_SECONDS
 
 
 @dataclass(frozen=True)
@@ -142,9 +149,10 @@ class Planned:
 
 @dataclass(frozen=True)
 class Plan:
-    """The orders to write, in order; the skips the report names (a live order and
-    finished work that waits for review are an order's normal course, not news); why
-    the plan stops short, if it does; and whether a person must act."""
+    """The orders to write, in order; the skips the report names (a live order, finished
+    work that waits for review and accepted work at the gate are an order's normal
+    course, not news); why the plan stops short, if it does; and whether a person must
+    act."""
 
     orders: tuple[Planned, ...] = ()
     skipped: tuple[RoundSkip, ...] = ()
@@ -152,7 +160,9 @@ class Plan:
     needs_you: bool = False
 
 
-_QUIET = frozenset({Skip.LIVE_ORDER, Skip.AWAITING_REVIEW})
+_QUIET = frozenset({Skip.LIVE_ORDER, Skip.AWAITING_REVIEW, Skip.ACCEPTED})
+# the skips a person must act on (the others pass on their own)
+_NEEDS_YOU = frozenset({Skip.ESCALATED, Skip.UNKNOWN_STATE})
 
 
 # --- the plan ---------------------------------------------------------------------------
@@ -161,9 +171,7 @@ _QUIET = frozenset({Skip.LIVE_ORDER, Skip.AWAITING_REVIEW})
 def plan_round(facts: RoundFacts) -> Plan:
     """The round's orders, skips and refusal from `facts`."""
     lim = facts.limits
-    ranked, skipped = order_candidates(
-        facts.candidates, held_paths(facts.held), facts.running_critical
-    )
+    ranked, skipped = order_candidates(facts.candidates, facts.held, facts.running_critical)
     boundaries = {c.number: c.boundary for c in facts.candidates}
     waiting = backing_off(facts.last_ends)
     indexes = [k for k in facts.keys if k not in facts.resting]
@@ -198,9 +206,9 @@ def plan_round(facts: RoundFacts) -> Plan:
         tuple(planned),
         (*not_tasks, *news),
         refusal,
-        # a person must act on an issue that is not a task, or on a hive with no key;
-        # busy keys, holds and blockers pass on their own
-        needs_you=bool(not_tasks) or not facts.keys,
+        # a person must act on an issue that is not a task, on escalated work, or on a
+        # hive with no key; busy keys, holds and blockers pass on their own
+        needs_you=bool(not_tasks) or not facts.keys or any(s.why in _NEEDS_YOU for s in skipped),
     )
 
 
@@ -255,6 +263,10 @@ _SKIPS = {
     Skip.AWAITING_REVIEW: "skipped: its finished work waits for review",
     Skip.NO_BOUNDARY: "skipped: no boundary",
     Skip.HELD: "skipped: its boundary overlaps files another order holds: ",
+    Skip.EMPTY: "skipped: its last attempt committed nothing; it goes again once"
+    f" {EMPTY_FLOOR_SECONDS // 60} min have passed since its review",
+    Skip.UNKNOWN_STATE: "skipped: its order's review_state is none the hive knows;"
+    " a person looks at the row",
 }
 _STOPS = {
     Stop.HOST_NOT_READY: "no bee can start in this process now (no bee pool, or draining)",
@@ -266,6 +278,11 @@ _STOPS = {
 def render(item: RoundSkip | Refusal) -> str:
     """The sentence a person reads in the round's report for a skip or a refusal."""
     match item:
+        case Skipped(number=number, why=Skip.ESCALATED, note=note):
+            said = note or "the review escalated it"
+            return (
+                f"needs a person: {said}; hive approve {number} / hive reject {number} --note ..."
+            )
         case Skipped(why=why, paths=paths):
             return _SKIPS[why] + ", ".join(paths)
         case BackingOff(failures=failures, since_seconds=since, last=last):

@@ -94,6 +94,8 @@ SAMPLES = {
     "wake_in_seconds": 60,
     "payload": None,
     "wait_id": 1,
+    "judged_state": 6,
+    "note_kept_from": 6,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

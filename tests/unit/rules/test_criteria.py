@@ -1,6 +1,6 @@
-from hive.rules.criteria import REASON_MAX_CHARS, Judgement, judgement_of, notes_of
+from hive.rules.criteria import REASON_MAX_CHARS, Judgement, carried_note, judgement_of, notes_of
 from hive.rules.reviewer import review_of
-from hive.rules.states import ACCEPT, SENDBACK, WAIT
+from hive.rules.states import ACCEPT, ESCALATE, RELEASED, SENDBACK, STALE, WAIT
 
 
 def test_met_and_unmet_lines_are_counted_per_criterion() -> None:
@@ -71,3 +71,14 @@ def test_decide_gives_each_verdict_its_event_and_note() -> None:
     got = decide(_j([], 0), (), 1, 0)
     assert got.verdict == s.ESCALATE and "no acceptance criteria" in got.note
     assert empty_decision().event == s.VERDICT_EMPTY
+
+
+def test_only_a_send_back_s_note_is_carried_to_the_next_brief_also_once_released() -> None:
+    assert carried_note(SENDBACK, "sendback", " - a: no\n") == "- a: no"
+    # a floor's release keeps only a send-back's note
+    assert carried_note(RELEASED, "released", "- a: no") == "- a: no"
+    assert carried_note(RELEASED, "released", None) == ""
+    # an ending with nothing to judge is RELEASED too, with no review of its own
+    assert carried_note(RELEASED, None, "- a: no") == ""
+    for state, review in ((WAIT, "wait"), (ESCALATE, "escalate"), (STALE, "stale")):
+        assert carried_note(state, review, "- a: no") == ""

@@ -1,5 +1,7 @@
 """RULES 5 (priority): levels, labels, aging, the critical cap, the order and the skips."""
 
+from hive.rules.holds import PH_RUNNING, PH_SENT_BACK, HeldOrder
+from hive.rules.lifecycle import may_replace
 from hive.rules.priority import (
     AGING_DAYS,
     AGING_SECONDS,
@@ -20,6 +22,18 @@ from hive.rules.priority import (
     order_candidates,
     rank,
     skip_reason,
+)
+from hive.rules.states import (
+    ACCEPT,
+    EMPTY,
+    ENDED,
+    ESCALATE,
+    ILLEGAL,
+    NONE,
+    RUNNING,
+    SENDBACK,
+    WAIT,
+    State,
 )
 
 OLD = AGING_SECONDS
@@ -107,21 +121,43 @@ def test_a_demoted_critical_ranks_ahead_of_an_aged_high() -> None:
     assert [r.number for r in ranked] == [1, 2, 3, 4, 0]
 
 
-def test_a_candidate_is_skipped_for_a_blocker_a_live_order_acceptance_review_or_no_boundary():
+def test_a_candidate_is_skipped_for_a_blocker_its_order_state_or_no_boundary():
     base = Candidate(1, boundary=("a.py",))
     assert skip_reason(base, set()) is None
     blocked = Candidate(1, boundary=("a.py",), open_blocker=True)
     assert skip_reason(blocked, set()) == Skipped(1, Skip.OPEN_BLOCKER)
-    live = Candidate(1, boundary=("a.py",), live_order=True)
-    assert skip_reason(live, set()) == Skipped(1, Skip.LIVE_ORDER)
-    accepted = Candidate(1, boundary=("a.py",), accepted=True)
-    assert skip_reason(accepted, set()) == Skipped(1, Skip.ACCEPTED)
-    waiting = Candidate(1, boundary=("a.py",), awaiting_review=True)
-    assert skip_reason(waiting, set()) == Skipped(1, Skip.AWAITING_REVIEW)
+    by_state = {
+        RUNNING: Skip.LIVE_ORDER,
+        ENDED: Skip.AWAITING_REVIEW,
+        WAIT: Skip.AWAITING_REVIEW,
+        ACCEPT: Skip.ACCEPTED,
+        EMPTY: Skip.EMPTY,
+        ILLEGAL: Skip.UNKNOWN_STATE,
+    }
+    for state, why in by_state.items():
+        assert skip_reason(Candidate(1, boundary=("a.py",), state=state), set()) == (
+            Skipped(1, why)
+        )
     assert skip_reason(Candidate(1), set()) == Skipped(1, Skip.NO_BOUNDARY)
     # the first reason wins: a blocked issue with a live order is skipped for its blocker
-    both = Candidate(1, boundary=("a.py",), open_blocker=True, live_order=True)
+    both = Candidate(1, boundary=("a.py",), open_blocker=True, state=RUNNING)
     assert skip_reason(both, {"a.py"}) == Skipped(1, Skip.OPEN_BLOCKER)
+
+
+def test_an_escalated_candidate_is_named_first_with_its_notes_first_line() -> None:
+    note = "\nsent back 2 times and still unmet:\n- file `a.py` contains `x`: no"
+    escalated = Candidate(1, open_blocker=True, state=ESCALATE, review_note=note)
+    assert skip_reason(escalated, {"a.py"}) == (
+        Skipped(1, Skip.ESCALATED, note="sent back 2 times and still unmet")
+    )
+    assert skip_reason(Candidate(2, state=ESCALATE), set()) == Skipped(2, Skip.ESCALATED)
+
+
+def test_every_state_a_new_attempt_may_replace_lets_its_issue_go_and_no_other() -> None:
+    for state in [*State]:
+        candidate = Candidate(1, boundary=("a.py",), state=state)
+        goes = skip_reason(candidate, set()) is None
+        assert goes == (state == NONE or may_replace(state)), state.name
 
 
 def test_a_candidate_whose_boundary_overlaps_held_files_is_skipped_naming_them() -> None:
@@ -148,7 +184,8 @@ def test_a_round_ranks_what_may_go_and_reports_every_skip_with_its_reason() -> N
         Candidate(5, ("P0",), boundary=("e.py",)),
         Candidate(6, ("P0",), boundary=("f.py",)),
     ]
-    ranked, skipped = order_candidates(candidates, {"held.py"})
+    held = [HeldOrder(9, ("held.py",), PH_RUNNING)]
+    ranked, skipped = order_candidates(candidates, held)
     # the blocked and the overlapping criticals take none of the three critical places
     assert [(r.number, r.level) for r in ranked] == [
         (2, CRITICAL),
@@ -159,7 +196,18 @@ def test_a_round_ranks_what_may_go_and_reports_every_skip_with_its_reason() -> N
     assert skipped == [Skipped(1, Skip.OPEN_BLOCKER), Skipped(3, Skip.HELD, ("held.py",))]
 
 
+def test_an_order_holds_its_files_from_other_issues_never_from_its_own() -> None:
+    held = [HeldOrder(1, ("a.py",), PH_SENT_BACK, since_finish_seconds=60)]
+    candidates = [
+        Candidate(1, boundary=("a.py",), state=SENDBACK),
+        Candidate(2, boundary=("a.py",)),
+    ]
+    ranked, skipped = order_candidates(candidates, held)
+    assert [r.number for r in ranked] == [1]
+    assert skipped == [Skipped(2, Skip.HELD, ("a.py",))]
+
+
 def test_a_round_counts_the_criticals_already_running() -> None:
     candidates = [Candidate(n, ("P0",), boundary=(f"{n}.py",)) for n in (1, 2)]
-    ranked, _ = order_candidates(candidates, set(), running_critical=2)
+    ranked, _ = order_candidates(candidates, [], running_critical=2)
     assert [(r.number, r.level) for r in ranked] == [(1, CRITICAL), (2, HIGH)]

@@ -1,6 +1,6 @@
 """A Queen round's plan from its facts, and the report's sentences, as vectors (no store)."""
 
-from hive.rules.holds import PH_RUNNING, HeldOrder
+from hive.rules.holds import PH_RUNNING, PH_SENT_BACK, HeldOrder
 from hive.rules.priority import Candidate, Skip, Skipped
 from hive.rules.round import (
     BackingOff,
@@ -20,6 +20,20 @@ from hive.rules.round import (
     plan_round,
     render,
     room_for_bees,
+)
+from hive.rules.states import (
+    ACCEPT,
+    EMPTY,
+    ENDED,
+    ESCALATE,
+    ILLEGAL,
+    REAPED,
+    REFUSED,
+    RELEASED,
+    RUNNING,
+    SENDBACK,
+    STALE,
+    WAIT,
 )
 
 ELSEWHERE = Limits(max_workers=4, elsewhere=True)
@@ -74,11 +88,65 @@ def test_an_issue_that_is_not_a_task_comes_first_in_the_report_and_needs_a_perso
     assert [render(s) for s in plan.skipped] == ["no boundary: x", "skipped: an open blocker"]
 
 
-def test_a_live_order_and_work_awaiting_review_are_not_news() -> None:
+def test_a_live_order_work_awaiting_review_and_accepted_work_are_not_news() -> None:
+    quiet = (task(1, state=RUNNING), task(2, state=ENDED), task(4, state=WAIT))
+    plan = plan_round(facts(*quiet, task(5, state=ACCEPT), task(3), keys=(0,)))
+    assert plan.orders == (Planned(3, 0),) and plan.skipped == () and not plan.needs_you
+
+
+def test_sent_back_stale_reaped_refused_and_released_work_goes_again() -> None:
+    again = (SENDBACK, STALE, REAPED, REFUSED, RELEASED)
+    plan = plan_round(facts(*(task(n, state=s) for n, s in enumerate(again, 1)), keys=(0,)))
+    assert [p.number for p in plan.orders] == [1]
+    limits = Limits(max_workers=8, lanes_per_key=8, elsewhere=True)
     plan = plan_round(
-        facts(task(1, live_order=True), task(2, awaiting_review=True), task(3), keys=(0,))
+        facts(*(task(n, state=s) for n, s in enumerate(again, 1)), keys=(0,), limits=limits)
     )
-    assert plan.orders == (Planned(3, 0),) and plan.skipped == ()
+    assert [p.number for p in plan.orders] == [1, 2, 3, 4, 5]
+    assert plan.skipped == () and not plan.needs_you
+
+
+def test_a_sent_back_issue_takes_up_the_files_its_last_attempt_holds_but_no_other_does() -> None:
+    held = (HeldOrder(1, ("src/a.py",), PH_SENT_BACK, since_finish_seconds=60),)
+    plan = plan_round(
+        facts(task(1, "src/a.py", state=SENDBACK), task(2, "src/a.py"), keys=(0, 1), held=held)
+    )
+    assert plan.orders == (Planned(1, 0),)
+    assert plan.skipped == (Skipped(2, Skip.HELD, ("src/a.py",)),)
+
+
+def test_reaped_work_still_backs_off_after_failures() -> None:
+    failed = {1: LastEnd(1, "reaped at boot", 20.0)}
+    plan = plan_round(facts(task(1, state=REAPED), keys=(0,), last_ends=failed))
+    assert plan.orders == () and plan.skipped == (BackingOff(1, 2, 20.0, "reaped at boot"),)
+
+
+def test_escalated_work_is_named_once_as_needing_a_person() -> None:
+    note = "sent back 2 times and still unmet:\n- file `a` contains `b`: no"
+    plan = plan_round(facts(task(6, state=ESCALATE, review_note=note), task(7), keys=(0,)))
+    assert plan.orders == (Planned(7, 0),)
+    assert plan.skipped == (Skipped(6, Skip.ESCALATED, note="sent back 2 times and still unmet"),)
+    assert plan.needs_you
+    assert render(plan.skipped[0]) == (
+        "needs a person: sent back 2 times and still unmet;"
+        " hive approve 6 / hive reject 6 --note ..."
+    )
+
+
+def test_empty_work_waits_for_its_floor_and_says_so_without_needing_a_person() -> None:
+    plan = plan_round(facts(task(8, state=EMPTY), keys=(0,)))
+    assert plan.orders == () and plan.skipped == (Skipped(8, Skip.EMPTY),)
+    assert not plan.needs_you
+    assert render(plan.skipped[0]) == (
+        "skipped: its last attempt committed nothing; it goes again once 30 min have passed"
+        " since its review"
+    )
+
+
+def test_a_row_in_no_known_state_is_not_dispatched_over_and_needs_a_person() -> None:
+    plan = plan_round(facts(task(9, state=ILLEGAL), keys=(0,)))
+    assert plan.orders == () and plan.skipped == (Skipped(9, Skip.UNKNOWN_STATE),)
+    assert plan.needs_you
 
 
 def test_files_another_order_holds_are_skipped_naming_them() -> None:
@@ -187,4 +255,8 @@ def test_every_priority_skip_has_its_sentence() -> None:
         "skipped: its finished work waits for review",
         "skipped: no boundary",
         "skipped: its boundary overlaps files another order holds: ",
+        "needs a person: the review escalated it; hive approve 1 / hive reject 1 --note ...",
+        "skipped: its last attempt committed nothing; it goes again once 30 min have passed"
+        " since its review",
+        "skipped: its order's review_state is none the hive knows; a person looks at the row",
     ]
