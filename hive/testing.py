@@ -25,14 +25,13 @@ from typing import Any
 
 import psycopg
 import pytest
-from psycopg import sql
 
-from hive.store import embedded
+from hive.store import embedded, scratch
 
 
 def database_conninfo(url: str, dbname: str) -> str:
     """The same server as `url`, another database."""
-    return psycopg.conninfo.make_conninfo(url, dbname=dbname)
+    return scratch.url_of(url, dbname)
 
 
 @pytest.fixture(scope="session")
@@ -52,20 +51,8 @@ def hive_pg_url() -> Iterator[str]:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _create(url: str, name: str, template: str = "template0") -> None:
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
-                sql.Identifier(name), sql.Identifier(template)
-            )
-        )
-
-
-def _drop(url: str, name: str) -> None:
-    with psycopg.connect(url, autocommit=True) as conn:
-        conn.execute(
-            sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-        )
+def _create(url: str, name: str, template: str = "template0") -> str:
+    return scratch.create(url, name, template=template, refused="the tests need CREATEDB")
 
 
 @pytest.fixture
@@ -74,13 +61,12 @@ def hive_fresh_database(hive_pg_url: str) -> Iterator[Callable[[], str]]:
 
     def make() -> str:
         name = f"hive_t_{uuid.uuid4().hex[:12]}"
-        _create(hive_pg_url, name)
         made.append(name)
-        return database_conninfo(hive_pg_url, name)
+        return _create(hive_pg_url, name)
 
     yield make
     for name in made:
-        _drop(hive_pg_url, name)
+        scratch.drop(hive_pg_url, name)
 
 
 @pytest.fixture(scope="session")
@@ -90,20 +76,19 @@ def _hive_template(hive_pg_url: str) -> Iterator[str]:
     from hive.store.migrate import apply
 
     name = f"hive_tpl_{uuid.uuid4().hex[:12]}"
-    _create(hive_pg_url, name)
-    apply(database_conninfo(hive_pg_url, name))
+    apply(_create(hive_pg_url, name))
     yield name
-    _drop(hive_pg_url, name)
+    scratch.drop(hive_pg_url, name)
 
 
 @pytest.fixture
 def hive_db_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
     name = f"hive_t_{uuid.uuid4().hex[:12]}"
-    _create(hive_pg_url, name, template=_hive_template)
+    url = _create(hive_pg_url, name, template=_hive_template)
     try:
-        yield database_conninfo(hive_pg_url, name)
+        yield url
     finally:
-        _drop(hive_pg_url, name)
+        scratch.drop(hive_pg_url, name)
 
 
 # --- embedding the runtime (hive serve's tree, in-process) -------------------------------

@@ -24,13 +24,12 @@ from pathlib import Path
 import psycopg
 from dulwich.object_format import SHA1
 from dulwich.pack import PackData
-from psycopg import sql
 
 from hive import demo_data
 from hive.errors import HiveError
 from hive.git.importing import parse
 from hive.settings import Settings
-from hive.store import bundles, connect, issues, migrate, orders
+from hive.store import bundles, connect, issues, migrate, orders, scratch
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
 
 DATABASE = "hive_demo"
@@ -126,17 +125,13 @@ def _fresh_database(server_url: str) -> str:
     """Drop and create DATABASE on the server of `server_url`, migrated; its URL."""
     if psycopg.conninfo.conninfo_to_dict(server_url).get("dbname") == DATABASE:
         raise HiveError(f"HIVE_DATABASE_URL names {DATABASE}, which the demo drops and creates")
-    name = sql.Identifier(DATABASE)
-    try:
-        with psycopg.connect(server_url, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(name))
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(name))
-    except psycopg.errors.InsufficientPrivilege:
-        raise HiveError(
-            f"the demo needs its own database ({DATABASE}): grant CREATEDB to the hive's "
-            "user, or unset HIVE_DATABASE_URL to use the embedded server"
-        ) from None
-    url = psycopg.conninfo.make_conninfo(server_url, dbname=DATABASE)
+    scratch.drop(server_url, DATABASE)
+    url = scratch.create(
+        server_url,
+        DATABASE,
+        refused="the demo needs its own: grant CREATEDB to the hive's user, or unset"
+        " HIVE_DATABASE_URL to use the embedded server",
+    )
     migrate.apply(url)
     return url
 
