@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hive.actors.ending import close_order, order_outcome
+from hive.actors.ending import Leftover, close_order, order_ending
 from hive.actors.runtime import Runtime
 from hive.actors.start import StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
@@ -33,7 +33,7 @@ from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import bundles, listen, orders
-from hive.store.orders import Fence
+from hive.store.orders import Fence, OrderEnding
 from supervisors import SupervisedActor
 
 log = logging.getLogger("hive.bee")
@@ -237,7 +237,8 @@ class Bee:
         assert ending is not None and self._worktree is not None
         with self._lock:
             handed_back = self._handing_back
-        outcome, detail = order_outcome(ending, handed_back)
+        turn_end = order_ending(self.order.fence, ending, handed_back)
+        outcome = turn_end.outcome
         rt.metrics.bee_seconds.labels(outcome=outcome).observe(ending.seconds)
         if self._lost:
             self.outcome = None
@@ -248,16 +249,9 @@ class Bee:
             rt.db,
             rt.checkout,  # type: ignore[arg-type]
             rt.metrics,
-            fence=self.order.fence,
-            worktree=self._worktree,
-            boundary=plan.boundary,
-            base_ref=plan.base,
-            base_rev=self._base_rev,
-            outcome=outcome,
-            detail=detail,
-            salvage_reason=HANDED_BACK if outcome == HANDED_BACK else "finished",
-            max_bytes=rt.settings.bundle_max_bytes,
-            ending=ending,
+            turn_end,
+            Leftover(self._worktree, plan.boundary, plan.base, self._base_rev),
+            rt.settings.bundle_max_bytes,
         )
         self.outcome = closing.outcome if closing.landed else None
         self._remove_worktree()
@@ -295,7 +289,8 @@ class Bee:
         if self.order.fence.runner is None:
             return  # the Queen's row was never written: her round reports it
         try:
-            orders.end(self.runtime.db, self.order.fence, ENDED_BADLY, detail=self.start_error)
+            ending = OrderEnding(self.order.fence, ENDED_BADLY, self.start_error)
+            orders.end(self.runtime.db, ending)
         except Exception:
             log.exception("could not end the order", extra={"issue": self.issue})
 

@@ -22,7 +22,7 @@ from hive.rules.keys import KeySlot
 from hive.store import leases, orders
 from hive.store.issues import Issue
 from hive.store.leases import Lease
-from hive.store.orders import Fence, NewOrder
+from hive.store.orders import Fence, Insertion, NewOrder
 
 log = logging.getLogger("hive.queen")
 
@@ -46,9 +46,7 @@ def dispatch(
     is written (or its bee is still starting), else a sentence (`LEASE_GONE` when the
     lease no longer holds)."""
     if elsewhere:
-        if orders.insert(rt.db, new, queued=True, lease=lease) is None:
-            return _not_written(rt, lease)
-        return None
+        return _problem(orders.insert(rt.db, new, queued=True, lease=lease))
     plan = plan_of(
         rt.settings,
         issue=issue.number,
@@ -61,9 +59,11 @@ def dispatch(
         key=key.value,
     )
     fence = Fence(issue.number, new.conversation_id, None)
+    written: list[Insertion] = []  # what the ledger's insert said, once it ran
 
     def ledger() -> bool:
-        return orders.insert(rt.db, new, queued=False, lease=lease) is not None
+        written.append(orders.insert(rt.db, new, queued=False, lease=lease))
+        return written[-1] is Insertion.WRITTEN
 
     if not leases.held(rt.db, lease):
         return LEASE_GONE  # its turn would start before its insert is refused: not at all
@@ -79,7 +79,9 @@ def dispatch(
         return None
     if bee.landed:
         return None
-    return bee.start_error or _not_written(rt, lease)
+    if bee.start_error is not None:
+        return bee.start_error
+    return _problem(written[-1]) if written else "its bee failed before its order was written"
 
 
 def new_order(
@@ -107,7 +109,9 @@ def new_order(
     )
 
 
-def _not_written(rt: Runtime, lease: Lease) -> str:
-    """Why an insert wrote nothing: the lease moved on, or the issue has a live order (a
-    lease still held now was held all along: its fence never goes back)."""
-    return IN_FLIGHT if leases.held(rt.db, lease) else LEASE_GONE
+def _problem(insertion: Insertion) -> str | None:
+    """The round's sentence for what an insert did: None once it wrote the order."""
+    return _PROBLEMS.get(insertion)
+
+
+_PROBLEMS = {Insertion.IN_FLIGHT: IN_FLIGHT, Insertion.LEASE_GONE: LEASE_GONE}

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,7 @@ from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
 from hive.store import orders
 from hive.store.bundles import NewBundle
-from hive.store.orders import Fence
+from hive.store.orders import Fence, OrderEnding
 
 log = logging.getLogger("hive.bee")
 
@@ -54,111 +54,108 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
     return ending.outcome, None
 
 
+def order_ending(fence: Fence, ending: Ending, handed_back: bool) -> OrderEnding:
+    """The order's ending as the turn left it: its outcome and detail (`order_outcome`)
+    and the usage the agent reported. Closing adds the salvage and the bundle."""
+    outcome, detail = order_outcome(ending, handed_back)
+    usage = ending.usage
+    return OrderEnding(
+        fence,
+        outcome,
+        detail,
+        input_tokens=usage.input_tokens if usage else None,
+        output_tokens=usage.output_tokens if usage else None,
+        provider=usage.provider if usage else None,
+        model=usage.model if usage else None,
+    )
+
+
+@dataclass(frozen=True)
+class Leftover:
+    """Where a turn left its work: what the closing salvages and bundles."""
+
+    worktree: Path
+    boundary: tuple[str, ...]
+    base_ref: str  # the base the bundle names
+    base_rev: str  # the commit the branch was cut from: the bundle is base_rev..branch
+
+
 @dataclass(frozen=True)
 class Closing:
-    """What one ending wrote."""
+    """What one ending wrote (`landed`), or would have written had its fence held."""
 
     landed: bool
-    outcome: str
-    salvaged: str | None  # the salvage commit, None when nothing was left uncommitted
-    salvaged_files: tuple[str, ...]
-    bundle_bytes: int
+    ending: OrderEnding
+
+    @property
+    def outcome(self) -> str:
+        return self.ending.outcome
+
+    @property
+    def salvaged_files(self) -> tuple[str, ...]:
+        return self.ending.salvaged_files
+
+    @property
+    def bundle_bytes(self) -> int:
+        return len(self.ending.bundle.data) if self.ending.bundle else 0
 
 
 def close_order(
     db: ConnectionPool[Any],
     checkout: Checkout,
     metrics: HiveMetrics,
-    *,
-    fence: Fence,
-    worktree: Path,
-    boundary: tuple[str, ...],
-    base_ref: str,
-    base_rev: str,
-    outcome: str,
-    detail: str | None,
-    salvage_reason: str,
+    ending: OrderEnding,
+    left: Leftover,
     max_bytes: int,
-    ending: Ending | None = None,
 ) -> Closing:
-    """Salvage, bundle (`base_rev..queen-<issue>`, the commit the branch was cut from),
-    end (fenced). `landed` is False when the row was no longer this
-    turn's (reaped or re-dispatched): nothing was written to it."""
-    issue = fence.issue
-    salvaged: str | None = None
-    salvaged_files: tuple[str, ...] = ()
+    """Salvage what the turn left uncommitted inside its boundary, bundle
+    `base_rev..queen-<issue>`, and end the order as `ending` says with both (fenced). A
+    bundle past `max_bytes` ends the order badly, without it. `landed` is False when the
+    row was no longer this turn's (reaped or re-dispatched): nothing was written to it."""
+    issue = ending.fence.issue
+    reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
+    kept = None
     out = None
     with own_repo(checkout) as repo:  # its own Repo object: endings run side by side
         try:
-            kept = salvage(worktree, boundary, salvage_reason)
-            salvaged, salvaged_files = kept.sha, kept.committed
+            kept = salvage(left.worktree, left.boundary, reason)
         except Exception as err:  # the work already committed still goes in the bundle
             log.warning("salvage failed: %s", err, extra={"issue": issue})
         try:
-            out = bundle(repo, issue, base_rev, max_bytes)
+            out = bundle(repo, issue, left.base_rev, max_bytes)
         except BundleTooLarge as err:
-            outcome, detail = ENDED_BADLY, str(err)
+            ending = replace(ending, outcome=ENDED_BADLY, detail=str(err))
         except Exception as err:
             log.warning("bundle failed: %s", err, extra={"issue": issue})
-    stored = None
-    if out is not None:
-        stored = NewBundle(f"queen-{issue}", base_ref, out.base_sha, out.head_sha, out.data)
-    usage = ending.usage if ending is not None else None
-    landed = _end(
-        db,
-        fence,
-        outcome,
-        stored,
-        detail,
-        usage.input_tokens if usage else None,
-        usage.output_tokens if usage else None,
-        salvaged,
-        salvaged_files,
-        usage.provider if usage else None,
-        usage.model if usage else None,
+    ending = replace(
+        ending,
+        salvaged_sha=kept.sha if kept else None,
+        salvaged_files=kept.committed if kept else (),
+        bundle=None
+        if out is None
+        else NewBundle(f"queen-{issue}", left.base_ref, out.base_sha, out.head_sha, out.data),
     )
-    if landed and stored is not None:
-        metrics.bundle_bytes.observe(len(stored.data))
-    size = len(stored.data) if stored else 0
-    return Closing(landed, outcome, salvaged, salvaged_files, size)
+    landed = _end(db, ending)
+    if landed and ending.bundle is not None:
+        metrics.bundle_bytes.observe(len(ending.bundle.data))
+    return Closing(landed, ending)
 
 
-def _end(
-    db: ConnectionPool[Any],
-    fence: Fence,
-    outcome: str,
-    stored: NewBundle | None,
-    detail: str | None,
-    input_tokens: int | None,
-    output_tokens: int | None,
-    salvaged: str | None,
-    salvaged_files: tuple[str, ...],
-    provider: str | None = None,
-    model: str | None = None,
-) -> bool:
+def _end(db: ConnectionPool[Any], ending: OrderEnding) -> bool:
     pause = threading.Event()  # never set: a bounded pause between attempts
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
     wait = END_RETRY_FIRST_SECONDS
     while True:
         try:
-            return orders.end(
-                db,
-                fence,
-                outcome,
-                bundle=stored,
-                detail=detail,
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                salvaged_sha=salvaged,
-                salvaged_files=salvaged_files,
-                provider=provider,
-                model=model,
-            )
+            return orders.end(db, ending)
         except psycopg.OperationalError as err:  # the store is away; anything else is a bug
             if time.monotonic() + wait > deadline:
                 raise
             log.warning(
-                "ending failed (%s); trying again in %gs", err, wait, extra={"issue": fence.issue}
+                "ending failed (%s); trying again in %gs",
+                err,
+                wait,
+                extra={"issue": ending.fence.issue},
             )
             pause.wait(wait)
             wait = min(wait * 2, END_RETRY_MAX_SECONDS)

@@ -128,7 +128,7 @@ def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
             latencies.append((time.perf_counter() - t0) * 1000.0)
             if got is None:
                 break
-            orders.end(db, got.fence, "finished")
+            orders.end(db, orders.OrderEnding(got.fence, "finished"))
             issues.append(got.issue)
         ended = time.monotonic()
     results.put({"issues": issues, "latencies_ms": latencies, "began": began, "ended": ended})
@@ -138,7 +138,9 @@ def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
     """The ceiling: the same two statements on one plain connection, nothing else."""
     claim_sql, end_sql = q("claim_order"), q("end_order")
     # the ending's parameters, made once: the loop only puts each row's issue and attempt in
-    ending = orders.end_params(orders.Fence(0, uuid.UUID(int=0), name), "finished")
+    ending = orders.end_params(
+        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), "finished")
+    )
     issues, latencies = [], []
     with psycopg.connect(url, autocommit=True) as conn:
         barrier.wait()

@@ -101,7 +101,7 @@ def _runner(url: str, mode: str, poll_seconds: float, ready: Any, stop: Any, cla
             got = orders.claim(db, "bench")
             if got is not None:
                 claims.put((got.issue, time.monotonic()))
-                orders.end(db, got.fence, "finished")
+                orders.end(db, orders.OrderEnding(got.fence, "finished"))
             elif listener is not None:
                 listener.wait(NOTIFY_MODE_POLL_SECONDS)
             else:

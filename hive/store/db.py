@@ -46,6 +46,12 @@ def one(db: Db, name: str, params: Params | None = None) -> tuple[Any, ...] | No
         return conn.execute(q(name), params).fetchone()
 
 
+def one_dict(db: Db, name: str, params: Params | None = None) -> dict[str, Any] | None:
+    """The first row of the named query, as a dict keyed by column name, or None."""
+    with connection(db) as conn, conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(q(name), params).fetchone()
+
+
 def dicts(db: Db, name: str, params: Params | None = None) -> list[dict[str, Any]]:
     """Every row of the named query, as dicts keyed by column name."""
     with connection(db) as conn, conn.cursor(row_factory=dict_row) as cur:

@@ -8,6 +8,7 @@ re-dispatched, and its writer must stop and write nothing more to it.
 
 from __future__ import annotations
 
+import enum
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
 from hive.store.bundles import NewBundle
-from hive.store.db import Db, dicts, one, pick
+from hive.store.db import Db, dicts, one, one_dict, pick
 from hive.store.leases import Lease
 
 OUTCOME_REAPED_AT_BOOT = "reaped at boot"
@@ -128,18 +129,49 @@ class ArchivedOrder:
     snapshot: dict[str, Any]
 
 
-def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Order | None:
+class Insertion(enum.Enum):
+    """What `insert` did: wrote the order, or found the issue's order still in flight,
+    or found the lease it was written under gone (another Queen's now, or let go)."""
+
+    WRITTEN = "written"
+    IN_FLIGHT = "in flight"
+    LEASE_GONE = "lease gone"
+
+
+@dataclass(frozen=True)
+class OrderEnding:
+    """How one attempt ends: everything `end` writes, in one statement.
+
+    `bundle` is what the turn left beyond base (None: nothing, and a stale bundle of the
+    issue is dropped); `salvaged_sha` the commit the ending made of what the turn left
+    uncommitted (None: it made none, and the salvage columns stay as they are); a None
+    detail, token count, provider or model keeps the row's (the provider and model the
+    agent reported replace the Queen's guess from her settings)."""
+
+    fence: Fence
+    outcome: str
+    detail: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    salvaged_sha: str | None = None
+    salvaged_files: tuple[str, ...] = ()
+    bundle: NewBundle | None = None
+
+
+def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Insertion:
     """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
     otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
     A finished row of the issue is archived and replaced (attempt + 1); an unfinished one
-    is left alone and None is returned. The new row's `failures_in_a_row` is the old
-    one's plus one when the old attempt failed (the retry card), else 0.
+    is left alone (IN_FLIGHT). The new row's `failures_in_a_row` is the old one's plus
+    one when the old attempt failed (the retry card), else 0.
 
     `lease` is the Queen lease the order is written under (RULES 3: every write made
     under a lease carries its fence): the same statement writes only while that lease is
-    held by its holder at its fence and not expired, else nothing and None
-    (`leases.held` tells the two Nones apart). None: not under a lease (tests, benches);
-    the Queen always passes hers."""
+    held by its holder at its fence and not expired, else nothing (LEASE_GONE, which
+    wins over IN_FLIGHT). None: not under a lease (tests, benches); the Queen always
+    passes hers."""
     params = {
         "lease_name": lease.name if lease else None,
         "lease_holder": lease.holder if lease else None,
@@ -160,17 +192,15 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
         "failed_outcomes": sorted(FAILED_OUTCOMES),
         "stalled_prefix": STALLED_PREFIX,
     }
-    rows = dicts(db, "insert_order", params)
-    return pick(Order, rows[0]) if rows else None
+    row = one(db, "insert_order", params)
+    assert row is not None, "insert_order answers one row"
+    return Insertion(row[0])
 
 
 def claim(db: Db, runner: str) -> ClaimedOrder | None:
     """Claim the oldest claimable order for `runner` (one statement), or None."""
-    row = one(db, "claim_order", {"runner": runner})
-    if row is None:
-        return None
-    columns: tuple[Any, ...] = (*row, runner)
-    return ClaimedOrder(*columns)
+    row = one_dict(db, "claim_order", {"runner": runner})
+    return None if row is None else pick(ClaimedOrder, {**row, "runner": runner})
 
 
 def refuse(db: Db, fence: Fence) -> bool:
@@ -194,30 +224,20 @@ def heartbeat(db: Db, fence: Fence) -> bool:
     return one(db, "heartbeat_order", _fence(fence)) is not None
 
 
-def end_params(
-    fence: Fence,
-    outcome: str,
-    *,
-    bundle: NewBundle | None = None,
-    detail: str | None = None,
-    input_tokens: int | None = None,
-    output_tokens: int | None = None,
-    salvaged_sha: str | None = None,
-    salvaged_files: Sequence[str] = (),
-    provider: str | None = None,
-    model: str | None = None,
-) -> dict[str, Any]:
-    """The parameters of `end_order` (also what the claim bench's bare loop sends)."""
+def end_params(ending: OrderEnding) -> dict[str, Any]:
+    """`ending` as the parameters of `end_order` (also what the claim bench's bare loop
+    sends)."""
+    bundle = ending.bundle
     return {
-        **_fence(fence),
-        "outcome": outcome,
-        "detail": detail,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "provider": provider,
-        "model": model,
-        "salvaged_sha": salvaged_sha,
-        "salvaged_files": list(salvaged_files),
+        **_fence(ending.fence),
+        "outcome": ending.outcome,
+        "detail": ending.detail,
+        "input_tokens": ending.input_tokens,
+        "output_tokens": ending.output_tokens,
+        "provider": ending.provider,
+        "model": ending.model,
+        "salvaged_sha": ending.salvaged_sha,
+        "salvaged_files": list(ending.salvaged_files),
         "branch": bundle.branch if bundle else None,
         "base": bundle.base if bundle else None,
         "base_sha": bundle.base_sha if bundle else None,
@@ -227,37 +247,10 @@ def end_params(
     }
 
 
-def end(
-    db: Db,
-    fence: Fence,
-    outcome: str,
-    *,
-    bundle: NewBundle | None = None,
-    detail: str | None = None,
-    input_tokens: int | None = None,
-    output_tokens: int | None = None,
-    salvaged_sha: str | None = None,
-    salvaged_files: Sequence[str] = (),
-    provider: str | None = None,
-    model: str | None = None,
-) -> bool:
-    """End the attempt with `outcome`, storing `bundle` in the same statement (None: the
-    branch has nothing beyond base, and a stale bundle of the issue is dropped), and the
-    salvage commit when the ending made one. `provider` and `model`, when the agent
-    reported them, replace the Queen's guess from her settings."""
-    params = end_params(
-        fence,
-        outcome,
-        bundle=bundle,
-        detail=detail,
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        salvaged_sha=salvaged_sha,
-        salvaged_files=salvaged_files,
-        provider=provider,
-        model=model,
-    )
-    return one(db, "end_order", params) is not None
+def end(db: Db, ending: OrderEnding) -> bool:
+    """End the attempt as `ending` says, storing its bundle in the same statement (no
+    ended row without its bundle); False when the fence no longer matches."""
+    return one(db, "end_order", end_params(ending)) is not None
 
 
 def record_salvage(

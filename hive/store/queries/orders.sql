@@ -1,5 +1,5 @@
 -- name: insert_order
--- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders) under her lease's fence when one is named; a finished row is archived to history and replaced by attempt + 1; an unfinished row, or a lease not held at that fence, writes nothing and returns nothing.
+-- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders) under her lease's fence when one is named; a finished row is archived to history and replaced by attempt + 1; one row says what happened: 'written', 'in flight' (an unfinished row: nothing written) or 'lease gone' (not held at that fence: nothing written).
 -- `lease` is the named lease held by this holder at this fence and not expired (none
 -- named: not under a lease, e.g. tests and benches); FOR SHARE makes a claim or release
 -- of it wait for this statement, and a lease changed meanwhile is checked again in its
@@ -10,6 +10,8 @@
 -- `archived` keeps that version only when `ins` really replaced it.
 -- `failures_in_a_row` counts the old row's attempt when it failed (the retry card's
 -- outcomes, passed in), else starts again at 0.
+-- The verdict reads `lease` as this statement locked it: a lease gone wins over a row
+-- in flight, as neither writes.
 WITH lease AS (
     SELECT l.fence FROM hive.queen_lease AS l
     WHERE l.name = %(lease_name)s::text AND l.holder = %(lease_holder)s::text
@@ -49,14 +51,21 @@ WITH lease AS (
               OR starts_with(d.outcome, %(stalled_prefix)s::text)
             THEN d.failures_in_a_row + 1 ELSE 0 END
     WHERE d.finished_at IS NOT NULL
-    RETURNING d.*
+    RETURNING d.issue
 ), archived AS (
     INSERT INTO hive.queen_dispatch_history (issue, snapshot)
     SELECT old.issue, to_jsonb(old) FROM old WHERE EXISTS (SELECT 1 FROM ins)
 ), notified AS (
     SELECT pg_notify('hive_orders', ins.issue::text) FROM ins WHERE %(queued)s
 )
-SELECT ins.*, (SELECT count(*) FROM notified) AS notified FROM ins;
+SELECT
+    CASE
+        WHEN EXISTS (SELECT 1 FROM ins) THEN 'written'
+        WHEN %(lease_name)s::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM lease)
+        THEN 'lease gone'
+        ELSE 'in flight'
+    END AS verdict,
+    (SELECT count(*) FROM notified) AS notified;
 
 -- name: claim_order
 -- Claim the oldest queued, unclaimed, unfinished, started order this runner has not refused, in one statement (DESIGN 5.2).

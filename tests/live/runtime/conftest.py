@@ -87,7 +87,7 @@ def queue(
         key_fingerprint=fingerprint,
         brief=f"brief of #{issue}",
     )
-    assert orders.insert(rt.db, new, queued=True) is not None
+    assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
 
 
 def eventually(check: Callable[[], Any], timeout_seconds: float = 10.0) -> Any:

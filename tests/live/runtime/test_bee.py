@@ -204,7 +204,7 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     queue(rt, 12)
     claimed = orders.claim(rt.db, rt.settings.runner_name)
     assert claimed is not None
-    assert orders.end(rt.db, claimed.fence, "reaped: runner silent")
+    assert orders.end(rt.db, orders.OrderEnding(claimed.fence, "reaped: runner silent"))
     plan = plan_of(
         rt.settings, issue=12, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",

@@ -1,9 +1,19 @@
-"""How a turn's ending becomes the order's outcome (RULES 4 labels)."""
+"""How a turn's ending becomes the order's outcome (RULES 4 labels), and how closing
+salvages, bundles and ends the order with both."""
 
 from __future__ import annotations
 
-from hive.actors.ending import order_outcome
+import uuid
+from pathlib import Path
+
+from hive.actors.ending import Leftover, close_order, order_ending, order_outcome
 from hive.agents import REASON_BOUND, Ending
+from hive.agents.protocol import Usage
+from hive.git.repo import resolve
+from hive.git.worktrees import cut_worktree
+from hive.store import bundles, orders
+from hive.store.orders import Fence, NewOrder, OrderEnding
+from tests.live.runtime.conftest import add_issue
 
 
 def test_a_stopped_turn_handed_back_is_handed_back():
@@ -37,3 +47,52 @@ def test_refusals_are_sorted_by_the_keys_card():
 def test_the_adapters_own_labels_pass_through():
     for label in ("finished", "ended badly", "ended unexpectedly"):
         assert order_outcome(Ending(label, 1.0), False) == (label, None)
+
+
+def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
+    fence = Fence(1, uuid.uuid4(), "r1")
+    usage = Usage(provider="anthropic", model="claude-x", input_tokens=3, output_tokens=4)
+    turn = Ending("stopped", 9.0, stop_reason=REASON_BOUND, usage=usage)
+    assert order_ending(fence, turn, False) == OrderEnding(
+        fence,
+        "ended badly",
+        "stopped past its bound (HIVE_TURN_MAX_SECONDS)",
+        input_tokens=3,
+        output_tokens=4,
+        provider="anthropic",
+        model="claude-x",
+    )
+    assert order_ending(fence, Ending("finished", 1.0), False) == OrderEnding(fence, "finished")
+
+
+def _close(rt, issue: int, outcome: str, max_bytes: int):
+    """A local order of `issue` whose worktree holds one uncommitted boundary file,
+    closed as `outcome` with a bundle cap of `max_bytes`."""
+    add_issue(rt.db, issue)
+    new = NewOrder(issue, f"queen-{issue}", "main", owned_paths=("src/app.py",))
+    assert orders.insert(rt.db, new, queued=False) is orders.Insertion.WRITTEN
+    cut = cut_worktree(rt.checkout.repo, issue, "main", rt.checkout.workdir)
+    (cut.path / "src/app.py").write_text("print('changed')\n")
+    left = Leftover(Path(cut.path), ("src/app.py",), "main", resolve(rt.checkout.repo, "main"))
+    ending = OrderEnding(Fence(issue, new.conversation_id, None), outcome, input_tokens=5)
+    return close_order(rt.db, rt.checkout, rt.metrics, ending, left, max_bytes)
+
+
+def test_closing_salvages_bundles_and_ends_the_order_with_both(make_runtime):
+    rt = make_runtime()
+    closing = _close(rt, 1, "handed back", 100 * 1024 * 1024)
+    row, stored = orders.get(rt.db, 1), bundles.get(rt.db, 1)
+    assert closing.landed and closing.outcome == "handed back"
+    assert closing.salvaged_files == ("src/app.py",) and closing.bundle_bytes == len(stored.data)
+    assert (row.outcome, row.input_tokens) == ("handed back", 5)
+    assert row.salvaged_sha == closing.ending.salvaged_sha == stored.head_sha
+    assert rt.checkout.repo[stored.head_sha.encode()].message.startswith(b"salvage (handed back)")
+
+
+def test_a_bundle_past_its_cap_ends_the_order_badly_without_it(make_runtime):
+    rt = make_runtime()
+    closing = _close(rt, 2, "finished", 10)
+    row = orders.get(rt.db, 2)
+    assert closing.landed and (closing.outcome, closing.bundle_bytes) == ("ended badly", 0)
+    assert row.outcome == "ended badly" and "10" in row.detail
+    assert row.salvaged_files == ["src/app.py"] and bundles.get(rt.db, 2) is None

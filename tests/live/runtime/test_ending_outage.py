@@ -44,15 +44,15 @@ def test_an_ending_that_meets_the_store_away_lands_once_it_is_back():
         # a held connection fails at once while the server is away (a pool's checkout
         # waits out its own timeout first, which only makes each attempt longer)
         with HeldConnection(url) as db:
-            made = orders.insert(db, NewOrder(1, "queen-1", "main"), queued=True)
-            assert made is not None
+            written = orders.insert(db, NewOrder(1, "queen-1", "main"), queued=True)
+            assert written is orders.Insertion.WRITTEN
             claimed = orders.claim(db, "r1")
             assert claimed is not None
             assert embedded.stop(pgdata)  # the store goes away as the turn ends
             landed: list[bool] = []
             worker = threading.Thread(
                 target=lambda: landed.append(
-                    ending._end(db, claimed.fence, "finished", None, None, None, None, None, ())
+                    ending._end(db, orders.OrderEnding(claimed.fence, "finished"))
                 ),
                 daemon=True,
             )

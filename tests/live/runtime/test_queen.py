@@ -257,7 +257,7 @@ def end_as(rt, issue: int, outcome: str) -> None:
     """End `issue`'s unclaimed order as a runner's bee would have, with `outcome`."""
     order = orders.get(rt.db, issue)
     assert order is not None
-    assert orders.end(rt.db, Fence(issue, order.conversation_id, None), outcome)
+    assert orders.end(rt.db, orders.OrderEnding(Fence(issue, order.conversation_id, None), outcome))
 
 
 def test_a_key_rests_after_a_transient_refusal_and_the_next_key_is_used(make_runtime):
@@ -295,7 +295,7 @@ def test_a_quota_refusal_rests_its_key_for_the_cap_and_another_ending_clears_it(
     assert orders.get(rt.db, 2) is None  # the one key rests
     # an order that was already out on that key finishes: the account works again
     new = orders.NewOrder(3, "queen-3", "main", key_index=0, owned_paths=("docs/notes.md",))
-    assert orders.insert(rt.db, new, queued=True) is not None
+    assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
     end_as(rt, 3, "finished")
     rests.observe(orders.listing(rt.db))
     assert rests.strikes[0] == 0 and rests.resting(datetime.now(UTC)) == {}

@@ -18,7 +18,7 @@ def local_order(rt, issue: int, leftover: str | None = None) -> None:
     """An order the Queen ran herself, with its worktree here (and a file left in it)."""
     add_issue(rt.db, issue)
     new = NewOrder(issue, f"queen-{issue}", "main", owned_paths=("src/app.py",))
-    assert orders.insert(rt.db, new, queued=False) is not None
+    assert orders.insert(rt.db, new, queued=False) is orders.Insertion.WRITTEN
     cut = cut_worktree(rt.checkout.repo, issue, "main", rt.checkout.workdir)
     if leftover is not None:
         (cut.path / "src/app.py").write_text(leftover)

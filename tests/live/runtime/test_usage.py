@@ -25,7 +25,7 @@ def _queue(rt, issue: int) -> None:
         provider="demo",
         model="the-queen-guess",
     )
-    assert orders.insert(rt.db, new, queued=True) is not None
+    assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
 
 
 def test_the_reported_provider_and_model_replace_the_queens_settings_on_the_row(make_runtime):

@@ -28,14 +28,19 @@ def conn(hive_db_url: str) -> Iterator[psycopg.Connection[Any]]:
 
 def queue(conn: psycopg.Connection[Any], issue: int, **fields: Any) -> orders.Order:
     """A queued order for `issue` (elsewhere mode), as the Queen writes it."""
-    made = orders.insert(conn, NewOrder(issue, f"queen-{issue}", "main", **fields), queued=True)
-    assert made is not None
-    return made
+    written = orders.insert(conn, NewOrder(issue, f"queen-{issue}", "main", **fields), queued=True)
+    return _written(conn, issue, written)
 
 
 def local(conn: psycopg.Connection[Any], issue: int) -> orders.Order:
     """An order the Queen runs herself (queued_at NULL)."""
-    made = orders.insert(conn, NewOrder(issue, f"queen-{issue}", "main"), queued=False)
+    written = orders.insert(conn, NewOrder(issue, f"queen-{issue}", "main"), queued=False)
+    return _written(conn, issue, written)
+
+
+def _written(conn: psycopg.Connection[Any], issue: int, written: orders.Insertion) -> orders.Order:
+    assert written is orders.Insertion.WRITTEN
+    made = orders.get(conn, issue)
     assert made is not None
     return made
 

@@ -1,9 +1,11 @@
+import re
 import uuid
 
 from hive.store import bundles, leases, orders
 from hive.store.bundles import NewBundle
 from hive.store.listen import Listener
-from hive.store.orders import Fence, NewOrder
+from hive.store.orders import ClaimedOrder, Fence, Insertion, NewOrder, OrderEnding
+from hive.store.sql import q
 
 from .conftest import backdate, local, queue
 
@@ -27,7 +29,8 @@ def test_a_local_order_is_never_claimed_by_a_runner(conn):
 
 def test_an_order_in_flight_is_not_replaced(conn):
     first = queue(conn, 1)
-    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True) is None
+    again = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True)
+    assert again is Insertion.IN_FLIGHT
     assert orders.get(conn, 1) == first
 
 
@@ -47,8 +50,10 @@ def expire(conn) -> None:
 
 def test_an_order_written_under_the_held_queen_lease_lands(conn):
     lease = queen_lease(conn)
-    made = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease)
-    assert made is not None and orders.get(conn, 1) == made
+    new = NewOrder(1, "queen-1", "main")
+    assert orders.insert(conn, new, queued=True, lease=lease) is Insertion.WRITTEN
+    made = orders.get(conn, 1)
+    assert made is not None and made.conversation_id == new.conversation_id
     assert leases.held(conn, lease)
 
 
@@ -57,27 +62,30 @@ def test_an_order_under_a_stale_fence_writes_nothing(conn):
     expire(conn)
     new = queen_lease(conn, "queen-b")  # took it over after it ran out: the fence went up
     assert new.fence == old.fence + 1
-    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=old) is None
+    stale = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=old)
+    assert stale is Insertion.LEASE_GONE
     assert orders.listing(conn) == [] and not leases.held(conn, old)
-    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=new)
+    held = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=new)
+    assert held is Insertion.WRITTEN
 
 
 def test_an_order_under_an_expired_queen_lease_writes_nothing(conn):
     lease = queen_lease(conn)
     expire(conn)
-    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=False, lease=lease) is None
+    expired = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=False, lease=lease)
+    assert expired is Insertion.LEASE_GONE
     assert orders.listing(conn) == [] and not leases.held(conn, lease)
 
 
 def test_an_order_under_a_released_queen_lease_writes_nothing_nor_replaces_one(conn):
     lease = queen_lease(conn)
-    first = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease)
-    assert first is not None
-    assert orders.end(conn, Fence(1, first.conversation_id, None), "ended badly")
+    first = NewOrder(1, "queen-1", "main")
+    assert orders.insert(conn, first, queued=True, lease=lease) is Insertion.WRITTEN
+    assert orders.end(conn, OrderEnding(Fence(1, first.conversation_id, None), "ended badly"))
     assert leases.release(conn, lease)
     for issue in (1, 2):  # a finished row is not replaced, a new one not written
         new = NewOrder(issue, f"queen-{issue}", "main")
-        assert orders.insert(conn, new, queued=True, lease=lease) is None
+        assert orders.insert(conn, new, queued=True, lease=lease) is Insertion.LEASE_GONE
     assert [(o.issue, o.outcome) for o in orders.listing(conn)] == [(1, "ended badly")]
     assert orders.history(conn, 1) == []
 
@@ -86,7 +94,7 @@ def test_a_new_attempt_archives_the_ended_row_and_gets_a_new_conversation(conn):
     first = queue(conn, 1, brief="first")
     claimed = orders.claim(conn, "r1")
     assert claimed is not None
-    orders.end(conn, claimed.fence, "ended badly")
+    orders.end(conn, OrderEnding(claimed.fence, "ended badly"))
     second = queue(conn, 1, brief="second")
     assert second.attempt == 2 and second.conversation_id != first.conversation_id
     assert (second.claimed_by, second.finished_at, second.outcome) == (None, None, None)
@@ -94,6 +102,28 @@ def test_a_new_attempt_archives_the_ended_row_and_gets_a_new_conversation(conn):
     assert archived.snapshot["brief"] == "first"
     assert archived.snapshot["outcome"] == "ended badly"
     assert archived.snapshot["conversation_id"] == str(first.conversation_id)
+
+
+def test_an_insert_under_a_lease_gone_says_so_even_when_the_order_is_in_flight(conn):
+    lease = queen_lease(conn)
+    first = queue(conn, 1)
+    assert orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease) is (
+        Insertion.IN_FLIGHT
+    )
+    assert leases.release(conn, lease)
+    again = orders.insert(conn, NewOrder(1, "queen-1", "main"), queued=True, lease=lease)
+    assert again is Insertion.LEASE_GONE
+    assert orders.get(conn, 1) == first
+
+
+def test_a_claimed_order_carries_each_column_of_its_row_under_its_own_name(conn):
+    queue(conn, 1, brief="do it", key_index=2, key_fingerprint="f" * 16, base_sha="a" * 40)
+    claimed = orders.claim(conn, "r1")
+    row = orders.get(conn, 1)
+    assert claimed is not None and row is not None
+    for name in ClaimedOrder.__dataclass_fields__:
+        column = "claimed_by" if name == "runner" else name
+        assert getattr(claimed, name) == getattr(row, column), name
 
 
 def test_the_oldest_queued_order_is_claimed_first(conn):
@@ -109,7 +139,7 @@ def test_claimed_finished_and_unstarted_orders_are_not_claimable(conn):
     queue(conn, 1)
     assert orders.claim(conn, "r1") is not None
     claimed_2 = (queue(conn, 2), orders.claim(conn, "r1"))[1]
-    orders.end(conn, claimed_2.fence, "finished")
+    orders.end(conn, OrderEnding(claimed_2.fence, "finished"))
     queue(conn, 3)
     conn.execute("UPDATE hive.queen_dispatch SET started = false WHERE issue = 3")
     assert orders.claim(conn, "r2") is None
@@ -152,20 +182,22 @@ def test_a_heartbeat_renews_only_its_own_claim_of_this_attempt(conn):
 def test_a_heartbeat_after_the_ending_says_the_order_is_gone(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(conn, mine.fence, "finished")
+    assert orders.end(conn, OrderEnding(mine.fence, "finished"))
     assert not orders.heartbeat(conn, mine.fence)
 
 
 def test_an_ending_from_another_runner_or_an_older_conversation_changes_nothing(conn):
     queue(conn, 1)
     old = orders.claim(conn, "r1")
-    orders.end(conn, old.fence, "ended badly")
+    orders.end(conn, OrderEnding(old.fence, "ended badly"))
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
     before = orders.get(conn, 1)
-    assert not orders.end(conn, old.fence, "finished", bundle=BUNDLE)
-    assert not orders.end(conn, Fence(1, mine.conversation_id, "r2"), "finished", bundle=BUNDLE)
-    assert not orders.end(conn, Fence(1, mine.conversation_id, None), "finished")
+    assert not orders.end(conn, OrderEnding(old.fence, "finished", bundle=BUNDLE))
+    assert not orders.end(
+        conn, OrderEnding(Fence(1, mine.conversation_id, "r2"), "finished", bundle=BUNDLE)
+    )
+    assert not orders.end(conn, OrderEnding(Fence(1, mine.conversation_id, None), "finished"))
     assert orders.get(conn, 1) == before
     assert bundles.get(conn, 1) is None
 
@@ -173,7 +205,7 @@ def test_an_ending_from_another_runner_or_an_older_conversation_changes_nothing(
 def test_the_ending_stores_its_bundle_in_the_same_statement(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(conn, mine.fence, "finished", bundle=BUNDLE, input_tokens=10)
+    assert orders.end(conn, OrderEnding(mine.fence, "finished", bundle=BUNDLE, input_tokens=10))
     row, stored = orders.get(conn, 1), bundles.get(conn, 1)
     assert (row.outcome, row.input_tokens) == ("finished", 10) and row.finished_at is not None
     assert stored is not None and (stored.data, stored.size, stored.runner) == (b"PACK", 4, "r1")
@@ -181,17 +213,55 @@ def test_the_ending_stores_its_bundle_in_the_same_statement(conn):
     assert [b.issue for b in bundles.listing(conn)] == [1]
 
 
+def test_every_field_of_an_ending_lands_in_its_column(conn):
+    queue(conn, 1)
+    mine = orders.claim(conn, "r1")
+    ending = OrderEnding(
+        mine.fence,
+        "handed back",
+        "stopped by the drain",
+        input_tokens=10,
+        output_tokens=20,
+        provider="anthropic",
+        model="claude-reported",
+        salvaged_sha="c" * 40,
+        salvaged_files=("src/app.py",),
+        bundle=BUNDLE,
+    )
+    assert orders.end(conn, ending)
+    row, stored = orders.get(conn, 1), bundles.get(conn, 1)
+    assert (row.outcome, row.detail) == ("handed back", "stopped by the drain")
+    assert (row.input_tokens, row.output_tokens) == (10, 20)
+    assert (row.provider, row.model) == ("anthropic", "claude-reported")
+    assert (row.salvaged_sha, row.salvaged_files) == ("c" * 40, ["src/app.py"])
+    assert stored is not None
+    assert (stored.branch, stored.base, stored.base_sha, stored.head_sha, stored.data) == (
+        BUNDLE.branch,
+        BUNDLE.base,
+        BUNDLE.base_sha,
+        BUNDLE.head_sha,
+        BUNDLE.data,
+    )
+
+
+def test_the_endings_parameters_are_exactly_the_ones_end_order_names():
+    named = set(re.findall(r"%\((\w+)\)s", q("end_order")))
+    fence = Fence(1, uuid.uuid4(), "r1")
+    assert set(orders.end_params(OrderEnding(fence, "finished"))) == named
+    assert set(orders.end_params(OrderEnding(fence, "finished", bundle=BUNDLE))) == named
+
+
 def test_an_ending_with_nothing_beyond_base_stores_no_bundle_and_drops_a_stale_one(conn):
     queue(conn, 1)
-    orders.end(conn, orders.claim(conn, "r1").fence, "finished", bundle=BUNDLE)
+    orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, "finished", bundle=BUNDLE))
     queue(conn, 1)
-    assert orders.end(conn, orders.claim(conn, "r1").fence, "finished")
+    assert orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, "finished"))
     assert bundles.get(conn, 1) is None
 
 
 def test_the_queen_ends_her_own_order_with_no_runner(conn):
     made = local(conn, 1)
-    assert orders.end(conn, made.fence, "finished")
+    assert orders.end(conn, OrderEnding(made.fence, "finished"))
     assert orders.get(conn, 1).outcome == "finished"
 
 
@@ -199,9 +269,12 @@ def test_an_ending_records_its_salvage_commit_and_one_without_leaves_none(conn):
     salvaging, plain = local(conn, 1), local(conn, 2)
     sha = "a" * 40
     assert orders.end(
-        conn, salvaging.fence, "handed back", salvaged_sha=sha, salvaged_files=["x.py", "y.py"]
+        conn,
+        OrderEnding(
+            salvaging.fence, "handed back", salvaged_sha=sha, salvaged_files=("x.py", "y.py")
+        ),
     )
-    assert orders.end(conn, plain.fence, "finished")
+    assert orders.end(conn, OrderEnding(plain.fence, "finished"))
     kept, none = orders.get(conn, 1), orders.get(conn, 2)
     assert (kept.salvaged_sha, kept.salvaged_files) == (sha, ["x.py", "y.py"])
     assert kept.salvaged_at is not None
@@ -232,7 +305,7 @@ def test_the_boot_reaper_ends_only_the_queens_own_unfinished_orders(conn):
     local(conn, 1)
     local(conn, 2)
     local(conn, 3)
-    orders.end(conn, orders.get(conn, 3).fence, "finished")
+    orders.end(conn, OrderEnding(orders.get(conn, 3).fence, "finished"))
     queue(conn, 4)
     queue(conn, 5)
     orders.claim(conn, "r1")
@@ -284,16 +357,16 @@ def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn
 
 def test_a_queued_order_the_queen_cancelled_is_not_claimed(conn):
     made = queue(conn, 1)
-    assert orders.end(conn, Fence(1, made.conversation_id, None), "cancelled")
+    assert orders.end(conn, OrderEnding(Fence(1, made.conversation_id, None), "cancelled"))
     assert orders.claim(conn, "r1") is None
 
 
 def test_an_order_ends_once(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(conn, mine.fence, "finished")
+    assert orders.end(conn, OrderEnding(mine.fence, "finished"))
     ended = orders.get(conn, 1)
-    assert not orders.end(conn, mine.fence, "ended badly")
+    assert not orders.end(conn, OrderEnding(mine.fence, "ended badly"))
     assert orders.get(conn, 1) == ended
 
 

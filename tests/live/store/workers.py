@@ -51,7 +51,7 @@ def drain(url: str, name: str, conn: Connection) -> None:
         conn.send(READY)
         wait_for(conn, GO)
         while (got := orders.claim(db, name)) is not None:
-            if not orders.end(db, got.fence, "finished"):
+            if not orders.end(db, orders.OrderEnding(got.fence, "finished")):
                 raise AssertionError(f"{name} lost its own claim of {got.issue}")
             mine.append(got.issue)
     conn.send(mine)
@@ -70,7 +70,7 @@ def runner(url: str, name: str, poll_seconds: float, conn: Connection) -> None:
                 got = orders.claim(db, name)
                 if got is None:
                     listener.wait(poll_seconds)
-                elif orders.end(db, got.fence, "finished"):
+                elif orders.end(db, orders.OrderEnding(got.fence, "finished")):
                     mine.append(got.issue)
             except psycopg.OperationalError:
                 failed += 1

@@ -64,12 +64,13 @@ class World:
         assert orders.claim(self.db, "runner-1") is not None
         data = NewBundle(branch, BASE, None, head, path.read_bytes())
         fence = orders.Fence(issue, order.conversation_id, "runner-1")
-        assert orders.end(self.db, fence, "finished", bundle=data)
+        assert orders.end(self.db, orders.OrderEnding(fence, "finished", bundle=data))
         return head
 
     def queue_order(self, issue: int) -> orders.Order:
         new = orders.NewOrder(issue=issue, branch=f"queen-{issue}", base=BASE, brief="do it")
-        made = orders.insert(self.db, new, queued=True)
+        assert orders.insert(self.db, new, queued=True) is orders.Insertion.WRITTEN
+        made = orders.get(self.db, issue)
         assert made is not None
         return made
 

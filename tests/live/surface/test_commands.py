@@ -179,10 +179,10 @@ def test_export_of_an_unknown_issue_exits_3_and_of_a_branch_at_base_exits_4(worl
     unknown = hive(world, "export", "404")
     assert unknown.returncode == 3
     assert "nothing is known of issue 404" in one_line_error(unknown)
-    order = orders.insert(world.db, orders.NewOrder(5, "queen-5", "main"), queued=True)
-    assert order is not None
+    new = orders.NewOrder(5, "queen-5", "main")
+    assert orders.insert(world.db, new, queued=True) is orders.Insertion.WRITTEN
     orders.claim(world.db, "r")
-    orders.end(world.db, orders.Fence(5, order.conversation_id, "r"), "finished")
+    orders.end(world.db, orders.OrderEnding(orders.Fence(5, new.conversation_id, "r"), "finished"))
     empty = hive(world, "export", "5")
     assert empty.returncode == 4
     assert "no commits beyond base" in one_line_error(empty)

@@ -79,7 +79,9 @@ def test_an_order_that_ended_without_a_bundle_is_409(world, serve):
 
     order = world.queue_order(4)
     orders.claim(world.db, "runner-1")
-    assert orders.end(world.db, orders.Fence(4, order.conversation_id, "runner-1"), "finished")
+    assert orders.end(
+        world.db, orders.OrderEnding(orders.Fence(4, order.conversation_id, "runner-1"), "finished")
+    )
     answer = call(serve(), "GET", "/queen/export/4")
     assert answer.status == 409
     assert "ended (finished) with no commits beyond base" in answer.json()["error"]
