@@ -8,6 +8,9 @@ from hive.settings import _SPECS, PREFIX, Settings
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "config" / "hive.example.env"
 _LINE = re.compile(r"^(HIVE_[A-Z0-9_]+)=(.*)$")
+# a variable with no default is listed commented out: set but empty is an error
+_UNSET = re.compile(r"^# (HIVE_[A-Z0-9_]+)=(.*)$")
+UNSET_BY_DEFAULT = {"HIVE_DATABASE_URL", "HIVE_API_TOKEN"}
 
 
 def example_variables() -> dict[str, str]:
@@ -22,9 +25,21 @@ def example_variables() -> dict[str, str]:
     return found
 
 
+def unset_variables() -> set[str]:
+    return {m.group(1) for m in map(_UNSET.match, EXAMPLE.read_text().splitlines()) if m}
+
+
 def test_example_env_lists_exactly_the_variables_settings_knows():
     known = {PREFIX + suffix for suffix in _SPECS} | {"HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
-    assert set(example_variables()) == known
+    assert set(example_variables()) | unset_variables() == known
+    assert unset_variables() == UNSET_BY_DEFAULT
+
+
+def test_the_commented_examples_are_accepted_when_set():
+    lines = EXAMPLE.read_text().splitlines()
+    examples = {m.group(1): m.group(2) for m in map(_UNSET.match, lines) if m}
+    examples["HIVE_API_TOKEN"] = examples["HIVE_API_TOKEN"] or "a-token"
+    Settings.from_env(examples)
 
 
 def test_every_example_value_is_the_settings_default():
@@ -44,3 +59,5 @@ def test_every_example_variable_has_a_comment_saying_what_it_means():
         if _LINE.match(line):
             above = lines[number - 1]
             assert above.startswith("#") or _LINE.match(above), f"{line} has no comment"
+        if _UNSET.match(line):
+            assert lines[number - 1].startswith("#"), f"{line} has no comment"
