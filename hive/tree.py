@@ -21,6 +21,7 @@ from typing import NoReturn
 
 from hive.actors.bee import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
+from hive.actors.messages import QUEEN, IssuesChanged
 from hive.actors.queen import QueenActor
 from hive.actors.reaper import ReaperActor
 from hive.actors.runner import RunnerActor
@@ -136,6 +137,10 @@ class Hive:
         self.root.start()
         return self
 
+    def issues_changed(self) -> None:
+        """Tell the Queen the issues changed: she rounds now, not at her next tick."""
+        self.runtime.names.tell(QUEEN, IssuesChanged())
+
     def drain(self) -> None:
         """What SIGTERM does: the drain hooks, then the ordered stop (a second call is
         the hard stop)."""
@@ -174,7 +179,7 @@ def build(
     )
     db = make_pool(url, min_size=1, max_size=size, name=f"hive-{settings.runner_name}")
     rt = Runtime(settings=settings, db=db, url=url, checkout=checkout, metrics=metrics)
-    surface = store_surface(settings, db, url, metrics.registry, draining=rt.draining.is_set)
+    surface = store_surface(settings, db, url, metrics.registry, draining=lambda: rt.work.draining)
     metrics.watch_queue(lambda: queue_numbers(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)
     bridge = bridge or SignalBridge()

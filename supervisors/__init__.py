@@ -39,6 +39,10 @@ worker thread, answer messages while it runs, and register the process group
 (``add_process_group``) so a kill reaches it. Every group signal and stop goes through
 ``supervisors.groups`` (``signal_group``, ``stop_group``).
 
+Names: an actor given a name (``register_as``) is found in a ``Registry`` while it lives;
+``registry.tell(name, message)`` reaches whichever actor holds the name now, and drops
+the message (logged at debug) when none does, as OTP's cast to a dead name.
+
 Reports: logger ``supervisors`` (fields in ``extra=``: event, supervisor, child, reason,
 and by event kind, restart, normal, outcome, seconds, phase), ``Supervisor.stats()``
 counters, and an ``on_event`` hook.
@@ -50,6 +54,7 @@ from supervisors.exit import NORMAL, ExitReason
 from supervisors.groups import GroupStop, OwnGroupError, signal_group, stop_group
 from supervisors.intensity import RestartIntensity
 from supervisors.pool import Pool
+from supervisors.registry import Mailbox, NameTaken, Registry
 from supervisors.reports import Event
 from supervisors.signals import SignalBridge, exit_code, run, run_main
 from supervisors.spec import (
@@ -84,10 +89,13 @@ __all__ = [
     "Event",
     "ExitReason",
     "GroupStop",
+    "Mailbox",
+    "NameTaken",
     "NoSuchChild",
     "OwnGroupError",
     "Pool",
     "ProcessExited",
+    "Registry",
     "Restart",
     "RestartIntensity",
     "SignalBridge",

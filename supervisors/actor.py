@@ -20,6 +20,7 @@ import pykka
 
 from supervisors.exit import NORMAL, ExitReason, ExitSignal
 from supervisors.groups import signal_group
+from supervisors.registry import Registry
 
 
 class SupervisedActor(pykka.ThreadingActor):
@@ -40,6 +41,10 @@ class SupervisedActor(pykka.ThreadingActor):
 
     Stopping twice is safe (pykka answers ``False`` the second time). Callers waiting on an
     ``ask`` when the actor dies get ``pykka.ActorDeadError``.
+
+    An actor given a name (``register_as``) holds it in its ``Registry`` from before
+    ``on_start`` (messages told meanwhile wait in its inbox) until its exit, whatever the
+    reason; a name held by another live actor makes the start fail.
 
     Never run long work inside a handler: a stop request queues behind it. Start the work
     in a subprocess (``supervisors.work.WatchedProcess``) or a thread and answer messages
@@ -65,6 +70,11 @@ class SupervisedActor(pykka.ThreadingActor):
         self._failure: BaseException | None = None
         self._process_groups: set[int] = set()
         self._groups_lock = threading.Lock()
+        self._name: tuple[Registry, str] | None = None
+
+    def register_as(self, registry: Registry, name: str) -> None:
+        """Hold ``name`` in ``registry`` while this actor lives (call it in ``__init__``)."""
+        self._name = (registry, name)
 
     # --- process groups: what a kill reaches -------------------------------------------
 
@@ -102,6 +112,8 @@ class SupervisedActor(pykka.ThreadingActor):
     def _actor_loop(self) -> None:
         reason: ExitReason = NORMAL
         try:
+            if self._name is not None:
+                self._name[0].register(self._name[1], self.actor_ref)
             self._actor_loop_setup()
             self.supervisor_start_ok = not self.actor_stopped.is_set()
             self.supervisor_started.set()
@@ -116,5 +128,7 @@ class SupervisedActor(pykka.ThreadingActor):
             try:
                 self._actor_loop_teardown()
             finally:
+                if self._name is not None:
+                    self._name[0].unregister(self._name[1], self.actor_ref)
                 self.supervisor_exit.set(reason)
                 self.supervisor_started.set()

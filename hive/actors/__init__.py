@@ -11,6 +11,7 @@
   `bounded`: a pass bounded in time; `host`:
   the bee pool as the others see it; `work`: the registry of work this process holds;
   `loop`: the shape every long-running actor shares; `runtime`: what they share;
+  `messages`: what they tell one another, and the names they are found by;
   `service`: a start/stop object as an actor
 
 `hive/tree.py` wires them. No actor imports the command line or the HTTP server.

@@ -17,14 +17,19 @@ and ends the order `handed back`: its issue is free at once.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pykka
 
 from hive.actors.ending import Leftover, close_order, order_ending
+from hive.actors.messages import CLAIMER, QUEEN, BeeDone, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
 from hive.actors.start import StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
@@ -85,7 +90,7 @@ class Bee:
         self._handing_back = False
         self._hand_back_deadline: float | None = None
         self._lost = False
-        self._unregister: Callable[[], None] = lambda: None
+        self._leave: Callable[[], None] = lambda: None
 
     @property
     def ended(self) -> bool:
@@ -106,10 +111,15 @@ class Bee:
         return self._done.wait(timeout)
 
     def run(
-        self, owner: SupervisedActor | None = None, on_done: Callable[[], None] = lambda: None
+        self,
+        owner: SupervisedActor | None = None,
+        leave: Callable[[], None] = lambda: None,
+        on_done: Callable[[], None] = lambda: None,
     ) -> None:
-        """Start the bee's thread; returns at once."""
-        self._unregister = self.runtime.work.add(self)
+        """Start the bee's thread; returns at once. At its end the thread calls `leave`
+        (it leaves the work registry, which the host added it to), tells the Queen and
+        the claimer (`OrderEnded`, `SlotFree`), then calls `on_done`."""
+        self._leave = leave
         thread = threading.Thread(
             target=self._life, args=(owner, on_done), name=self.id, daemon=True
         )
@@ -140,17 +150,17 @@ class Bee:
         finally:
             self.decided.set()
             self._done.set()
-            self._unregister()
-            self.runtime.host.forget(self)
+            self._leave()
+            names = self.runtime.names
             if self.start_error is None or self.order.fence.runner is not None:
                 # an order ended (or a runner's start failed and ended it): its files and
                 # key are free. A Queen's bee that never started wrote no row; her round
                 # already reported it, and waking her would retry it at once, again and
                 # again: the next try waits for the tick
-                self.runtime.queen_wake.set()
+                names.tell(QUEEN, OrderEnded(self.issue))
             # the slot is free only now: the ending's NOTIFY may have woken the claimer
             # while it was still held, and it would then wait out a whole poll
-            self.runtime.runner_wake.set()
+            names.tell(CLAIMER, SlotFree(self.issue))
             on_done()
 
     def _run(self, owner: SupervisedActor | None) -> None:
@@ -312,12 +322,18 @@ class BeeActor(SupervisedActor):
     tree stops without a drain, or the drain already gave up) hands the bee back, bounded
     by HAND_BACK_SECONDS; a kill SIGKILLs the turn's process group."""
 
-    def __init__(self, bee: Bee) -> None:
+    def __init__(self, bee: Bee, leave: Callable[[], None] = lambda: None) -> None:
         super().__init__()
         self.bee = bee
+        self._leave = leave
 
     def on_start(self) -> None:
-        self.bee.run(owner=self, on_done=self._done)
+        self.bee.run(owner=self, leave=self._leave, on_done=self._done)
+
+    def on_receive(self, message: Any) -> None:
+        """`BeeDone` (told by the bee's own thread): the order has ended; stop."""
+        if isinstance(message, BeeDone):
+            self.stop()
 
     def on_stop(self) -> None:
         if not self.bee.ended:
@@ -329,4 +345,5 @@ class BeeActor(SupervisedActor):
         return self.bee.status()
 
     def _done(self) -> None:
-        self.actor_ref.stop(block=False)
+        with contextlib.suppress(pykka.ActorDeadError):  # stopped already: nothing to do
+            self.actor_ref.tell(BeeDone(self.bee.issue))

@@ -20,7 +20,9 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+from hive.actors.messages import CLAIMER, DRAIN, QUEEN, DrainBegan, TreeStarted, WorkLeft
 from hive.actors.runtime import Runtime
 from hive.actors.work import WorkItem, WorkRegistry
 from hive.metrics import HiveMetrics
@@ -170,9 +172,10 @@ def _in_thread(name: str, action: Callable[[], object] | None) -> threading.Thre
 
 
 class DrainActor(SupervisedActor):
-    """Started last. `on_start` adds the drain hook to the bridge and tells the runtime
-    the tree is up; `on_stop` removes the hook (stopping twice is safe). The hook runs in
-    the bridge's thread (see the module)."""
+    """Started last, known as DRAIN. `on_start` adds the drain hook to the bridge and
+    tells the Queen `TreeStarted`; `on_stop` removes the hook (stopping twice is safe).
+    The hook runs in the bridge's thread (see the module); a `WorkLeft` message only
+    wakes it for its next step."""
 
     def __init__(self, runtime: Runtime, bridge: SignalBridge, config: DrainConfig) -> None:
         super().__init__()
@@ -182,28 +185,38 @@ class DrainActor(SupervisedActor):
         self.drain: Drain | None = None
         self._remove: Callable[[], None] = lambda: None
         self._stopping = threading.Event()
+        self._step = threading.Event()  # set by WorkLeft (or the stop): step at once
+        self.register_as(runtime.names, DRAIN)
 
     def on_start(self) -> None:
         self._remove = self.bridge.add_drain_hook(self._hook)
-        self.runtime.tree_started()  # started last: every sibling is up
+        # started last: every sibling is up, the bee pool too; the Queen's first round
+        # may have found none and need not wait for her next tick
+        self.runtime.names.tell(QUEEN, TreeStarted())
 
     def on_stop(self) -> None:
         self._stopping.set()
-        self.runtime.work.left.set()  # the hook's wait: it sees the stop at once
+        self._step.set()  # the hook's wait: it sees the stop at once
         self._remove()
+
+    def on_receive(self, message: Any) -> None:
+        if isinstance(message, WorkLeft):
+            self._step.set()
 
     def _hook(self, signum: int) -> None:
         rt = self.runtime
-        rt.begin_drain()
+        # readiness goes 503, the claimer stops claiming, no bee starts here
+        rt.work.begin_drain()
+        rt.names.tell(CLAIMER, DrainBegan())  # it says so in queen_runner at once
         drain = self.drain = Drain(rt.work, rt.metrics, self.config)
         log.info("draining: cap %d s, %d held now", self.config.cap_seconds, rt.work.holding())
         while True:
-            rt.work.left.clear()  # before the step: an item leaving during it wakes the next
+            self._step.clear()  # before the step: an item leaving during it wakes the next
             if drain.run_once().exit:
                 break
             # the next step: at once when a piece of work ends (the last bee's end is not
             # seen up to a step late), else after step_seconds (the cap, the stops)
-            rt.work.left.wait(self.config.step_seconds)
+            self._step.wait(self.config.step_seconds)
             if self._stopping.is_set():
                 break  # the tree is stopping without us: nothing left to drive
         log.info("%s", drain.summary())

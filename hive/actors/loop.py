@@ -3,10 +3,11 @@
 The work is a plain object with `run_once()` (one pass, returns a small result that is
 true when something happened and prints as one line) and `close()`; tests call
 `run_once()` directly. `LoopActor` only waits, calls it, and logs that one line: it
-waits `interval_seconds`, or less when its wake event is set or, given a `listen_url`,
-when a NOTIFY on `hive_orders` arrives (a NOTIFY is only a hint: the pass re-reads the
-store). The loop runs in a thread of its own, never in a message handler, so a stop is
-answered within WAKE_SLICE_SECONDS.
+waits `interval_seconds`, or less when it is told one of the messages it `wakes_on`
+(`hive.actors.messages`; given a `registry`, it is found there `known_as` its name) or, given a
+`listen_url`, when a NOTIFY on `hive_orders` arrives (a NOTIFY is only a hint: the pass
+re-reads the store). The loop runs in a thread of its own, never in a message handler
+(a handler only wakes it), so a stop is answered within WAKE_SLICE_SECONDS.
 
 A pass that raises is logged and the loop goes on at its next interval: the store and
 git errors it meets are transient, and a crash would only restart the same loop.
@@ -20,7 +21,7 @@ import time
 from typing import Any, Protocol
 
 from hive.store.listen import Listener
-from supervisors import SupervisedActor
+from supervisors import Registry, SupervisedActor
 
 # a wait is cut in slices this long so a stop or an in-process wake is seen at once
 WAKE_SLICE_SECONDS = 0.2
@@ -40,7 +41,8 @@ class LoopActor(SupervisedActor):
     """Lifecycle: `on_start` starts the loop thread (the first pass runs at once);
     `on_stop` asks it to end, waits up to `join_seconds` for the pass in hand, then calls
     `work.close()` (a pass still running then is left to finish on its own thread).
-    Stopping twice, or before start, is safe."""
+    Stopping twice, or before start, is safe. A message it `wakes_on` starts the next
+    pass at once; any other message is logged at debug and dropped."""
 
     def __init__(
         self,
@@ -48,7 +50,9 @@ class LoopActor(SupervisedActor):
         work: Work,
         interval_seconds: float,
         *,
-        wake: threading.Event | None = None,
+        registry: Registry | None = None,
+        known_as: str | None = None,
+        wakes_on: tuple[type, ...] = (),
         listen_url: str | None = None,
         join_seconds: float = PASS_JOIN_SECONDS,
     ) -> None:
@@ -56,13 +60,24 @@ class LoopActor(SupervisedActor):
         self.name = name
         self.work = work
         self.interval_seconds = interval_seconds
-        self.wake = wake or threading.Event()
+        self.wakes_on = wakes_on
+        # set by a message handler (or a stop): the loop's wait ends at once
+        self.wake = threading.Event()
         self.listen_url = listen_url
         self.join_seconds = join_seconds
         self.log = logging.getLogger(f"hive.{name}")
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._listener: Listener | None = None
+        if registry is not None:
+            self.register_as(registry, known_as or name)
+
+    def on_receive(self, message: Any) -> None:
+        """A message it `wakes_on` wakes the loop; the pass runs in the loop's thread."""
+        if isinstance(message, self.wakes_on):
+            self.wake.set()
+        else:
+            self.log.debug("%s: %r not for it; dropped", self.name, message)
 
     def on_start(self) -> None:
         self._thread = threading.Thread(target=self._loop, name=f"hive-{self.name}", daemon=True)

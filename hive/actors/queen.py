@@ -30,6 +30,7 @@ from hive.actors.bounded import Progress, run_bounded
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
 from hive.actors.keyrest import KeyRests
 from hive.actors.loop import LoopActor
+from hive.actors.messages import QUEEN, QUEEN_WAKES
 from hive.actors.reaper import Reaper
 from hive.actors.runtime import Runtime
 from hive.actors.work import Standing
@@ -199,7 +200,7 @@ class Queen:
             # only once it ran: a boot reap that met a store blip is tried again next
             # round, or the orders the last Queen ran here stay unfinished for hours
             self.on_first_lease = None
-        if rt.draining.is_set() and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
+        if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
         state.at("releasing work past its floor")
         self._release_floors()
@@ -335,8 +336,9 @@ class Queen:
 
 
 class QueenActor(LoopActor):
-    """Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order ends: in this
-    process (the runtime's wake event) or, in elsewhere mode, anywhere (NOTIFY). The
+    """Known as QUEEN. Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order
+    ends: in this process (told `OrderEnded`, `OrdersReaped`, or `TreeStarted`) or, in
+    elsewhere mode, anywhere (NOTIFY). The
     boot reaper runs in her first round that holds the lease, before she decides. Her
     rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
     `on_stop` lets the Queen lease go."""
@@ -348,7 +350,9 @@ class QueenActor(LoopActor):
             "queen",
             queen,
             queen.config.tick_seconds,
-            wake=runtime.queen_wake,
+            registry=runtime.names,
+            known_as=QUEEN,
+            wakes_on=QUEEN_WAKES,
             listen_url=runtime.url if queen.config.elsewhere else None,
         )
         self.runtime = runtime

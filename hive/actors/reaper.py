@@ -13,7 +13,7 @@ of a bee this process runs (its issues are passed as `spare`).
   `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
   reaped.
 
-After a reap the Queen is woken: the freed issue is dispatched again at once.
+After a reap the Queen is told `OrdersReaped`: the freed issue is dispatched again at once.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import logging
 from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
+from hive.actors.messages import QUEEN, OrdersReaped
 from hive.actors.runtime import Runtime
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
@@ -104,7 +105,7 @@ class Reaper:
         rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
         result = ReapPass(boot=_issues(reaped), salvaged=salvaged)
         if result:
-            rt.queen_wake.set()
+            rt.names.tell(QUEEN, OrdersReaped(result.boot))
         return result
 
     def run_once(self) -> ReapPass:
@@ -120,7 +121,7 @@ class Reaper:
         rt.metrics.reaped.labels(reaper="two_hour").inc(len(stalled))
         result = ReapPass(silent=_issues(silent), stalled=_issues(stalled), salvaged=salvaged)
         if result:
-            rt.queen_wake.set()
+            rt.names.tell(QUEEN, OrdersReaped(result.silent + result.stalled))
         return result
 
     def close(self) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from hive.actors.bee import Bee, BeeOrder
 from hive.actors.loop import LoopActor
+from hive.actors.messages import CLAIMER, CLAIMER_WAKES
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.agents.guard import free_memory_bytes, may_start_bee
@@ -89,7 +90,7 @@ class Claimer:
         started: list[int] = []
         refused: list[int] = []
         held_back = None
-        while not rt.draining.is_set() and rt.host.ready:
+        while not rt.work.draining and rt.host.ready:
             if rt.host.running() >= self.config.slots:
                 break
             if not may_start_bee(self.free_memory(), self.config.bee_memory_mb):
@@ -189,7 +190,7 @@ class Claimer:
 
     def _seen(self) -> None:
         rt, cfg = self.runtime, self.config
-        running, draining = rt.host.running(), rt.draining.is_set()
+        running, draining = rt.host.running(), rt.work.draining
         if self._registered and runners.seen(rt.db, cfg.name, running=running, draining=draining):
             return
         runners.register(rt.db, cfg.name, cfg.slots)
@@ -198,7 +199,8 @@ class Claimer:
 
 
 class RunnerActor(LoopActor):
-    """The claimer's loop: a pass at start, then on each NOTIFY or every poll."""
+    """The claimer's loop, known as CLAIMER: a pass at start, then on each NOTIFY, when
+    told a slot is free or the drain began, or every poll."""
 
     def __init__(self, runtime: Runtime, config: ClaimerConfig | None = None) -> None:
         claimer = Claimer(runtime, config)
@@ -206,6 +208,8 @@ class RunnerActor(LoopActor):
             "runner",
             claimer,
             claimer.config.poll_seconds,
-            wake=runtime.runner_wake,
+            registry=runtime.names,
+            known_as=CLAIMER,
+            wakes_on=CLAIMER_WAKES,
             listen_url=runtime.url,
         )

@@ -1,19 +1,26 @@
-"""The registry of work this process holds, which the drain sorts (seed 002, section 1).
+"""The one registry of work this process holds: bees, the Queen's rounds, and in later
+issues reviews, jobs and waits. The drain sorts it (seed 002, section 1), the bee host
+counts its bees, the reapers spare their issues.
 
-Any object with `kind` (a `hive.rules.drain.WK_*`), `id` and `ended` may be registered;
-the stoppable kinds also have `stop()` (a review) or `hand_back()` (a bee). Bees register
-themselves; reviews, jobs and waits come in later issues, and tests register doubles.
-An item leaves the registry once it ended (the function `add` returned); that sets
-`left`, which wakes the drain at once instead of at its next step.
+Any object with `kind` (a `hive.rules.drain.WorkKind`), `id` and `ended` may be registered;
+the stoppable kinds also have `stop()` (a review) or `hand_back()` (a bee). An item
+leaves the registry once it ended (the function `add` returned is called): that tells
+the drain `WorkLeft`, so it steps at once instead of at its next step.
+
+Once the drain began (`begin_drain`) nothing new starts here: the host refuses bees,
+readiness answers 503, the claimer claims nothing.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from typing import Protocol, runtime_checkable
 
+from hive.actors.messages import DRAIN, WorkLeft
 from hive.rules.drain import DV_HOLD, WorkKind, drain_verdict
+from supervisors import Registry
 
 # Long enough that no held piece of work is past it: asks the rule "would this be held?"
 _NEVER_SECONDS = 2**31
@@ -31,27 +38,42 @@ class WorkItem(Protocol):
 class WorkRegistry:
     """Thread-safe: bees add and remove themselves from their own threads."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: Registry | None = None) -> None:
         self._lock = threading.Lock()
         self._items: dict[int, WorkItem] = {}
-        # set whenever an item leaves (it ended): the drain waits on it between steps
-        self.left = threading.Event()
+        self._keys = itertools.count()
+        self._names = names or Registry()
+        self._draining = False
 
     def add(self, item: WorkItem) -> Callable[[], None]:
         """Register `item`; returns the function that removes it (safe twice)."""
         with self._lock:
-            self._items[id(item)] = item
+            return self._add(item)
+
+    def admit(self, item: WorkItem) -> Callable[[], None] | None:
+        """Register `item` unless the drain began (then None): new work starts here."""
+        with self._lock:
+            return None if self._draining else self._add(item)
+
+    def _add(self, item: WorkItem) -> Callable[[], None]:
+        key = next(self._keys)
+        self._items[key] = item
 
         def remove() -> None:
             with self._lock:
-                self._items.pop(id(item), None)
-            self.left.set()
+                left = self._items.pop(key, None) is not None
+            if left:
+                self._names.tell(DRAIN, WorkLeft(item.id))
 
         return remove
 
     def items(self) -> list[WorkItem]:
         with self._lock:
             return list(self._items.values())
+
+    def bees(self) -> list[WorkItem]:
+        """The bees registered (started and not yet left)."""
+        return [item for item in self.items() if item.kind == WorkKind.BEE]
 
     def holding(self) -> int:
         """How many pieces of work the drain would hold now (bees that have not ended)."""
@@ -60,6 +82,16 @@ class WorkRegistry:
             for item in self.items()
             if drain_verdict(item.kind, item.ended, 0, _NEVER_SECONDS) == DV_HOLD
         )
+
+    def begin_drain(self) -> None:
+        """Nothing new starts here from now on (safe twice)."""
+        with self._lock:
+            self._draining = True
+
+    @property
+    def draining(self) -> bool:
+        with self._lock:
+            return self._draining
 
 
 class Standing:

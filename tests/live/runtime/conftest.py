@@ -3,6 +3,7 @@ sample repository, with a bee pool attached, for tests that call `run_once()` di
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -88,6 +89,23 @@ def queue(
         brief=f"brief of #{issue}",
     )
     assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
+
+
+class Inbox:
+    """Registered under an actor's name in its place: records each message told to the
+    name, with what `look()` answered at that moment, in the sender's thread."""
+
+    def __init__(self, look: Callable[[], Any] = lambda: None) -> None:
+        self.look = look
+        self.told: list[tuple[Any, Any]] = []
+        self.heard = threading.Event()
+
+    def tell(self, message: Any) -> None:
+        self.told.append((message, self.look()))
+        self.heard.set()
+
+    def messages(self) -> list[Any]:
+        return [message for message, _ in self.told]
 
 
 def eventually(check: Callable[[], Any], timeout_seconds: float = 10.0) -> Any:

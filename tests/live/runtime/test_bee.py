@@ -171,6 +171,7 @@ def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime,
         assert claimer_of(runtime).run_once().started == (10,)
         order = wait_for_ending(runtime.db, 10)
         assert order.attempt == attempt and order.outcome == "finished"
+        eventually(lambda rt=runtime: rt.host.running() == 0)  # the row ends before the bee
         assert not (runtime.settings.workdir / "queen-10").exists()  # the work is stored
     stored = bundles.get(a.db, 10)
     assert stored is not None

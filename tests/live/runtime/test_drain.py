@@ -197,7 +197,7 @@ def test_drain_actor_runs_the_card_on_the_signal_while_the_tree_runs(make_runtim
     root.start()
     bridge.request_stop()
     assert root.wait(0.3) is None  # held: the tree keeps running
-    assert rt.draining.is_set() and not rt.host.ready
+    assert rt.work.draining and not rt.host.ready
     bee.end()
     reason = root.wait(10)
     assert reason is not None and reason.normal

@@ -6,11 +6,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import Any
 
 import psycopg
 
 from hive.actors.loop import LoopActor
+from hive.actors.messages import OrderEnded
 from hive.store import pool
+from supervisors import Registry
 from tests.live.runtime.conftest import eventually
 
 LONG_INTERVAL_SECONDS = 60.0
@@ -34,25 +37,31 @@ class Passes:
         self.closed = True
 
 
-def test_a_loop_passes_at_start_and_at_once_when_woken_and_stops_promptly():
-    work, wake = Passes(), threading.Event()
-    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, wake=wake)
+def loop(work: Passes, names: Registry) -> Any:
+    return LoopActor.start("t", work, LONG_INTERVAL_SECONDS, registry=names, wakes_on=(OrderEnded,))
+
+
+def test_a_loop_passes_at_start_and_at_once_when_told_and_stops_promptly():
+    work, names = Passes(), Registry()
+    ref = loop(work, names)
     assert work.ran.acquire(timeout=5)  # the first pass, at start
-    wake.set()
+    assert names.tell("t", OrderEnded(1))
     assert work.ran.acquire(timeout=5)  # woken: no 60 s wait
     began = time.monotonic()
     ref.stop()
     assert time.monotonic() - began < 1.0 and work.closed
     assert ref.stop() is False  # stopping twice is safe
+    assert names.whereis("t") is None  # its name went with it
+    assert not names.tell("t", OrderEnded(1))  # dropped: nothing holds the name
 
 
 def test_a_failing_pass_is_logged_whole_once_then_in_a_line_then_its_recovery(caplog):
     caplog.set_level(logging.INFO, logger="hive.t")
-    work, wake = Passes(failures=2), threading.Event()
-    ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, wake=wake)
+    work, names = Passes(failures=2), Registry()
+    ref = loop(work, names)
     for _ in range(3):
         assert work.ran.acquire(timeout=5)
-        wake.set()
+        names.tell("t", OrderEnded(1))
     eventually(lambda: any("works again" in r.getMessage() for r in caplog.records))
     ref.stop()
     lines = [(r.levelname, r.getMessage(), r.exc_info is not None) for r in caplog.records]

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from hive.actors.messages import CLAIMER, QUEEN, OrderEnded
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
@@ -19,7 +20,7 @@ from hive.rules.round import Stop, render
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
-from tests.live.runtime.conftest import AGENT, add_issue, eventually
+from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
 
 LEASE_GONE = render(Stop.LEASE_GONE)
 KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
@@ -188,7 +189,7 @@ def test_a_bee_of_an_abandoned_round_writes_nothing_once_the_lease_was_let_go(
 def test_during_a_drain_a_queen_that_would_start_a_bee_here_does_not_round(make_runtime):
     rt = make_runtime()
     add_issue(rt.db, 1)
-    rt.begin_drain()
+    rt.work.begin_drain()
     assert queen_of(rt).run_once().idle == "draining"
     assert orders.listing(rt.db) == []
 
@@ -196,7 +197,7 @@ def test_during_a_drain_a_queen_that_would_start_a_bee_here_does_not_round(make_
 def test_during_a_drain_an_elsewhere_queen_rounds_only_while_something_holds(make_runtime):
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     add_issue(rt.db, 1)
-    rt.begin_drain()
+    rt.work.begin_drain()
     queen = queen_of(rt)
     assert queen.run_once().idle == "draining"
     held = Standing(WK_BEE, "a held bee")
@@ -207,10 +208,12 @@ def test_during_a_drain_an_elsewhere_queen_rounds_only_while_something_holds(mak
 def test_an_order_ending_here_wakes_the_queen(make_runtime):
     rt = make_runtime()
     add_issue(rt.db, 5)
-    rt.queen_wake.clear()
+    queen = Inbox()
+    rt.names.register(QUEEN, queen)
     queen_of(rt).run_once()
     wait_for_ending(rt.db, 5)
-    assert rt.queen_wake.wait(5)
+    assert queen.heard.wait(5)
+    assert queen.messages() == [OrderEnded(5)]
 
 
 def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
@@ -353,14 +356,16 @@ def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files
 def test_a_local_bee_that_cannot_start_does_not_wake_the_queen_into_a_busy_loop(make_runtime):
     rt = make_runtime(AGENT="python:tests.live.runtime.no_such_module:turn")
     add_issue(rt.db, 9)
-    rt.queen_wake.clear()
+    queen, claimer = Inbox(), Inbox()
+    rt.names.register(QUEEN, queen)
+    rt.names.register(CLAIMER, claimer)
     result = queen_of(rt).run_once()
     assert result.dispatched == ()
-    eventually(lambda: rt.host.running() == 0)
+    assert claimer.heard.wait(5)  # the bee's last word: its slot is free
     assert orders.get(rt.db, 9) is None  # the Queen's row is written only once it starts
     # woken, the Queen would round again at once, fail again, and so on ~100 times a
     # second; the next try waits for the tick
-    assert not rt.queen_wake.is_set()
+    assert queen.messages() == []
     assert "could not start" in reports.latest(rt.db, 1)[0].body
 
 

@@ -4,12 +4,13 @@ turns, never a queued order nobody claimed and never an order whose bee runs her
 
 from __future__ import annotations
 
+from hive.actors.messages import QUEEN, OrdersReaped
 from hive.actors.queen import Queen
 from hive.actors.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
 from hive.store import orders
 from hive.store.orders import NewOrder
-from tests.live.runtime.conftest import AGENT, add_issue, queue
+from tests.live.runtime.conftest import AGENT, Inbox, add_issue, queue
 from tests.live.runtime.test_runner import claimer_of
 from tests.live.store.conftest import backdate
 
@@ -43,6 +44,8 @@ def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runt
     rt = make_runtime()
     local_order(rt, 1, leftover="left by a bee the restart killed\n")
     runner_order(rt, 2)
+    queen = Inbox()
+    rt.names.register(QUEEN, queen)
     result = Reaper(rt).boot()
     assert result.boot == (1,) and result.salvaged == (1,)
     assert orders.get(rt.db, 1).outcome == "reaped at boot"  # type: ignore[union-attr]
@@ -53,7 +56,7 @@ def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runt
     assert reaped.salvaged_sha == rt.checkout.repo.refs[b"refs/heads/queen-1"].decode()
     assert reaped.salvaged_files and len(reaped.salvaged_files) == 1
     assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
-    assert rt.queen_wake.is_set()
+    assert queen.messages() == [OrdersReaped((1,))]  # she rounds at once
 
 
 def test_boot_reaper_spares_an_order_whose_bee_runs_here(make_runtime):

@@ -4,13 +4,12 @@ says so, registers itself and stops claiming once the drain began."""
 
 from __future__ import annotations
 
-import threading
-
+from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer, ClaimerConfig
 from hive.store import orders, runners
 from hive.testing import wait_for_ending
 from tests.live.runtime import agents
-from tests.live.runtime.conftest import AGENT, eventually, queue
+from tests.live.runtime.conftest import AGENT, Inbox, eventually, queue
 
 
 def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
@@ -68,7 +67,7 @@ def test_runner_registers_itself_and_reports_draining(make_runtime):
     claimer.run_once()
     mine = [r for r in runners.listing(rt.db) if r.name == rt.settings.runner_name]
     assert mine and mine[0].slots == 3 and not mine[0].draining
-    rt.begin_drain()
+    rt.work.begin_drain()
     queue(rt, 5)
     assert claimer.run_once().started == ()
     mine = [r for r in runners.listing(rt.db) if r.name == rt.settings.runner_name]
@@ -94,20 +93,13 @@ def test_a_bee_that_ends_wakes_the_claimer_once_its_slot_is_free(make_runtime):
     # claimer woken then finds no slot free, and without a second wake the next queued
     # order waits out a whole HIVE_RUNNER_SECONDS poll
     rt = make_runtime()
-    running_when_woken: list[int] = []
-
-    class Recording(threading.Event):
-        def set(self) -> None:
-            running_when_woken.append(rt.host.running())
-            super().set()
-
-    rt.runner_wake = Recording()
+    claimer = Inbox(look=rt.host.running)
+    rt.names.register(CLAIMER, claimer)
     queue(rt, 8)
     assert claimer_of(rt).run_once().started == (8,)
     assert wait_for_ending(rt.db, 8).outcome == "finished"
-    eventually(lambda: rt.host.running() == 0)
-    eventually(rt.runner_wake.is_set, timeout_seconds=5)
-    assert running_when_woken == [0]
+    assert claimer.heard.wait(5)
+    assert claimer.told == [(SlotFree(8), 0)]
 
 
 def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
@@ -117,7 +109,7 @@ def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
     queue(rt, 9)
 
     def drain_begins_now() -> None:  # the guard's look at memory is the last step before
-        rt.begin_drain()
+        rt.work.begin_drain()
 
     claimer = Claimer(rt, claimer_of(rt).config, free_memory=drain_begins_now)
     assert claimer.run_once().started == ()

@@ -5,11 +5,11 @@ a Queen and a runner in two trees, and the exit with no bees."""
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import urllib.error
 import urllib.request
 
+from hive.actors.messages import QUEEN, TreeStarted
 from hive.git.repo import open_checkout
 from hive.rules.drain import WK_BEE
 from hive.settings import Settings
@@ -25,7 +25,7 @@ NO_BEE_EXIT_SECONDS = 2.0
 
 def add(hive, number: int, path: str = "src/app.py") -> None:
     issues.upsert(hive.runtime.db, number, NewIssue(title=f"issue {number}", boundary=(path,)))
-    hive.runtime.queen_wake.set()
+    hive.issues_changed()  # a round now, not at the tick
 
 
 def shape(root) -> list[str]:
@@ -80,7 +80,7 @@ def test_the_drain_holds_a_bee_and_the_tree_exits_once_it_ended(hive_tree):
     add(hive, 2)
     eventually(lambda: hive.runtime.host.running() == 1)
     hive.drain()
-    eventually(hive.runtime.draining.is_set)
+    eventually(lambda: hive.runtime.work.draining)
     try:
         urllib.request.urlopen(hive.server.url + "/readyz", timeout=5)
         raise AssertionError("ready while draining")
@@ -125,17 +125,18 @@ def test_the_queen_is_woken_once_every_child_is_up(hive_db_url, hive_repo, tmp_p
     env = hive_environ(hive_db_url, hive_repo, tmp_path / "w", QUEEN_TICK_SECONDS="30")
     settings = Settings.from_env(env)
     hive = build(settings, hive_db_url, open_checkout(str(hive_repo), tmp_path / "w", "main"))
-    ready_when_woken: list[bool] = []
+    names = hive.runtime.names
+    told: list[tuple[str, object, bool]] = []
+    tell = names.tell
 
-    class Recording(threading.Event):
-        def set(self) -> None:
-            ready_when_woken.append(hive.runtime.host.ready)
-            super().set()
+    def recording(name: str, message: object) -> bool:
+        told.append((name, message, hive.runtime.host.ready))
+        return tell(name, message)
 
-    hive.runtime.queen_wake = Recording()
+    names.tell = recording  # type: ignore[method-assign]
     hive.start()
     try:
-        assert True in ready_when_woken
+        assert (QUEEN, TreeStarted(), True) in told
     finally:
         hive.stop(timeout=30)
 

@@ -1,0 +1,82 @@
+"""What the hive's actors tell one another, and the names they are found by.
+
+Every message is told (never asked) to a registered name in the runtime's
+`supervisors.Registry`; a message to a name nothing holds now is dropped, so each one is
+a hint that something happened, never the only record of it: the store is.
+
+    message        sender                                      receiver
+    OrderEnded     a bee, once its order has ended             QUEEN: rounds at once
+    OrdersReaped   the reaper (boot or stall pass)             QUEEN: rounds at once
+    TreeStarted    the DrainActor, started last                QUEEN: rounds at once
+    IssuesChanged  code that changed issues in this process    QUEEN: rounds at once
+                   (`hive.tree.Hive.issues_changed`)
+    SlotFree       a bee, once it has left the work registry   CLAIMER: fills the slot
+    DrainBegan     the DrainActor, on SIGTERM                  CLAIMER: reports draining
+    WorkLeft       the work registry, as an item leaves it     DRAIN: steps at once
+    BeeDone        a bee's thread, once the bee has ended      its own BeeActor: stops
+
+A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag: the work
+the message calls for runs beside the actor, never in the handler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+QUEEN = "queen"
+CLAIMER = "claimer"
+DRAIN = "drain"
+
+
+@dataclass(frozen=True)
+class OrderEnded:
+    """An order run in this process has ended: its files and key are free."""
+
+    issue: int
+
+
+@dataclass(frozen=True)
+class OrdersReaped:
+    """The reaper ended or released these orders: their issues are free."""
+
+    issues: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class TreeStarted:
+    """Every child of the tree is up (the bee pool too)."""
+
+
+@dataclass(frozen=True)
+class IssuesChanged:
+    """Issues were added or changed in this process: a round need not wait for the tick."""
+
+
+@dataclass(frozen=True)
+class SlotFree:
+    """A bee has left the work registry: its slot is free."""
+
+    issue: int
+
+
+@dataclass(frozen=True)
+class DrainBegan:
+    """The drain began: nothing more starts here."""
+
+
+@dataclass(frozen=True)
+class WorkLeft:
+    """A piece of work ended and left the registry."""
+
+    work_id: str
+
+
+@dataclass(frozen=True)
+class BeeDone:
+    """The bee has ended its order (or never started it): its actor stops."""
+
+    issue: int
+
+
+QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged)
+CLAIMER_WAKES = (SlotFree, DrainBegan)
