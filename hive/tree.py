@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NoReturn
 
-from hive.actors.bee import BeeActor
+from hive.actors.bee_actor import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.messages import QUEEN, IssuesChanged
-from hive.actors.queen import QueenActor
-from hive.actors.reaper import ReaperActor
-from hive.actors.runner import RunnerActor
+from hive.actors.queen import QueenActor, QueenConfig
+from hive.actors.reaper import ReaperActor, ReaperConfig
+from hive.actors.runner import ClaimerConfig, RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
 from hive.git.repo import Checkout
@@ -80,37 +80,52 @@ def bee_shutdown_seconds(drain: DrainConfig) -> float:
     return float(drain.cap_seconds + HAND_BACK_SECONDS)
 
 
-def runner_children(rt: Runtime, drain: DrainConfig) -> list[ChildSpec]:
+def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list[ChildSpec]:
     bee = ChildSpec(
         "bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=bee_shutdown_seconds(drain)
     )
     specs = [
         ChildSpec("bees", lambda: rt.host.attach(Pool("bees", bee)), kind=ChildKind.SUPERVISOR),
     ]
-    if rt.settings.is_runner:
+    if settings.is_runner:
+        claimer = ClaimerConfig.from_settings(settings)
         specs.append(
-            ChildSpec("claimer", RunnerActor.start, args=(rt,), shutdown=CLAIMER_SHUTDOWN_SECONDS)
+            ChildSpec(
+                "claimer",
+                RunnerActor.start,
+                args=(rt, claimer),
+                shutdown=CLAIMER_SHUTDOWN_SECONDS,
+            )
         )
     return specs
 
 
-def hive_children(rt: Runtime, bridge: SignalBridge, server: ExportServer) -> list[ChildSpec]:
-    settings = rt.settings
+def hive_children(
+    rt: Runtime, settings: Settings, bridge: SignalBridge, server: ExportServer
+) -> list[ChildSpec]:
+    """The root's children for `settings.roles`; each actor gets its own config here."""
     drain = DrainConfig.from_settings(settings)
+    reaper = ReaperConfig.from_settings(settings)
     specs = [
         ChildSpec("http", ServiceActor.start, args=(server,), shutdown=HTTP_SHUTDOWN_SECONDS),
-        ChildSpec("reaper", ReaperActor.start, args=(rt,), shutdown=REAPER_SHUTDOWN_SECONDS),
+        ChildSpec("reaper", ReaperActor.start, args=(rt, reaper), shutdown=REAPER_SHUTDOWN_SECONDS),
     ]
     if settings.is_queen:
+        queen = QueenConfig.from_settings(settings)
         specs.append(
-            ChildSpec("queen", QueenActor.start, args=(rt,), shutdown=QUEEN_SHUTDOWN_SECONDS)
+            ChildSpec(
+                "queen",
+                QueenActor.start,
+                args=(rt, queen, reaper),
+                shutdown=QUEEN_SHUTDOWN_SECONDS,
+            )
         )
     if runs_bees(settings):
         specs.append(
             ChildSpec(
                 "runner",
                 lambda: Supervisor(
-                    "runner", runner_children(rt, drain), strategy=Strategy.REST_FOR_ONE
+                    "runner", runner_children(rt, settings, drain), strategy=Strategy.REST_FOR_ONE
                 ),
                 kind=ChildKind.SUPERVISOR,
             )
@@ -132,6 +147,7 @@ class Hive:
     bridge: SignalBridge
     runtime: Runtime
     server: ExportServer
+    settings: Settings
 
     def start(self) -> Hive:
         self.root.start()
@@ -157,8 +173,7 @@ class Hive:
     def close(self) -> None:
         """Close the store pool and the clone (after the root stopped)."""
         self.runtime.db.close()
-        if self.runtime.checkout is not None:
-            self.runtime.checkout.repo.close()
+        self.runtime.checkout.repo.close()
 
     def run_main(self) -> NoReturn:
         run_main(self.root, self.bridge)
@@ -167,7 +182,7 @@ class Hive:
 def build(
     settings: Settings,
     url: str,
-    checkout: Checkout | None,
+    checkout: Checkout,
     *,
     metrics: HiveMetrics | None = None,
     bridge: SignalBridge | None = None,
@@ -178,11 +193,12 @@ def build(
         POOL_MAX_CONNECTIONS, POOL_BASE_CONNECTIONS + POOL_CONNECTIONS_PER_BEE * bee_slots(settings)
     )
     db = make_pool(url, min_size=1, max_size=size, name=f"hive-{settings.runner_name}")
-    rt = Runtime(settings=settings, db=db, url=url, checkout=checkout, metrics=metrics)
+    rt = Runtime(db=db, url=url, checkout=checkout, metrics=metrics)
     surface = store_surface(settings, db, url, metrics.registry, draining=lambda: rt.work.draining)
     metrics.watch_queue(lambda: queue_numbers(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)
     bridge = bridge or SignalBridge()
-    root = Supervisor("hive", hive_children(rt, bridge, server), strategy=Strategy.REST_FOR_ONE)
+    children = hive_children(rt, settings, bridge, server)
+    root = Supervisor("hive", children, strategy=Strategy.REST_FOR_ONE)
     bridge.root = root
-    return Hive(root, bridge, rt, server)
+    return Hive(root, bridge, rt, server, settings)

@@ -2,7 +2,8 @@
 
 - `queen`: QueenActor, the rounds (decide and write orders)
 - `runner`: RunnerActor, the claimer (claims queued orders for this process's bees)
-- `bee`: BeeActor, one order's turn: start, heartbeat, transcript, ending, hand-back
+- `bee`: a Bee, one order's turn (start, heartbeat, transcript, ending, hand-back) and
+  its state; `bee_actor`: BeeActor, the pool child that owns it
 - `reaper`: ReaperActor, the boot reaper and the stall reaper
 - `drain`: DrainActor, the drain card on SIGTERM
 - `start`: the shared cut-and-start; `ending`: a turn's outcome, salvage, bundle and

@@ -1,5 +1,5 @@
-"""A bee: one order's turn in this process (DESIGN 5.4 to 5.6), and `BeeActor`, the pool
-child that owns it.
+"""A bee: one order's turn in this process (DESIGN 5.4 to 5.6); `BeeActor` (bee_actor.py)
+is the pool child that owns it.
 
 The turn is a subprocess (or a thread, for `python:`) watched by the bee's own thread,
 never by a message handler, so the actor answers messages while it runs. That thread:
@@ -17,26 +17,24 @@ and ends the order `handed back`: its issue is free at once.
 
 from __future__ import annotations
 
-import contextlib
+import enum
 import logging
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pykka
 
 from hive.actors.ending import Leftover, close_order, order_ending
-from hive.actors.messages import CLAIMER, QUEEN, BeeDone, OrderEnded, SlotFree
+from hive.actors.messages import CLAIMER, QUEEN, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
-from hive.actors.start import StartPlan, cut_and_start
+from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
 from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
+from hive.settings import Settings
 from hive.store import bundles, listen, orders
 from hive.store.orders import Fence, OrderEnding
 from supervisors import SupervisedActor
@@ -49,6 +47,28 @@ START_WAIT_SECONDS = 60.0
 
 
 @dataclass(frozen=True)
+class BeeConfig:
+    """What every bee of this process shares: how a turn starts, how often a runner's
+    bee renews its claim (HIVE_RUNNER_SECONDS), the largest bundle it stores."""
+
+    start: StartConfig
+    heartbeat_seconds: float = 15.0
+    bundle_max_bytes: int = 100 * 1024 * 1024
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> BeeConfig:
+        return cls(
+            StartConfig.from_settings(settings),
+            heartbeat_seconds=settings.runner_seconds,
+            bundle_max_bytes=settings.bundle_max_bytes,
+        )
+
+
+# bees with the built-in demo agent and every other default
+DEMO_BEES = BeeConfig(StartConfig("demo"))
+
+
+@dataclass(frozen=True)
 class BeeOrder:
     """One order for a bee: its fence (runner None: the Queen's own), what to start, and
     the caller's ledger (insert for the Queen, reset `dispatched_at` for a runner)."""
@@ -58,10 +78,37 @@ class BeeOrder:
     ledger: Callable[[], bool]
 
 
+class BeeState(enum.Enum):
+    """Where a bee is in its life. It only moves along `_NEXT`, in `Bee._to`."""
+
+    STARTING = "starting"  # cutting the worktree, starting the turn, writing the ledger
+    RUNNING = "running"  # the ledger landed: the turn runs, the claim is renewed
+    HANDING_BACK = "handing back"  # asked back (the drain's cap, a stop): the turn is stopped
+    LOST = "lost"  # its row was reaped or re-dispatched: the turn is stopped, nothing written
+    ENDING = "ending"  # the turn exited: salvage, bundle, the fenced end
+    ENDED = "ended"  # its order ended (`outcome`), or it never started (`landed` False)
+
+
+_NEXT = {
+    BeeState.STARTING: {BeeState.RUNNING, BeeState.HANDING_BACK, BeeState.ENDED},
+    BeeState.RUNNING: {BeeState.HANDING_BACK, BeeState.LOST, BeeState.ENDING},
+    BeeState.HANDING_BACK: {BeeState.LOST, BeeState.ENDING, BeeState.ENDED},
+    BeeState.LOST: {BeeState.ENDING},
+    BeeState.ENDING: {BeeState.ENDED},
+    BeeState.ENDED: set(),
+}
+
+
+# the states in which a runner's bee renews its claim (held by the drain, or asked back
+# and not yet ended: its row stays its own until the end writes it)
+_RENEWS = (BeeState.RUNNING, BeeState.HANDING_BACK)
+
+
 @dataclass(frozen=True)
 class BeeStatus:
     issue: int
     runner: str | None  # None: the Queen's own bee
+    state: BeeState
     turn_started: bool
     handing_back: bool
     ended: bool
@@ -69,46 +116,66 @@ class BeeStatus:
 
 
 class Bee:
-    """A work item of kind WK_BEE (the drain holds it); thread-safe."""
+    """A work item of kind WK_BEE (the drain holds it); thread-safe.
+
+    Its state changes only in `_to`, under its lock. What else it learns is written once,
+    under the same lock, before the state that publishes it: `started` (the turn and its
+    worktree) before RUNNING, `start_error` and `outcome` before ENDED."""
 
     kind = WK_BEE
 
-    def __init__(self, runtime: Runtime, order: BeeOrder) -> None:
+    def __init__(self, runtime: Runtime, order: BeeOrder, config: BeeConfig) -> None:
         self.runtime = runtime
         self.order = order
+        self.config = config
         self.issue = order.fence.issue
         self.id = f"bee-{self.issue}"
-        self.decided = threading.Event()  # the start either landed its ledger or failed
-        self.landed = False
+        self._changed = threading.Condition()
+        self._state = BeeState.STARTING
+        self._started: Started | None = None
+        self._hand_back_deadline: float | None = None
         self.start_error: str | None = None
         self.outcome: str | None = None
-        self._done = threading.Event()
-        self._lock = threading.Lock()
-        self._turn: Turn | None = None
-        self._worktree: Path | None = None
-        self._base_rev = order.plan.base
-        self._handing_back = False
-        self._hand_back_deadline: float | None = None
-        self._lost = False
         self._leave: Callable[[], None] = lambda: None
 
     @property
+    def state(self) -> BeeState:
+        with self._changed:
+            return self._state
+
+    @property
     def ended(self) -> bool:
-        return self._done.is_set()
+        return self.state is BeeState.ENDED
+
+    @property
+    def landed(self) -> bool:
+        """Its ledger landed: the order's row is this bee's."""
+        with self._changed:
+            return self._started is not None
 
     def status(self) -> BeeStatus:
-        with self._lock:
+        with self._changed:
             return BeeStatus(
                 self.issue,
                 self.order.fence.runner,
-                self._turn is not None,
-                self._handing_back,
-                self._done.is_set(),
+                self._state,
+                self._started is not None,
+                self._hand_back_deadline is not None,
+                self._state is BeeState.ENDED,
                 self.outcome,
             )
 
     def wait(self, timeout: float | None = None) -> bool:
-        return self._done.wait(timeout)
+        """Wait until the bee has ended; whether it did within `timeout`."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._state is BeeState.ENDED, timeout)
+
+    def wait_decided(self, timeout: float | None = None) -> bool:
+        """Wait until its start either landed its ledger or failed."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: self._started is not None or self._state is BeeState.ENDED, timeout
+            )
 
     def run(
         self,
@@ -130,15 +197,26 @@ class Bee:
         order is ended, within `deadline_seconds`. A second call (the tree stopping after
         the drain gave up on it) waits only for what is left of the first one's deadline:
         a turn that cannot be killed does not hold the exit twice."""
-        with self._lock:
+        with self._changed:
             first = self._hand_back_deadline is None
             deadline = self._hand_back_deadline or time.monotonic() + deadline_seconds
             self._hand_back_deadline = deadline
-            self._handing_back = True
-            turn = self._turn
-        if first and turn is not None:
-            turn.stop(HANDED_BACK)  # within LANE_FREE_MS: abort, grace, SIGKILL to the group
-        return self._done.wait(max(0.0, deadline - time.monotonic()))
+            stop = first and self._state in (BeeState.STARTING, BeeState.RUNNING)
+            if stop:
+                self._to(BeeState.HANDING_BACK)
+            started = self._started
+        if stop and started is not None:
+            started.turn.stop(HANDED_BACK)  # within LANE_FREE_MS: abort, grace, SIGKILL
+        return self.wait(max(0.0, deadline - time.monotonic()))
+
+    def _to(self, state: BeeState) -> BeeState:
+        """Move to `state` (the lock held); returns the state it left. Raises
+        AssertionError for a move `_NEXT` does not allow."""
+        was = self._state
+        assert state in _NEXT[was], f"a bee cannot go from {was.value} to {state.value}"
+        self._state = state
+        self._changed.notify_all()
+        return was
 
     # --- the bee's thread -------------------------------------------------------------
 
@@ -148,8 +226,9 @@ class Bee:
         except Exception:
             log.exception("bee failed", extra={"issue": self.issue})
         finally:
-            self.decided.set()
-            self._done.set()
+            with self._changed:  # a bee that failed ends from wherever it was
+                self._state = BeeState.ENDED
+                self._changed.notify_all()
             self._leave()
             names = self.runtime.names
             if self.start_error is None or self.order.fence.runner is not None:
@@ -165,7 +244,6 @@ class Bee:
 
     def _run(self, owner: SupervisedActor | None) -> None:
         rt, order = self.runtime, self.order
-        assert rt.checkout is not None, "a bee needs the checkout"
         writer = TranscriptWriter(rt.db, order.fence.conversation_id, self.issue)
         spawned: list[Turn] = []
 
@@ -193,18 +271,16 @@ class Bee:
         if started is None:  # the ledger did not land: the row is someone else's
             writer.close()
             _forget_groups(owner, spawned)
-            self.decided.set()
             # its cut goes too: a next attempt here must start from the stored branch
-            self._worktree = worktree_path(rt.checkout.workdir, self.issue)
-            self._remove_worktree()
+            self._remove_worktree(worktree_path(rt.checkout.workdir, self.issue))
             return
         turn = started.turn
-        with self._lock:
-            self._turn, self._worktree = turn, Path(started.cut.path)
-            self._base_rev = started.base_rev
-            handing_back = self._handing_back
-        self.landed = True
-        self.decided.set()
+        with self._changed:
+            self._started = started
+            handing_back = self._state is BeeState.HANDING_BACK
+            if not handing_back:
+                self._to(BeeState.RUNNING)
+            self._changed.notify_all()  # decided
         rt.metrics.bees_running.inc()
         log.info("turn started on %s", started.cut.branch, extra={"issue": self.issue})
         try:
@@ -216,13 +292,12 @@ class Bee:
             writer.close()
             if owner is not None and turn.pgid is not None:
                 owner.discard_process_group(turn.pgid)
-        self._close(turn)
+        self._close(started)
 
     def _watch(self, turn: Turn) -> None:
-        """Wait for the turn's end, renewing the claim every HIVE_RUNNER_SECONDS."""
-        every = self.runtime.settings.runner_seconds
-        while not turn.wait(every):
-            if self.order.fence.runner is not None and not self._lost:
+        """Wait for the turn's end, renewing the claim every heartbeat_seconds."""
+        while not turn.wait(self.config.heartbeat_seconds):
+            if self.order.fence.runner is not None and self.state in _RENEWS:
                 self._heartbeat(turn)
 
     def _heartbeat(self, turn: Turn) -> None:
@@ -236,35 +311,37 @@ class Bee:
             metrics.heartbeats.inc()
             return
         metrics.heartbeat_lost.inc()
-        self._lost = True
+        with self._changed:
+            self._to(BeeState.LOST)
         log.warning(
             "heartbeat found no row: %s; stopping the turn", LOST, extra={"issue": self.issue}
         )
         turn.stop(LOST)
 
-    def _close(self, turn: Turn) -> None:
-        rt, ending = self.runtime, turn.ending
-        assert ending is not None and self._worktree is not None
-        with self._lock:
-            handed_back = self._handing_back
-        turn_end = order_ending(self.order.fence, ending, handed_back)
+    def _close(self, started: Started) -> None:
+        rt, ending = self.runtime, started.turn.ending
+        assert ending is not None
+        worktree = Path(started.cut.path)
+        with self._changed:
+            was = self._to(BeeState.ENDING)
+        turn_end = order_ending(self.order.fence, ending, was is BeeState.HANDING_BACK)
         outcome = turn_end.outcome
         rt.metrics.bee_seconds.labels(outcome=outcome).observe(ending.seconds)
-        if self._lost:
-            self.outcome = None
-            self._remove_worktree()
+        if was is BeeState.LOST:
+            self._remove_worktree(worktree)
             return  # the row is no longer this turn's: write nothing to it
         plan = self.order.plan
         closing = close_order(
             rt.db,
-            rt.checkout,  # type: ignore[arg-type]
+            rt.checkout,
             rt.metrics,
             turn_end,
-            Leftover(self._worktree, plan.boundary, plan.base, self._base_rev),
-            rt.settings.bundle_max_bytes,
+            Leftover(worktree, plan.boundary, plan.base, started.base_rev),
+            self.config.bundle_max_bytes,
         )
-        self.outcome = closing.outcome if closing.landed else None
-        self._remove_worktree()
+        with self._changed:
+            self.outcome = closing.outcome if closing.landed else None
+        self._remove_worktree(worktree)
         if closing.landed:
             try:
                 listen.notify_ended(rt.db, self.issue)
@@ -281,20 +358,21 @@ class Bee:
             extra={"issue": self.issue},
         )
 
-    def _remove_worktree(self) -> None:
+    def _remove_worktree(self, worktree: Path) -> None:
         """A runner's worktree goes once its order ended: the work is in the store, and
         a next attempt here starts from the stored bundle, not from stale files. The
         Queen keeps her own (what a bee left outside its boundary stays on her disk)."""
         rt = self.runtime
-        if self.order.fence.runner is None or self._worktree is None or rt.checkout is None:
+        if self.order.fence.runner is None:
             return
         try:
-            remove_worktree(rt.checkout.repo, self._worktree)
+            remove_worktree(rt.checkout.repo, worktree)
         except Exception as err:
             log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
 
     def _start_failed(self, err: Exception) -> None:
-        self.start_error = f"could not start: {err}".splitlines()[0]
+        with self._changed:
+            self.start_error = f"could not start: {err}".splitlines()[0]
         log.warning("%s", self.start_error, extra={"issue": self.issue})
         if self.order.fence.runner is None:
             return  # the Queen's row was never written: her round reports it
@@ -314,36 +392,3 @@ def _forget_groups(owner: SupervisedActor | None, turns: list[Turn]) -> None:
     for turn in turns:
         if owner is not None and turn.pgid is not None:
             owner.discard_process_group(turn.pgid)
-
-
-class BeeActor(SupervisedActor):
-    """A temporary pool child, one per order. `on_start` starts the bee's thread and
-    returns; the actor stops itself once the order has ended. `on_stop` before that (the
-    tree stops without a drain, or the drain already gave up) hands the bee back, bounded
-    by HAND_BACK_SECONDS; a kill SIGKILLs the turn's process group."""
-
-    def __init__(self, bee: Bee, leave: Callable[[], None] = lambda: None) -> None:
-        super().__init__()
-        self.bee = bee
-        self._leave = leave
-
-    def on_start(self) -> None:
-        self.bee.run(owner=self, leave=self._leave, on_done=self._done)
-
-    def on_receive(self, message: Any) -> None:
-        """`BeeDone` (told by the bee's own thread): the order has ended; stop."""
-        if isinstance(message, BeeDone):
-            self.stop()
-
-    def on_stop(self) -> None:
-        if not self.bee.ended:
-            self.bee.hand_back()
-
-    def status(self) -> BeeStatus:
-        """What the bee is doing (answered at once, while its turn runs: the turn is
-        watched by the bee's thread, never by a handler). Ask it through a proxy."""
-        return self.bee.status()
-
-    def _done(self) -> None:
-        with contextlib.suppress(pykka.ActorDeadError):  # stopped already: nothing to do
-            self.actor_ref.tell(BeeDone(self.bee.issue))

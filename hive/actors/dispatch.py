@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 
 from hive.actors import facts
-from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeOrder
+from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeConfig, BeeOrder
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.rules.keys import KeySlot
@@ -41,6 +41,7 @@ def dispatch(
     lease: Lease,
     *,
     elsewhere: bool,
+    bee: BeeConfig,
 ) -> str | None:
     """Write `new` under `lease` (and start its bee here unless `elsewhere`): None once it
     is written (or its bee is still starting), else a sentence (`LEASE_GONE` when the
@@ -48,7 +49,7 @@ def dispatch(
     if elsewhere:
         return _problem(orders.insert(rt.db, new, queued=True, lease=lease))
     plan = plan_of(
-        rt.settings,
+        bee.start,
         issue=issue.number,
         title=issue.title,
         body=issue.body,
@@ -67,20 +68,20 @@ def dispatch(
 
     if not leases.held(rt.db, lease):
         return LEASE_GONE  # its turn would start before its insert is refused: not at all
-    bee = Bee(rt, BeeOrder(fence, plan, ledger=ledger))
-    if not rt.host.start(bee):
+    started = Bee(rt, BeeOrder(fence, plan, ledger=ledger), bee)
+    if not rt.host.start(started):
         return "no bee can start in this process now"
-    if not bee.decided.wait(START_WAIT_SECONDS):
+    if not started.wait_decided(START_WAIT_SECONDS):
         # still starting (the git lock or the store is slow): it may land yet, so it
         # counts as dispatched and its files and key stay taken for this round
         log.warning(
             "its bee is still starting: counted as dispatched", extra={"issue": issue.number}
         )
         return None
-    if bee.landed:
+    if started.landed:
         return None
-    if bee.start_error is not None:
-        return bee.start_error
+    if started.start_error is not None:
+        return started.start_error
     return _problem(written[-1]) if written else "its bee failed before its order was written"
 
 
@@ -98,7 +99,7 @@ def new_order(
     return NewOrder(
         issue=issue.number,
         branch=f"queen-{issue.number}",
-        base=rt.checkout.base if rt.checkout else rt.settings.base_ref,
+        base=rt.checkout.base,
         base_sha=base_sha,
         owned_paths=tuple(issue.boundary),
         key_index=key.index,

@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from enum import Enum, auto
 
 from hive.actors import facts
+from hive.actors.bee import DEMO_BEES, BeeConfig
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
 from hive.actors.keyrest import KeyRests
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
-from hive.actors.reaper import Reaper
+from hive.actors.reaper import Reaper, ReaperConfig
 from hive.actors.runtime import Runtime
 from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
@@ -99,10 +100,16 @@ class QueenConfig:
     model: str = ""
     round_max_seconds: float = ROUND_MAX_SECONDS
     lease_ttl_seconds: float = QUEEN_LEASE_TTL_SECONDS
+    keys: tuple[KeySlot, ...] = ()
+    repo_url: str | None = None  # base is refreshed from it before each round
+    bee: BeeConfig = DEMO_BEES  # her own bees' (local mode)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> QueenConfig:
         return cls(
+            keys=key_slots(settings.worker_keys),
+            repo_url=settings.repo_url,
+            bee=BeeConfig.from_settings(settings),
             holder=settings.runner_name,
             tick_seconds=settings.queen_tick_seconds,
             elsewhere=settings.queen_bees_run_elsewhere,
@@ -140,17 +147,17 @@ class Queen:
     def __init__(
         self,
         runtime: Runtime,
-        config: QueenConfig | None = None,
+        config: QueenConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
         on_first_lease: Callable[[], object] | None = None,
     ) -> None:
         self.runtime = runtime
-        self.config = config or QueenConfig.from_settings(runtime.settings)
+        self.config = config
         self.free_memory = free_memory
         # the boot reaper: run once, when this process first holds the lease, so a
         # standby replica never ends the orders of the Queen that holds it
         self.on_first_lease = on_first_lease
-        self.keys: tuple[KeySlot, ...] = key_slots(runtime.settings.worker_keys)
+        self.keys: tuple[KeySlot, ...] = config.keys
         self.lease: leases.Lease | None = None
         self._facts: BaseFacts | None = None
         self._last_key: int | None = None
@@ -276,7 +283,8 @@ class Queen:
             issue, key = by_number[planned.number], self._key(planned.key)
             note = gathered.notes.get(planned.number, "")
             new = new_order(rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note)
-            wrote, detail = _wrote(dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere))
+            problem = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere, bee=cfg.bee)
+            wrote, detail = _wrote(problem)
             if wrote is Wrote.LEASE_GONE:  # another Queen's now, or let go: not one more
                 return dispatched, [*refusals, Stop.LEASE_GONE]
             if wrote is Wrote.NOT_STARTED:
@@ -300,12 +308,11 @@ class Queen:
         return self.lease
 
     def _base_facts(self) -> BaseFacts:
-        rt = self.runtime
-        assert rt.checkout is not None, "the Queen needs the checkout"
+        rt, repo_url = self.runtime, self.config.repo_url
         with rt.checkout.lock:
-            if rt.settings.repo_url:
+            if repo_url:
                 try:
-                    refresh_base(rt.checkout.repo, rt.settings.repo_url, rt.checkout.base)
+                    refresh_base(rt.checkout.repo, repo_url, rt.checkout.base)
                 except Exception as err:  # judge against the base we have
                     log.warning("base not refreshed: %s", err)
             sha = resolve(rt.checkout.repo, rt.checkout.base)
@@ -343,8 +350,8 @@ class QueenActor(LoopActor):
     rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
     `on_stop` lets the Queen lease go."""
 
-    def __init__(self, runtime: Runtime, config: QueenConfig | None = None) -> None:
-        boot = Reaper(runtime).boot
+    def __init__(self, runtime: Runtime, config: QueenConfig, reaper: ReaperConfig) -> None:
+        boot = Reaper(runtime, reaper).boot
         queen = Queen(runtime, config, on_first_lease=lambda: _logged(boot()))
         super().__init__(
             "queen",

@@ -91,9 +91,9 @@ class ReapPass:
 
 
 class Reaper:
-    def __init__(self, runtime: Runtime, config: ReaperConfig | None = None) -> None:
+    def __init__(self, runtime: Runtime, config: ReaperConfig) -> None:
         self.runtime = runtime
-        self.config = config or ReaperConfig.from_settings(runtime.settings)
+        self.config = config
 
     def boot(self) -> ReapPass:
         """End the Queen's own unfinished orders (see the module)."""
@@ -130,8 +130,6 @@ class Reaper:
     def _salvage(self, reaped: list[Order]) -> tuple[int, ...]:
         """Commit what each reaped local bee left in its worktree, where it is here."""
         rt = self.runtime
-        if rt.checkout is None:
-            return ()
         done = []
         for order in reaped:
             path = worktree_path(rt.checkout.workdir, order.issue)
@@ -159,6 +157,6 @@ class ReaperActor(LoopActor):
     Queen in her first round that holds the Queen lease: "at start" for the Queen that
     decides, and never by a standby replica while another Queen's bees run."""
 
-    def __init__(self, runtime: Runtime, config: ReaperConfig | None = None) -> None:
+    def __init__(self, runtime: Runtime, config: ReaperConfig) -> None:
         self.reaper = Reaper(runtime, config)
         super().__init__("reaper", self.reaper, self.reaper.config.interval_seconds)

@@ -16,7 +16,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hive.actors.bee import Bee, BeeOrder
+from hive.actors.bee import Bee, BeeConfig, BeeOrder
 from hive.actors.loop import LoopActor
 from hive.actors.messages import CLAIMER, CLAIMER_WAKES
 from hive.actors.runtime import Runtime
@@ -32,18 +32,25 @@ log = logging.getLogger("hive.runner")
 
 @dataclass(frozen=True)
 class ClaimerConfig:
+    """The claimer's: this runner's name, slots, memory guard, poll, its own keys (the
+    only ones it may run an order on) and the config its bees start with."""
+
     name: str
+    bee: BeeConfig
     slots: int = 1
     bee_memory_mb: int = 1024
     poll_seconds: float = 15.0
+    keys: tuple[KeySlot, ...] = ()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ClaimerConfig:
         return cls(
-            settings.runner_name,
-            settings.runner_slots,
-            settings.bee_memory_mb,
-            settings.runner_seconds,
+            name=settings.runner_name,
+            bee=BeeConfig.from_settings(settings),
+            slots=settings.runner_slots,
+            bee_memory_mb=settings.bee_memory_mb,
+            poll_seconds=settings.runner_seconds,
+            keys=key_slots(settings.worker_keys),
         )
 
 
@@ -73,15 +80,13 @@ class Claimer:
     def __init__(
         self,
         runtime: Runtime,
-        config: ClaimerConfig | None = None,
+        config: ClaimerConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
     ) -> None:
         self.runtime = runtime
-        self.config = config or ClaimerConfig.from_settings(runtime.settings)
+        self.config = config
         self.free_memory = free_memory
-        self.keys: dict[int, KeySlot] = {
-            k.index: k for k in key_slots(runtime.settings.worker_keys)
-        }
+        self.keys: dict[int, KeySlot] = {k.index: k for k in config.keys}
         self._registered = False
 
     def run_once(self) -> ClaimPass:
@@ -169,7 +174,7 @@ class Claimer:
         issue = issues.get(rt.db, order.issue)
         fence = order.fence
         plan = plan_of(
-            rt.settings,
+            self.config.bee.start,
             issue=order.issue,
             title=issue.title if issue else "",
             body=issue.body if issue else "",
@@ -179,7 +184,11 @@ class Claimer:
             brief=order.brief or "",
             key=key,
         )
-        bee = Bee(rt, BeeOrder(fence, plan, ledger=lambda: orders.mark_started(rt.db, fence)))
+
+        def ledger() -> bool:
+            return orders.mark_started(rt.db, fence)
+
+        bee = Bee(rt, BeeOrder(fence, plan, ledger), self.config.bee)
         if rt.host.start(bee):
             return True
         # the pool went away, or the drain began, between the check and the start
@@ -202,7 +211,7 @@ class RunnerActor(LoopActor):
     """The claimer's loop, known as CLAIMER: a pass at start, then on each NOTIFY, when
     told a slot is free or the drain began, or every poll."""
 
-    def __init__(self, runtime: Runtime, config: ClaimerConfig | None = None) -> None:
+    def __init__(self, runtime: Runtime, config: ClaimerConfig) -> None:
         claimer = Claimer(runtime, config)
         super().__init__(
             "runner",

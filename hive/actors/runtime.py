@@ -2,7 +2,8 @@
 metrics, the names the actors are found by, the work registry and the bee host.
 
 One `Runtime` per process, made by `hive/tree.py`. Nothing here decides anything, and
-nothing here is a message: actors tell one another `hive.actors.messages` by name.
+nothing here is a message (actors tell one another `hive.actors.messages` by name) or
+a setting (each actor gets its own frozen config from the tree).
 """
 
 from __future__ import annotations
@@ -16,16 +17,14 @@ from hive.actors.host import BeeHost
 from hive.actors.work import WorkRegistry
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics
-from hive.settings import Settings
 from supervisors import Registry
 
 
 @dataclass
 class Runtime:
-    settings: Settings
     db: ConnectionPool[Any]
-    url: str
-    checkout: Checkout | None
+    url: str  # the store's, for a LISTEN of its own
+    checkout: Checkout
     metrics: HiveMetrics = field(default_factory=HiveMetrics)
     names: Registry = field(default_factory=Registry)
     work: WorkRegistry = field(init=False)
@@ -34,8 +33,3 @@ class Runtime:
     def __post_init__(self) -> None:
         self.work = WorkRegistry(self.names)
         self.host = BeeHost(self.work)
-
-    @property
-    def name(self) -> str:
-        """This process's name in the store (claims, the Queen lease)."""
-        return self.settings.runner_name

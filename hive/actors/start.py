@@ -139,8 +139,30 @@ def _continue_from_bundle(
         )
 
 
+@dataclass(frozen=True)
+class StartConfig:
+    """How this process starts a turn: its agent, the key's variable, the turn's bound,
+    the repository to fetch a missing base from, and how agents are launched."""
+
+    agent: str
+    key_env: str = "HIVE_KEY"
+    turn_max_seconds: float = 3600.0
+    repo_url: str | None = None
+    launch: Launch = field(default_factory=Launch)  # HIVE_AGENT_PASS_ENV, _USER, _BIN
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> StartConfig:
+        return cls(
+            agent=settings.agent,
+            key_env=settings.key_env,
+            turn_max_seconds=float(settings.turn_max_seconds),
+            repo_url=settings.repo_url,
+            launch=Launch(settings.agent_pass_env, settings.agent_user, settings.agent_bin),
+        )
+
+
 def plan_of(
-    settings: Settings,
+    config: StartConfig,
     *,
     issue: int,
     title: str,
@@ -160,15 +182,10 @@ def plan_of(
         base_sha=base_sha,
         boundary=boundary,
         brief=brief,
-        agent=settings.agent,
-        key_env=settings.key_env,
+        agent=config.agent,
+        key_env=config.key_env,
         key=key,
-        turn_max_seconds=float(settings.turn_max_seconds),
-        repo_url=settings.repo_url,
-        launch=launch_of(settings),
+        turn_max_seconds=config.turn_max_seconds,
+        repo_url=config.repo_url,
+        launch=config.launch,
     )
-
-
-def launch_of(settings: Settings) -> Launch:
-    """How this process launches agents (HIVE_AGENT_PASS_ENV, _USER, _BIN)."""
-    return Launch(settings.agent_pass_env, settings.agent_user, settings.agent_bin)

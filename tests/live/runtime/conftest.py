@@ -1,17 +1,22 @@
 """Fixtures for the runtime's live tests: a Runtime on a fresh migrated database and the
-sample repository, with a bee pool attached, for tests that call `run_once()` directly."""
+sample repository, with a bee pool attached, for tests that call `run_once()` directly.
+It carries the Settings it was built from, so a test builds each actor's config from
+them as `hive/tree.py` does (`configs`)."""
 
 from __future__ import annotations
 
 import threading
 import uuid
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from hive.actors.bee import BeeActor
+from hive.actors.bee import BeeConfig
+from hive.actors.bee_actor import BeeActor
+from hive.actors.reaper import ReaperConfig
 from hive.actors.runtime import Runtime
 from hive.git.repo import open_checkout
 from hive.settings import Settings
@@ -33,21 +38,36 @@ def _release_agents() -> Iterator[None]:
     agents.RELEASE.set()  # a turn left waiting ends
 
 
+@dataclass
+class TestRuntime(Runtime):
+    """A Runtime and the Settings it was built from."""
+
+    settings: Settings = field(kw_only=True)
+
+    @property
+    def bee(self) -> BeeConfig:
+        return BeeConfig.from_settings(self.settings)
+
+    @property
+    def reaper(self) -> ReaperConfig:
+        return ReaperConfig.from_settings(self.settings)
+
+
 @pytest.fixture
 def make_runtime(
     hive_db_url: str, hive_repo: Path, tmp_path: Path
-) -> Iterator[Callable[..., Runtime]]:
+) -> Iterator[Callable[..., TestRuntime]]:
     """`make_runtime(**variables)`: a Runtime (its own workdir and clone) with a started
     bee pool attached, as the tree would give the actors; `variables` override settings."""
-    made: list[tuple[Runtime, Pool]] = []
+    made: list[tuple[TestRuntime, Pool]] = []
 
-    def make(**variables: str) -> Runtime:
+    def make(**variables: str) -> TestRuntime:
         workdir = tmp_path / f"work-{len(made)}"
         variables.setdefault("AGENT", AGENT + "finish")
         settings = Settings.from_env(hive_environ(hive_db_url, hive_repo, workdir, **variables))
         checkout = open_checkout(str(hive_repo), workdir, settings.base_ref)
         db = make_pool(hive_db_url, max_size=8, name=f"t-{uuid.uuid4().hex[:6]}")
-        rt = Runtime(settings=settings, db=db, url=hive_db_url, checkout=checkout)
+        rt = TestRuntime(db=db, url=hive_db_url, checkout=checkout, settings=settings)
         bee = ChildSpec("bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=30.0)
         pool = rt.host.attach(Pool("bees", bee))
         pool.start()
@@ -58,8 +78,7 @@ def make_runtime(
     for rt, pool in reversed(made):
         pool.stop(timeout=60)
         rt.db.close()
-        if rt.checkout is not None:
-            rt.checkout.repo.close()
+        rt.checkout.repo.close()
 
 
 def add_issue(

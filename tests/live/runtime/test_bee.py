@@ -11,11 +11,13 @@ import time
 import uuid
 from pathlib import Path
 
+import pytest
 from dulwich.object_store import tree_lookup_path
 
-from hive.actors.bee import Bee
+from hive.actors.bee import Bee, BeeOrder, BeeState
 from hive.rules.drain import WK_BEE
 from hive.store import bundles, orders, transcript
+from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
@@ -75,6 +77,22 @@ def test_heartbeat_that_finds_its_row_gone_stops_the_turn_and_writes_nothing(mak
     assert bundles.get(rt.db, 3) is None
     assert rt.metrics.heartbeat_lost._value.get() == 1
     assert rt.host.running() == 0
+    assert bee.state is BeeState.ENDED and bee.outcome is None  # it ended nothing
+
+
+def test_a_bee_moves_only_along_its_life():
+    bee = Bee(None, BeeOrder(Fence(1, uuid.uuid4(), "r"), None, lambda: True), None)  # type: ignore[arg-type]
+    with bee._changed:
+        assert bee._to(BeeState.RUNNING) is BeeState.STARTING
+        assert bee._to(BeeState.HANDING_BACK) is BeeState.RUNNING
+        with pytest.raises(AssertionError, match="from handing back to running"):
+            bee._to(BeeState.RUNNING)
+        bee._to(BeeState.ENDING)
+        bee._to(BeeState.ENDED)
+        for state in BeeState:
+            with pytest.raises(AssertionError):
+                bee._to(state)
+    assert bee.ended and bee.wait(0)
 
 
 def test_a_failed_renewal_is_retried_not_death(make_runtime, monkeypatch):
@@ -140,7 +158,7 @@ def test_a_bee_handed_back_before_its_turn_started_stops_it_as_it_starts(make_ru
         bee = next(b for b in rt.work.items() if b.kind == WK_BEE)
         asking = threading.Thread(target=lambda: answers.append(bee.hand_back(10)))
         asking.start()
-        eventually(lambda: bee._handing_back)  # type: ignore[attr-defined]
+        eventually(lambda: bee.state is BeeState.HANDING_BACK)  # type: ignore[attr-defined]
     asking.join(15)
     assert answers == [True]
     assert orders.get(rt.db, 8).outcome == "handed back"  # type: ignore[union-attr]
@@ -151,7 +169,7 @@ def test_a_second_hand_back_waits_only_for_the_rest_of_the_first_deadline(make_r
     queue(rt, 9)
     claimer_of(rt).run_once()
     bee = next(b for b in rt.work.items() if b.kind == WK_BEE)
-    eventually(lambda: bee._turn is not None)  # type: ignore[attr-defined]
+    eventually(lambda: bee.state is BeeState.RUNNING)  # type: ignore[attr-defined]
     began = time.monotonic()
     # the first hand-back (the drain's) gives up on a turn that cannot be killed
     assert not bee.hand_back(0.5)
@@ -190,8 +208,11 @@ def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):
     eventually(lambda: actor.status().get(timeout=1).turn_started)
     status = actor.status().get(timeout=1)  # answered while the turn runs
     assert (status.issue, status.runner, status.ended) == (11, rt.settings.runner_name, False)
+    assert status.state is BeeState.RUNNING
     agents.RELEASE.set()
     assert wait_for_ending(rt.db, 11).outcome == "finished"
+    # the bee's thread tells its actor BeeDone once the bee ended: the actor stops
+    eventually(lambda: not any(c.running for c in rt.host._pool.which_children()))  # type: ignore[union-attr]
 
 
 def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
@@ -207,10 +228,14 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     assert claimed is not None
     assert orders.end(rt.db, orders.OrderEnding(claimed.fence, "reaped: runner silent"))
     plan = plan_of(
-        rt.settings, issue=12, title="t", body="", base="main", base_sha=None,
+        rt.bee.start, issue=12, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-    bee = Bee(rt, BeeOrder(claimed.fence, plan, lambda: orders.mark_started(rt.db, claimed.fence)))
+
+    def ledger() -> bool:
+        return orders.mark_started(rt.db, claimed.fence)
+
+    bee = Bee(rt, BeeOrder(claimed.fence, plan, ledger), rt.bee)
     bee.run()
     assert bee.wait(30) and not bee.landed
     assert not worktree_path(rt.checkout.workdir, 12).exists()

@@ -9,7 +9,8 @@ import signal
 
 import psycopg
 
-from hive.actors.bee import Bee, BeeActor, BeeOrder
+from hive.actors.bee import Bee, BeeOrder
+from hive.actors.bee_actor import BeeActor
 from hive.actors.start import plan_of
 from hive.store import orders, pool
 from hive.swarm import pid_alive
@@ -35,10 +36,14 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
     claimed = orders.claim(rt.db, rt.settings.runner_name)
     assert claimed is not None
     plan = plan_of(
-        rt.settings, issue=13, title="t", body="", base="main", base_sha=None,
+        rt.bee.start, issue=13, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-    bee = Bee(rt, BeeOrder(claimed.fence, plan, lambda: orders.mark_started(rt.db, claimed.fence)))
+
+    def ledger() -> bool:
+        return orders.mark_started(rt.db, claimed.fence)
+
+    bee = Bee(rt, BeeOrder(claimed.fence, plan, ledger), rt.bee)
     pid_file = rt.checkout.workdir / "turn-13.pid"
     # the row is locked: the bee's ledger (reset dispatched_at) waits behind it
     with pool.connect(hive_db_url) as locker, locker.transaction() as tx:

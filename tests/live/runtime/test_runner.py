@@ -4,6 +4,8 @@ says so, registers itself and stops claiming once the drain began."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer, ClaimerConfig
 from hive.store import orders, runners
@@ -13,7 +15,7 @@ from tests.live.runtime.conftest import AGENT, Inbox, eventually, queue
 
 
 def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
-    config = ClaimerConfig(rt.settings.runner_name, slots, 1024, rt.settings.runner_seconds)
+    config = replace(ClaimerConfig.from_settings(rt.settings), slots=slots, bee_memory_mb=1024)
     return Claimer(rt, config, free_memory=lambda: free)
 
 

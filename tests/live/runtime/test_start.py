@@ -13,7 +13,7 @@ from tests.live.runtime.conftest import AGENT
 
 def plan(rt, issue: int = 1):
     return plan_of(
-        rt.settings,
+        rt.bee.start,
         issue=issue,
         title="t",
         body="",

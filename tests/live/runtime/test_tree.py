@@ -114,9 +114,9 @@ def test_a_queen_and_a_runner_in_two_trees_share_the_work_through_the_store(hive
     add(queen, 5, "src/util.py")
     # the ticks and polls are 30 s: only the NOTIFYs can make this quick
     first = wait_for_ending(queen.runtime.db, 4, timeout_seconds=20)
-    assert first.claimed_by == runner.runtime.name and first.outcome == "finished"
+    assert first.claimed_by == runner.settings.runner_name and first.outcome == "finished"
     second = wait_for_ending(queen.runtime.db, 5, timeout_seconds=20)
-    assert second.claimed_by == runner.runtime.name
+    assert second.claimed_by == runner.settings.runner_name
 
 
 def test_the_queen_is_woken_once_every_child_is_up(hive_db_url, hive_repo, tmp_path):
@@ -148,19 +148,23 @@ def test_a_draining_runner_says_so_in_queen_runner_at_once(hive_tree):
     hive.drain()
 
     def says_draining() -> bool:
-        rows = [r for r in runners.listing(hive.runtime.db) if r.name == hive.runtime.name]
+        rows = [r for r in runners.listing(hive.runtime.db) if r.name == hive.settings.runner_name]
         return bool(rows) and rows[0].draining
 
     eventually(says_draining, timeout_seconds=5)
     agents.RELEASE.set()
 
 
+def checkout_of(repo, workdir):
+    return open_checkout(str(repo), workdir, "main")
+
+
 def test_a_tree_stopped_before_its_start_or_twice_stops_cleanly(hive_db_url, hive_repo, tmp_path):
     env = hive_environ(hive_db_url, hive_repo, tmp_path / "w")
-    never = build(Settings.from_env(env), hive_db_url, None)
+    never = build(Settings.from_env(env), hive_db_url, checkout_of(hive_repo, tmp_path / "w"))
     reason = never.stop(timeout=5)
     assert reason is not None and reason.normal
-    hive = build(Settings.from_env(env), hive_db_url, None)
+    hive = build(Settings.from_env(env), hive_db_url, checkout_of(hive_repo, tmp_path / "w"))
     hive.root.start()
     hive.root.stop()
     reason = hive.root.stop()  # twice: the same answer
