@@ -103,7 +103,13 @@ def test_a_queen_restart_reaps_only_her_own_bees_and_runner_orders_survive(world
     local = world.start("queen", "queen")
     world.add_issue(1)
     world.add_issue(2)
-    world.wait(lambda: world.turns(1) and world.turns(2), START_SECONDS, "local bees start")
+    # a local bee's turn runs before its row is inserted (the insert is its ledger): wait
+    # for both, or a loaded machine finds a turn whose order is not written yet
+    world.wait(
+        lambda: all(world.turns(n) and world.order(n) for n in (1, 2)),
+        START_SECONDS,
+        "local bees start",
+    )
     before = {n: world.order(n) for n in (1, 2, 3, 4)}
     assert all(o is not None and o.finished_at is None for o in before.values()), world.report()
     assert before[1].queued_at is None and before[2].queued_at is None  # type: ignore[union-attr]
