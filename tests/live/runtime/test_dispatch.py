@@ -23,6 +23,6 @@ def test_an_issue_whose_order_is_in_flight_is_not_written_and_the_answer_says_wh
     [key] = key_slots(rt.settings.worker_keys)
     assert lease is not None and issue is not None
     new = new_order(rt, issue, key, resolve(rt.checkout.repo, "main"), "", "")
-    assert dispatch(rt, new, issue, key, lease, elsewhere=elsewhere) == IN_FLIGHT
+    assert dispatch(rt, new, issue, key, lease, elsewhere=elsewhere, bee=rt.bee) == IN_FLIGHT
     assert orders.get(rt.db, 1) == before
     eventually(lambda: rt.host.running() == 0)  # local mode: its bee was stopped
