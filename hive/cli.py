@@ -10,12 +10,42 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from hive.commands import bench, db, demo, drain_plan, export, issue, migrate, serve, status
+from hive.commands import (
+    approve,
+    bench,
+    db,
+    demo,
+    drain_plan,
+    export,
+    issue,
+    logs,
+    migrate,
+    order,
+    reject,
+    serve,
+    status,
+    why,
+)
 from hive.errors import HiveError
 from hive.settings import SettingsError
 
 # in the order `hive --help` lists them
-VERBS = (serve, migrate, db, issue, status, export, drain_plan, demo, bench)
+VERBS = (
+    serve,
+    migrate,
+    db,
+    issue,
+    order,
+    approve,
+    reject,
+    why,
+    logs,
+    status,
+    export,
+    drain_plan,
+    demo,
+    bench,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

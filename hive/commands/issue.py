@@ -1,4 +1,6 @@
-"""`hive issue add|list`: the built-in issue source (DESIGN 8)."""
+"""`hive issue add|list|close|reopen|edit|block`: the built-in issue source (DESIGN 8) and
+a person's changes to an issue (DESIGN 10). Exit 2: a wrong field; 3: no such issue; 4:
+not now (the line says where the issue stands)."""
 
 from __future__ import annotations
 
@@ -6,15 +8,16 @@ import argparse
 import json
 
 from hive.commands import store_connection
-from hive.services import issues
+from hive.services import changes, issues
 from hive.settings import Settings
 from hive.store.issues import NewIssue
+from hive.store.people import IssueChange
 
 TITLE_COLUMN_CHARS = 50
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("issue", help="add or list the hive's issues")
+    parser = sub.add_parser("issue", help="add, list, close, reopen, edit or block issues")
     verbs = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
     add = verbs.add_parser("add", help="add an issue and print its number")
@@ -42,6 +45,37 @@ def register(sub: argparse._SubParsersAction) -> None:
     listing = verbs.add_parser("list", help="list every issue, by number")
     listing.add_argument("--json", action="store_true", help="print one JSON list")
     listing.set_defaults(func=run_list)
+
+    close = verbs.add_parser(
+        "close", help="close an issue by hand (an order in flight and its publish job end)"
+    )
+    close.add_argument("issue", metavar="N", help="the issue number")
+    close.set_defaults(func=run_close)
+
+    reopen = verbs.add_parser("reopen", help="open a closed issue again")
+    reopen.add_argument("issue", metavar="N", help="the issue number")
+    reopen.set_defaults(func=run_reopen)
+
+    edit = verbs.add_parser(
+        "edit",
+        help="replace an issue's fields (a repeated option replaces the whole list); "
+        "changed criteria send judged work round again",
+    )
+    edit.add_argument("issue", metavar="N", help="the issue number")
+    edit.add_argument("--title", help="its new title")
+    edit.add_argument("--body", help="its new body")
+    for name, meta, what in (
+        ("--label", "L", "its labels"),
+        ("--boundary", "PATH", "its boundary"),
+        ("--criterion", "C", "its acceptance criteria"),
+    ):
+        edit.add_argument(name, action="append", metavar=meta, help=f"{what} (repeatable)")
+    edit.set_defaults(func=run_edit)
+
+    block = verbs.add_parser("block", help="block an issue by another until that one closes")
+    block.add_argument("issue", metavar="N", help="the issue to block")
+    block.add_argument("--by", required=True, metavar="M", help="the issue it waits on")
+    block.set_defaults(func=run_block)
 
 
 def run_add(args: argparse.Namespace) -> int:
@@ -75,4 +109,40 @@ def run_list(args: argparse.Namespace) -> int:
             title = title[: TITLE_COLUMN_CHARS - 3] + "..."
         extra = " ".join([*i["labels"], *i["boundary"]])
         print(f"{i['number']:>5}  {i['state']:<6}  {title:<{TITLE_COLUMN_CHARS}}  {extra}")
+    return 0
+
+
+def run_close(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    with store_connection(Settings.from_env()) as db:
+        print(changes.close(db, issue))
+    return 0
+
+
+def run_reopen(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    with store_connection(Settings.from_env()) as db:
+        print(changes.reopen(db, issue))
+    return 0
+
+
+def run_edit(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    change = IssueChange(
+        title=args.title,
+        body=args.body,
+        labels=args.label,
+        boundary=args.boundary,
+        criteria=args.criterion,
+    )
+    with store_connection(Settings.from_env()) as db:
+        print(changes.edit(db, issue, change))
+    return 0
+
+
+def run_block(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    by = issues.issue_number(args.by)
+    with store_connection(Settings.from_env()) as db:
+        print(changes.block(db, issue, by))
     return 0

@@ -14,6 +14,7 @@ import hmac
 import ipaddress
 import json
 import logging
+import re
 import socket
 import threading
 import time
@@ -42,6 +43,8 @@ STOP_POLL_SECONDS = 0.05
 # Probes and scrapes arrive every few seconds; their access lines would drown the rest.
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 OPEN_PATHS = QUIET_PATHS  # answered without the token: probes and scrapers carry none
+# GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
+ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
 
 
 @dataclass(frozen=True)
@@ -178,6 +181,13 @@ class _Handler(BaseHTTPRequestHandler):
         if path.startswith("/queen/export/"):
             issue = path.removeprefix("/queen/export/")
             routes[path] = ("GET", lambda: self._bundle(surface, issue))
+        about = ISSUE_PATH.fullmatch(path)
+        if about is not None:
+            text, action = about["issue"], about["action"]
+            if action is None:
+                routes[path] = ("GET", lambda: self._issue(surface, text))
+            else:
+                routes[path] = ("POST", lambda: self._issue_action(surface, action, text))
         try:
             if path not in OPEN_PATHS and not self._authorized(hive.config.api_token):
                 return
@@ -271,6 +281,34 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, f"body: not JSON ({err})")
         number = hive.surface.add_issue(issues.from_json(data))
         self._json(201, {"number": number}, {"Location": f"/api/issues/{number}"})
+
+    def _issue(self, surface: Surface, text: str) -> None:
+        number = issues.issue_number(text)
+        if surface.issue is None:
+            return self._error(503, "issues are not served by this process")
+        self._json(200, surface.issue(number))
+
+    def _issue_action(self, surface: Surface, action: str, text: str) -> None:
+        number = issues.issue_number(text)
+        act = surface.approve if action == "approve" else surface.close_issue
+        if act is None:
+            return self._error(503, f"{action} is not served by this process")
+        if not self._skip_body():
+            return
+        self._json(200, act(number))
+
+    def _skip_body(self) -> bool:
+        """Read and drop a body the route does not use (the connection stays usable);
+        False once it answered a body too large."""
+        length = self.headers.get("Content-Length", "0")
+        size = int(length) if length.isdigit() else 0
+        if size > self.server.hive.config.body_max_bytes:
+            self._error(413, f"body: larger than {self.server.hive.config.body_max_bytes} bytes")
+            self.close_connection = True
+            return False
+        if size:
+            self.rfile.read(size)
+        return True
 
     # ---- answers -------------------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry
 
 from hive.errors import HiveError
-from hive.services import issues, orders
+from hive.services import changes, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
 from hive.store.connect import check_reachable
@@ -25,6 +25,8 @@ from hive.store.issues import NewIssue
 log = logging.getLogger("hive.http")
 
 STORE_PROBE_TIMEOUT_SECONDS = 2.0
+# who an approval through the API is recorded as: the token names no one
+API_PERSON = "a holder of the API token"
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,9 @@ class Surface:
     exports: ExportSource | None = None
     orders: Callable[[], list[dict[str, Any]]] | None = None
     add_issue: Callable[[NewIssue], int] | None = None
+    issue: Callable[[int], dict[str, Any]] | None = None
+    approve: Callable[[int], dict[str, Any]] | None = None
+    close_issue: Callable[[int], dict[str, Any]] | None = None
 
 
 def store_probe(
@@ -73,4 +78,23 @@ def store_surface(
         exports=StoreExports.from_settings(settings, db),
         orders=lambda: orders.listing(db),
         add_issue=lambda issue: issues.add(db, issue),
+        issue=lambda number: detail.issue(db, number),
+        approve=lambda number: _approve(db, number),
+        close_issue=lambda number: _close(db, number),
     )
+
+
+def _approve(db: Db, number: int) -> dict[str, Any]:
+    done = judgement.approve(db, number, by=API_PERSON)
+    return {"number": number, "attempt": done.attempt, "approved_by": done.by, "said": str(done)}
+
+
+def _close(db: Db, number: int) -> dict[str, Any]:
+    done = changes.close(db, number)
+    return {
+        "number": number,
+        "state": "closed",
+        "cancelled_attempt": done.cancelled_attempt,
+        "cancelled_jobs": done.cancelled_jobs,
+        "said": str(done),
+    }

@@ -23,6 +23,7 @@ from hive.rules.states import (
     ESCALATE,
     RELEASED,
     SENDBACK,
+    STALE,
     VERDICT_ACCEPT,
     VERDICT_EMPTY,
     VERDICT_ESCALATE,
@@ -137,6 +138,9 @@ _EVENTS = {
 def carried_note(state: int, review_state: str | None, note: str | None) -> str:
     """The review's note the next attempt's brief carries under SENDBACK_HEADING: a
     send-back's, also once its floor released it (a release keeps only a send-back's
-    note); empty for any other state."""
-    carried = state == SENDBACK or (state == RELEASED and review_state == ReviewState.RELEASED)
+    note), and a stale order's (only a person's note on escalated work stays on a stale
+    order: changed criteria clear the note they outdate); empty for any other state."""
+    carried = state in (SENDBACK, STALE) or (
+        state == RELEASED and review_state == ReviewState.RELEASED
+    )
     return (note or "").strip() if carried else ""

@@ -1,25 +1,31 @@
-"""Orders: the listing the API serves and the queue numbers the metrics read."""
+"""Orders: the listing the API serves, the queue numbers the metrics read, and a
+person's cancel of an order in flight."""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 from hive.metrics import QueueNumbers
-from hive.store import orders
-from hive.store.db import Db
+from hive.rules.retry import failures_after, retry_after_seconds
+from hive.rules.states import CANCELLED, RUNNING
+from hive.services.standing import refusal, unknown
+from hive.store import orders, people
+from hive.store.db import Db, connection
 
 # The brief is the agent's whole prompt: long, and nobody's business in a listing.
 HIDDEN_ORDER_FIELDS = frozenset({"brief"})
+CANCELLED_BY_HAND = "cancelled by hand"  # the order's detail
 
 
 def listing(db: Db) -> list[dict[str, Any]]:
     """Every order as a JSON-ready dict (no brief; keys appear as index and fingerprint)."""
     return [
         {
-            name: _plain(value)
+            name: plain(value)
             for name, value in dataclasses.asdict(order).items()
             if name not in HIDDEN_ORDER_FIELDS
         }
@@ -37,11 +43,68 @@ def queue_numbers(db: Db, now: Callable[[], datetime] = lambda: datetime.now(UTC
     return QueueNumbers(queued=len(queued), in_flight=len(in_flight), oldest_queued_seconds=age)
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
+    """`value` as JSON can hold it: times in ISO 8601, a uuid as text."""
     if isinstance(value, datetime):
         return value.isoformat()
     if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
     if value is None or isinstance(value, bool | int | float | str):
         return value
     return str(value)  # uuid and the like
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """An order in flight a person cancelled: who ran it and when its issue goes again."""
+
+    issue: int
+    attempt: int
+    runner: str | None  # None: the Queen ran it herself, or it was still queued
+    queued: bool  # it was queued and no runner had claimed it yet
+    redispatch_after_seconds: int  # the retry card's back-off after a `cancelled` ending
+
+    def __str__(self) -> str:
+        n = self.issue
+        if self.queued:
+            how = "it was still queued: no runner had claimed it"
+        elif self.runner is not None:
+            how = f"runner {self.runner} stops the turn at its next heartbeat"
+        else:
+            how = "the Queen ran it herself: its turn runs on, and its ending is not written"
+        when = (
+            "in the Queen's next round"
+            if self.redispatch_after_seconds == 0
+            else f"after {self.redispatch_after_seconds} s of back-off"
+        )
+        return (
+            f"cancelled #{n} (attempt {self.attempt}): {how}. #{n} is dispatched again {when} "
+            f"unless a person closes it (hive issue close {n}) or blocks it "
+            f"(hive issue block {n} --by M)"
+        )
+
+
+def cancel(db: Db, issue: int) -> Cancelled:
+    """End `issue`'s order in flight with outcome `cancelled` (RUNNING -> REAPED): a
+    runner's heartbeat then finds its row gone and stops the turn. NotNow for an order
+    not in flight, UnknownIssue for an unknown number."""
+    with connection(db) as conn, conn.transaction():
+        f = people.facts(conn, issue)
+        if f is None:
+            raise unknown(issue)
+        if f.order_state != RUNNING:
+            raise refusal(f, "cancel it", "only an order in flight is cancelled")
+        assert f.conversation_id is not None and f.attempt is not None
+        moved = people.cancel(conn, issue, f.conversation_id, CANCELLED_BY_HAND)
+        if not moved.landed:
+            raise refusal(people.facts(conn, issue) or f, "cancel it (it moved meanwhile)")
+    failures = failures_after(f.failures_in_a_row or 0, CANCELLED)
+    return Cancelled(
+        issue=issue,
+        attempt=f.attempt,
+        runner=f.claimed_by,
+        queued=f.queued_at is not None and f.claimed_by is None,
+        redispatch_after_seconds=retry_after_seconds(failures),
+    )

@@ -11,7 +11,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from hive.rules.lifecycle import ReviewState
-from hive.store.db import dicts, pick
+from hive.store.db import Db, dicts, pick
 from hive.store.transitions import Move, move
 
 
@@ -84,7 +84,7 @@ def checks_on(db: ConnectionPool[Any], issue: int, attempt: int, merge_sha: str)
     return [pick(CheckRow, row) for row in rows]
 
 
-def checks_of(db: ConnectionPool[Any], issue: int, limit: int = 50) -> list[dict[str, Any]]:
+def checks_of(db: Db, issue: int, limit: int = 50) -> list[dict[str, Any]]:
     return dicts(db, "checks_of_issue", {"issue": issue, "limit": limit})
 
 
@@ -130,7 +130,7 @@ def pushed_sha(db: ConnectionPool[Any], job: int) -> str | None:
     return str(rows[0]["sha"]) if rows else None
 
 
-def approve(db: ConnectionPool[Any], issue: int, by: str) -> bool:
+def approve(db: Db, issue: int, by: str) -> bool:
     """Open the gate of `issue`'s accepted work and wake its publish job parked on it;
     False when the issue has no accepted work waiting for approval."""
     from hive.store import waits

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool
 
 from hive.rules.lifecycle import sources
 from hive.rules.states import next_state
+from hive.store.db import Db, connection
 from hive.store.sql import q
 
 log = logging.getLogger("hive.store")
@@ -42,7 +42,7 @@ class Move:
 
 
 def move(
-    db: ConnectionPool[Any],
+    db: Db,
     query: str,
     params: Mapping[str, Any],
     *,
@@ -52,7 +52,7 @@ def move(
 ) -> Move:
     """Run the named moving `query` with `params` plus `from_states`; see `Move`."""
     allowed = list(sources(event))
-    with db.connection() as conn:
+    with connection(db) as conn:
         landed = conn.execute(q(query), {**params, "from_states": allowed}).fetchone()
         if landed is not None:
             return Move(issue, event, True)

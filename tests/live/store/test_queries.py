@@ -96,6 +96,16 @@ SAMPLES = {
     "wait_id": 1,
     "judged_state": 6,
     "note_kept_from": 6,
+    # a person's verbs (people.sql)
+    "reason": "closed by hand",
+    "blocker": 2,
+    "start": 2,
+    "target": 1,
+    "max_depth": 8,
+    "pattern": "#1(?![0-9])",
+    "days": 30,
+    "conversations": [uuid.uuid4()],
+    "seqs": [0],
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

@@ -80,5 +80,12 @@ def test_only_a_send_back_s_note_is_carried_to_the_next_brief_also_once_released
     assert carried_note(RELEASED, "released", None) == ""
     # an ending with nothing to judge is RELEASED too, with no review of its own
     assert carried_note(RELEASED, None, "- a: no") == ""
-    for state, review in ((WAIT, "wait"), (ESCALATE, "escalate"), (STALE, "stale")):
+    for state, review in ((WAIT, "wait"), (ESCALATE, "escalate")):
         assert carried_note(state, review, "- a: no") == ""
+
+
+def test_a_persons_note_on_escalated_work_is_carried_once_it_goes_stale() -> None:
+    # `hive reject N --note` on escalated work leaves it STALE with the person's note;
+    # changed criteria leave a stale order with no note
+    assert carried_note(STALE, "stale", " use the new API\n") == "use the new API"
+    assert carried_note(STALE, "stale", None) == ""
