@@ -244,3 +244,33 @@ def wait_for_ending(db: Any, issue: int, timeout_seconds: float = 30.0) -> Any:
 
 # how often wait_for_ending reads the store
 POLL_SECONDS = 0.05
+
+
+def wait_for_row(
+    db: Any, sql: str, params: tuple[Any, ...], timeout_seconds: float = 60.0
+) -> tuple[Any, ...]:
+    """Poll the store with `sql` until it returns a row; return the row. `db` is a URL.
+    Raises AssertionError naming the query when the deadline passes."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        with psycopg.connect(db, autocommit=True) as conn:
+            row = conn.execute(sql, params).fetchone()  # type: ignore[arg-type]
+        if row is not None:
+            return tuple(row)
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"no row in {timeout_seconds}s for: {sql} {params}")
+        time.sleep(POLL_SECONDS)
+
+
+def wait_for_merge(db: Any, issue: int, timeout_seconds: float = 60.0) -> str:
+    """Poll the store until `issue` is closed by the merge of its work; return the merge
+    sha. `db` is a URL. Raises AssertionError when the deadline passes."""
+    row = wait_for_row(
+        db,
+        "SELECT d.merged_sha FROM hive.queen_issue AS i JOIN hive.queen_dispatch AS d"
+        " ON d.issue = i.number WHERE i.number = %s AND i.state = 'closed'"
+        " AND d.merged_sha IS NOT NULL",
+        (issue,),
+        timeout_seconds,
+    )
+    return str(row[0])

@@ -4,6 +4,8 @@
       http     ServiceActor(ExportServer)                             shutdown 5 s
       reaper   ReaperActor: the stall reaper                          shutdown 5 s
       queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
+      reviewer ReviewerActor: finished work judged (reviews stopped)  shutdown 10 s  (role queen)
+      jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
@@ -21,12 +23,16 @@ from typing import NoReturn
 
 from hive.actors.bee_actor import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
+from hive.actors.jobrunner import JobRunnerActor, JobRunnerConfig
 from hive.actors.messages import QUEEN, IssuesChanged
+from hive.actors.publish import PublishConfig, after_verdict
 from hive.actors.queen import QueenActor, QueenConfig
 from hive.actors.reaper import ReaperActor, ReaperConfig
+from hive.actors.reviewer import ReviewerActor, ReviewerConfig
 from hive.actors.runner import ClaimerConfig, RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
+from hive.errors import HiveError
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
@@ -50,6 +56,10 @@ from supervisors import (
 HTTP_SHUTDOWN_SECONDS = 5.0  # the server stops within its poll interval
 REAPER_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes
 QUEEN_SHUTDOWN_SECONDS = 10.0  # a round in hand finishes (its bee starts are bounded)
+# reviews are stopped, not waited for (the drain stops them; the rows are reviewed later)
+REVIEWER_SHUTDOWN_SECONDS = 10.0
+# jobs are left to the store: a check in hand is stopped (its job runs it again later)
+JOBS_SHUTDOWN_SECONDS = 10.0
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 # DB connections: each bee heartbeats, writes its transcript and ends; the loops and the
@@ -120,6 +130,8 @@ def hive_children(
                 shutdown=QUEEN_SHUTDOWN_SECONDS,
             )
         )
+    if settings.is_queen:
+        specs += queen_helpers(rt, settings)
     if runs_bees(settings):
         specs.append(
             ChildSpec(
@@ -136,6 +148,37 @@ def hive_children(
         )
     )
     return specs
+
+
+def queen_helpers(rt: Runtime, settings: Settings) -> list[ChildSpec]:
+    """The Queen's reviewer and job runner (DESIGN 10): started after her, stopped before."""
+    if settings.publish == "github":
+        raise HiveError(
+            "HIVE_PUBLISH=github needs the GitHub forge (HIVE_FORGE=github), which this "
+            "version does not have yet: use push or off"
+        )
+    reviewer = ReviewerConfig.from_settings(settings)
+    verdicts = after_verdict(rt.db, settings.publish, rt.names.tell)
+    jobs = JobRunnerConfig.from_settings(settings)
+    publish = PublishConfig.from_settings(settings)
+
+    def merged(issue: int, sha: str) -> None:
+        rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
+
+    return [
+        ChildSpec(
+            "reviewer",
+            ReviewerActor.start,
+            args=(rt, reviewer, verdicts, settings.queen_bees_run_elsewhere),
+            shutdown=REVIEWER_SHUTDOWN_SECONDS,
+        ),
+        ChildSpec(
+            "jobs",
+            JobRunnerActor.start,
+            args=(rt, jobs, publish, merged),
+            shutdown=JOBS_SHUTDOWN_SECONDS,
+        ),
+    ]
 
 
 @dataclass

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hive.actors.ending import Leftover, close_order, order_ending
-from hive.actors.messages import CLAIMER, QUEEN, OrderEnded, SlotFree
+from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
 from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
@@ -237,6 +237,7 @@ class Bee:
                 # already reported it, and waking her would retry it at once, again and
                 # again: the next try waits for the tick
                 names.tell(QUEEN, OrderEnded(self.issue))
+                names.tell(REVIEWER, OrderEnded(self.issue))
             # the slot is free only now: the ending's NOTIFY may have woken the claimer
             # while it was still held, and it would then wait out a whole poll
             names.tell(CLAIMER, SlotFree(self.issue))

@@ -14,6 +14,8 @@ a hint that something happened, never the only record of it: the store is.
     DrainBegan     the DrainActor, on SIGTERM                  CLAIMER: reports draining
     WorkLeft       the work registry, as an item leaves it     DRAIN: steps at once
     BeeDone        a bee's thread, once the bee has ended      its own BeeActor: stops
+    OrderEnded     (as above)                                  REVIEWER: reviews at once
+    JobsReady      the reviewer, once it accepted work         JOBS: runs jobs at once
 
 A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag: the work
 the message calls for runs beside the actor, never in the handler.
@@ -26,6 +28,8 @@ from dataclasses import dataclass
 QUEEN = "queen"
 CLAIMER = "claimer"
 DRAIN = "drain"
+REVIEWER = "reviewer"
+JOBS = "jobs"
 
 
 @dataclass(frozen=True)
@@ -78,5 +82,12 @@ class BeeDone:
     issue: int
 
 
+@dataclass(frozen=True)
+class JobsReady:
+    """A job was created or woken in this process: the job runner need not wait its poll."""
+
+
 QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged)
+REVIEWER_WAKES = (OrderEnded, TreeStarted)
+JOBS_WAKES = (JobsReady, TreeStarted)
 CLAIMER_WAKES = (SlotFree, DrainBegan)

@@ -35,19 +35,24 @@ from typing import Any
 from dulwich.repo import Repo
 
 from hive.actors.branches import head_here
+from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.agents.checks import CheckTurn
+from hive.errors import HiveError
 from hive.git.merge import Conflict, Merged, merge
 from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
 from hive.git.scratch import scratch_tree
 from hive.jobs.engine import Handler, StepContext
 from hive.metrics import HiveMetrics
-from hive.rules.jobs import Result, Step
+from hive.rules.criteria import Decision
+from hive.rules.jobs import JobKind, Result, Step
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
-from hive.store import publish
+from hive.settings import Settings
+from hive.store import jobs, publish
 from hive.store.publish import PublishFacts
+from hive.store.reviews import ReviewRow
 
 log = logging.getLogger("hive.publish")
 
@@ -62,6 +67,36 @@ class PublishConfig:
     base: str = "main"
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: float = 1800.0
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> PublishConfig:
+        if not settings.repo_url:
+            raise HiveError("publishing needs HIVE_REPO_URL: the repository to merge into")
+        return cls(
+            repo_url=settings.repo_url,
+            base=settings.base_ref,
+            checks=settings.checks,
+            checks_timeout_seconds=float(settings.checks_timeout_seconds),
+        )
+
+
+def after_verdict(
+    db: Any, mode: str, tell: Callable[[str, object], object]
+) -> Callable[[ReviewRow, Decision], None]:
+    """What a verdict leads to: accepted work becomes a publish job (HIVE_PUBLISH=push;
+    `off` leaves it for export), and the Queen rounds at once (a send-back is dispatched
+    again, an escalation reported)."""
+
+    def done(row: ReviewRow, decision: Decision) -> None:
+        if decision.verdict == ACCEPT and mode == "push":
+            made = jobs.create(
+                db, JobKind.PUBLISH, row.issue, Step.CHECKS, attempt=row.attempt, detail="accepted"
+            )
+            if made.created:
+                tell(JOBS, JobsReady())
+        tell(QUEEN, IssuesChanged())
+
+    return done
 
 
 class Gone(Exception):

@@ -29,6 +29,10 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from hive.actors.branches import head_here
+from hive.actors.loop import LoopActor
+from hive.actors.messages import REVIEWER, REVIEWER_WAKES
+from hive.actors.runtime import Runtime
+from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
 from hive.git.repo import Checkout, own_repo
@@ -48,6 +52,7 @@ from hive.rules.reviewer import (
     ReviewRow as RuleRow,
 )
 from hive.rules.states import VERDICT_WAIT, WAIT
+from hive.settings import Settings
 from hive.store import reviews
 from hive.store.reviews import ReviewRow, Verdict
 
@@ -65,6 +70,17 @@ class ReviewerConfig:
     bound_seconds: float = float(REVIEW_ROW_SECONDS)
     key_lanes: int = 1
     review_memory_mb: int | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ReviewerConfig:
+        """The reviewer's own clock is RULES 8's 10 s, or the Queen's tick when shorter
+        (tests run with short clocks); a review needs what a bee needs."""
+        return cls(
+            agent=settings.reviewer_agent,
+            tick_seconds=min(float(REVIEWER_TICK_SECONDS), settings.queen_tick_seconds),
+            key_lanes=max(1, len(settings.worker_keys) * settings.worker_lanes_per_key),
+            review_memory_mb=settings.bee_memory_mb or None,
+        )
 
 
 @dataclass(frozen=True)
@@ -115,7 +131,7 @@ class Reviewer:
         register: Callable[[Any], Callable[[], None]],
         config: ReviewerConfig | None = None,
         free_memory_mb: Callable[[], int | None] = lambda: None,
-        on_verdict: Callable[[int, Decision], None] = lambda issue, decision: None,
+        on_verdict: Callable[[ReviewRow, Decision], None] = lambda row, decision: None,
     ) -> None:
         self.db = db
         self.checkout = checkout
@@ -243,5 +259,43 @@ class Reviewer:
             log.info(
                 "verdict %s: %s", review_state.value, decision.note, extra={"issue": row.issue}
             )
-            self.on_verdict(row.issue, decision)
+            self.on_verdict(row, decision)
         return decision
+
+
+class ReviewerActor(LoopActor):
+    """Known as REVIEWER. A pass every `tick_seconds`, and at once when an order ends in
+    this process (told `OrderEnded`) or, in elsewhere mode, anywhere (NOTIFY). Each
+    review is work of kind WK_REVIEW: the drain stops it. `on_stop` stops the reviews in
+    hand (their rows are reviewed again later)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: ReviewerConfig,
+        on_verdict: Callable[[ReviewRow, Decision], None],
+        elsewhere: bool,
+    ) -> None:
+        reviewer = Reviewer(
+            runtime.db,
+            runtime.checkout,
+            runtime.metrics,
+            runtime.work.add,
+            config,
+            free_memory_mb=_free_memory_mb,
+            on_verdict=on_verdict,
+        )
+        super().__init__(
+            "reviewer",
+            reviewer,
+            config.tick_seconds,
+            registry=runtime.names,
+            known_as=REVIEWER,
+            wakes_on=REVIEWER_WAKES,
+            listen_url=runtime.url if elsewhere else None,
+        )
+
+
+def _free_memory_mb() -> int | None:
+    free = free_memory_bytes()
+    return None if free is None else free // BYTES_PER_MB

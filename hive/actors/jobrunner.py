@@ -1,0 +1,92 @@
+"""The job runner (RULES 9 and 10, DESIGN 3), in the Queen's process: durable jobs and
+the waits they park on.
+
+A pass expires the waits whose time came (waking the jobs parked on them), then claims
+the publish jobs that are due and runs each as far as it goes (`hive.jobs.engine`). It
+runs every `poll_seconds`, and at once when told `JobsReady` (the reviewer accepted work
+here). Jobs and waits are left to the
+store by the drain: a job stopped mid-step is claimed again once its claim runs out, and
+its done effects are not repeated. `close()` stops the checks running now.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from hive.actors.loop import LoopActor
+from hive.actors.messages import JOBS, JOBS_WAKES
+from hive.actors.publish import PublishConfig, Publisher
+from hive.actors.runtime import Runtime
+from hive.jobs import engine
+from hive.rules.waits import SCHEDULER_POLL_SECONDS
+from hive.settings import Settings
+from hive.store import waits
+
+log = logging.getLogger("hive.jobs")
+
+
+@dataclass(frozen=True)
+class JobRunnerConfig:
+    holder: str
+    poll_seconds: float = float(SCHEDULER_POLL_SECONDS)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> JobRunnerConfig:
+        """RULES 9's 15 s poll, or the Queen's tick when shorter (short clocks in tests)."""
+        poll = min(float(SCHEDULER_POLL_SECONDS), settings.queen_tick_seconds)
+        return cls(holder=settings.runner_name, poll_seconds=poll)
+
+
+@dataclass(frozen=True)
+class JobPass:
+    expired: int
+    ran: engine.RunResult
+
+    def __bool__(self) -> bool:
+        return bool(self.expired or self.ran.steps or self.ran.errors)
+
+    def __str__(self) -> str:
+        r = self.ran
+        return (
+            f"jobs: {r.steps} steps, {r.finished} ended, {r.parked} parked, {r.errors} "
+            f"to retry; {self.expired} waits expired"
+        )
+
+
+class JobRunner:
+    def __init__(self, runtime: Runtime, config: JobRunnerConfig, publisher: Publisher) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.publisher = publisher
+
+    def run_once(self) -> JobPass:
+        db = self.runtime.db
+        expired = waits.expire_due(db)
+        ran = engine.run_once(db, self.config.holder, self.publisher.handlers())
+        return JobPass(len(expired), ran)
+
+    def close(self) -> None:
+        self.publisher.close()
+
+
+class JobRunnerActor(LoopActor):
+    """Known as JOBS; see the module docstring."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: JobRunnerConfig,
+        publish: PublishConfig,
+        on_merged: Callable[[int, str], None],
+    ) -> None:
+        publisher = Publisher(runtime.db, runtime.checkout, runtime.metrics, publish, on_merged)
+        super().__init__(
+            "jobs",
+            JobRunner(runtime, config, publisher),
+            config.poll_seconds,
+            registry=runtime.names,
+            known_as=JOBS,
+            wakes_on=JOBS_WAKES,
+        )
