@@ -254,7 +254,7 @@ def wait_for_row(
     deadline = time.monotonic() + timeout_seconds
     while True:
         with psycopg.connect(db, autocommit=True) as conn:
-            row = conn.execute(sql, params).fetchone()  # type: ignore[arg-type]
+            row = conn.execute(sql, params).fetchone()
         if row is not None:
             return tuple(row)
         if time.monotonic() >= deadline:

@@ -4,10 +4,12 @@ A sample repository (hive/demo_data.py) under `--dir` (default `.hive/demo`), fi
 sample issues in a database of its own (`hive_demo`, dropped and created again on every
 run, beside the configured or embedded database), a Queen that only queues orders
 (`HIVE_QUEEN_BEES_RUN_ELSEWHERE=on`) and two runner processes, each a real
-`python -m hive serve` with the demo agent. When every order has ended, each process gets
-SIGTERM and must exit 0; then a summary (issue, runner, outcome, commits, bundle size)
-and how to fetch a bundle with git. Exit 1 with one line when something did not happen
-in time.
+`python -m hive serve` with the demo agent. Finished work is judged by the demo reviewer,
+checked by a sample check (`HIVE_CHECK_SYNTAX`: the program still compiles), merged into
+the sample repository's `main` and its issue closed; issue 3 is sent back once and
+accepted on its second attempt. When every issue is merged, each process gets SIGTERM and
+must exit 0; then a summary (issue, attempts, verdicts, merge sha) and `main`'s log as
+dulwich reads it. Exit 1 with one line when something did not happen in time.
 """
 
 from __future__ import annotations
@@ -17,19 +19,24 @@ import io
 import shlex
 import shutil
 import signal
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from dulwich.object_format import SHA1
 from dulwich.pack import PackData
+from dulwich.refs import Ref
+from dulwich.repo import Repo
 
 from hive import demo_data
 from hive.errors import HiveError
 from hive.git.importing import parse
+from hive.rules.jobs import JobKind
 from hive.settings import Settings
-from hive.store import bundles, connect, issues, migrate, orders, scratch
+from hive.store import bundles, connect, issues, jobs, migrate, orders, scratch
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
 
 DATABASE = "hive_demo"
@@ -71,10 +78,11 @@ def _runners(raw: str) -> int:
 class Row:
     issue: int
     title: str
-    runner: str
-    outcome: str
-    commits: int
-    bundle_bytes: int
+    attempts: int
+    verdicts: str  # each attempt's verdict, in order
+    runner: str  # the last attempt's
+    commits: int  # the last attempt's bundle
+    merged_sha: str | None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,10 +112,10 @@ def run(args: argparse.Namespace) -> int:
         raise
     rows = _summary(url)
     _print(rows, url, repo)
-    unfinished = [r for r in rows if r.outcome != "finished"]
-    if unfinished:
-        what = ", ".join(f"#{r.issue} {r.outcome}" for r in unfinished)
-        raise HiveError(f"demo: not every issue finished: {what} (logs in {root / 'logs'})")
+    unmerged = [r for r in rows if not r.merged_sha]
+    if unmerged:
+        what = ", ".join(f"#{r.issue} {r.verdicts or 'never judged'}" for r in unmerged)
+        raise HiveError(f"demo: not every issue merged: {what} (logs in {root / 'logs'})")
     return 0
 
 
@@ -150,6 +158,9 @@ def _environment(settings: Settings, url: str, repo: Path) -> dict[str, str]:
         "HIVE_RUNNER_SECONDS": "0.5",
         "HIVE_BEE_MEMORY_MB": "256",
         "HIVE_HTTP_ADDR": "127.0.0.1:0",
+        # the sample check: the program still compiles once the branch is merged
+        "HIVE_CHECK_SYNTAX": f"{shlex.quote(sys.executable)} -m py_compile greet.py",
+        "HIVE_PUBLISH": "push",
         "HIVE_LOG_FORMAT": settings.log_format,
         "HIVE_LOG_LEVEL": settings.log_level,
     }
@@ -165,44 +176,57 @@ def _start(root: Path, name: str, common: dict[str, str], **extra: str) -> Serve
 
 
 def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
-    """Print each order's moves until every sample issue's order has ended."""
+    """Print each issue's moves until every sample issue is merged (or closed)."""
     wanted = {sample.number for sample in demo_data.ISSUES}
     seen: dict[int, str] = {}
     began = time.monotonic()
     with psycopg.connect(url, autocommit=True) as db:
 
-        def all_ended() -> bool:
+        def all_closed() -> bool:
             for serve in serves:
                 code = serve.exit_code()
                 if code is not None:
                     raise HiveError(
-                        f"demo: {serve.name} exited {code} before the orders ended; "
+                        f"demo: {serve.name} exited {code} before the issues were merged; "
                         f"its log {serve.log_path} ends:\n{serve.tail(10)}"
                     )
-            current = {o.issue: o for o in orders.listing(db)}
-            for issue, order in sorted(current.items()):
-                state = _state(order)
-                if seen.get(issue) != state:
-                    seen[issue] = state
-                    print(f"  {time.monotonic() - began:6.1f} s  #{issue} {state}")
-            return wanted <= {i for i, o in current.items() if o.finished_at is not None}
+            closed = set()
+            for number, state in sorted(_states(db).items()):
+                if seen.get(number) != state:
+                    seen[number] = state
+                    print(f"  {time.monotonic() - began:6.1f} s  #{number} {state}")
+                if state.startswith(("merged", "closed")):
+                    closed.add(number)
+            return wanted <= closed
 
         try:
-            wait_for(all_ended, timeout_seconds, "every order to end", poll_seconds=POLL_SECONDS)
+            wait_for(all_closed, timeout_seconds, "every issue merged", poll_seconds=POLL_SECONDS)
         except WaitTimeout:
-            open_ones = sorted(wanted - {i for i, s in seen.items() if s.startswith("ended")})
+            open_ones = sorted(n for n in wanted if not seen.get(n, "").startswith("merged"))
             raise HiveError(
-                f"demo: issues {open_ones} did not end within {timeout_seconds:g} s "
+                f"demo: issues {open_ones} were not merged within {timeout_seconds:g} s "
                 f"(logs in {serves[0].log_path.parent})"
             ) from None
 
 
-def _state(order: orders.Order) -> str:
-    if order.finished_at is not None:
-        return f"ended {order.outcome} ({order.claimed_by or 'the Queen'})"
-    if order.claimed_by:
-        return f"running on {order.claimed_by}"
-    return "queued"
+def _states(db: psycopg.Connection[Any]) -> dict[int, str]:
+    """Where each issue is, in a few words: its order, its review, its publish job."""
+    found: dict[int, str] = {}
+    for order in orders.listing(db):
+        issue = issues.get(db, order.issue)
+        job = jobs.live(db, JobKind.PUBLISH, order.issue)
+        if issue is not None and issue.state == "closed":
+            found[order.issue] = issue.closed_reason or "closed"
+        elif order.finished_at is None:
+            where = f"on {order.claimed_by}" if order.claimed_by else "queued"
+            found[order.issue] = f"attempt {order.attempt} {where}"
+        elif order.review_state is None:
+            found[order.issue] = f"attempt {order.attempt} ended {order.outcome}"
+        elif job is not None:
+            found[order.issue] = f"accepted; publishing: {job.step} ({job.detail or job.state})"
+        else:
+            found[order.issue] = f"reviewed: {order.review_state}"
+    return found
 
 
 def _stop(serves: list[Serve]) -> None:
@@ -228,14 +252,19 @@ def _summary(url: str) -> list[Row]:
         for sample in demo_data.ISSUES:
             order = orders.get(db, sample.number)
             stored = bundles.get(db, sample.number)
+            earlier = [a.snapshot.get("review_state") for a in orders.history(db, sample.number)]
+            verdicts = [v or "-" for v in earlier] + [
+                (order.review_state if order else None) or "-"
+            ]
             rows.append(
                 Row(
                     issue=sample.number,
                     title=sample.issue.title,
+                    attempts=order.attempt if order else 0,
+                    verdicts=", ".join(verdicts) if order else "",
                     runner=(order.claimed_by if order else None) or "-",
-                    outcome=(order.outcome if order else None) or "never ran",
                     commits=commits_in(stored.data) if stored else 0,
-                    bundle_bytes=stored.size if stored else 0,
+                    merged_sha=order.merged_sha if order else None,
                 )
             )
     return rows
@@ -256,21 +285,30 @@ def commits_in(bundle: bytes) -> int:
 
 def _print(rows: list[Row], url: str, repo: Path) -> None:
     print()
-    print(f"{'issue':>5}  {'runner':<10}  {'outcome':<22}  {'commits':>7}  {'bundle':>9}  title")
-    for r in rows:
-        size = f"{r.bundle_bytes} B" if r.bundle_bytes else "-"
-        print(
-            f"{r.issue:>5}  {r.runner:<10}  {r.outcome:<22}  {r.commits:>7}  {size:>9}  {r.title}"
-        )
-    first = next((r.issue for r in rows if r.bundle_bytes), None)
-    if first is None:
-        return
-    bundle = f"queen-{first}.bundle"
-    print()
-    print(f"Fetch a branch with git (the demo's orders are in the {DATABASE} database):")
-    print(f"  export HIVE_DATABASE_URL={shlex.quote(shown_url(url))}")
     print(
-        f"  hive export {first} -o {bundle} && "
-        f'git -C {shlex.quote(str(repo))} fetch "$PWD/{bundle}" '
-        f"queen-{first}:queen-{first}"
+        f"{'issue':>5}  {'attempts':>8}  {'verdicts':<18}  {'runner':<9}  {'merged as':<12}  title"
     )
+    for r in rows:
+        merged = r.merged_sha[:12] if r.merged_sha else "-"
+        print(
+            f"{r.issue:>5}  {r.attempts:>8}  {r.verdicts:<18}  {r.runner:<9}  {merged:<12}  "
+            f"{r.title}"
+        )
+    print()
+    print(f"{repo}: git log --oneline main (read with dulwich)")
+    for line in log_oneline(repo, demo_data.BASE):
+        print(f"  {line}")
+    print()
+    print(f"The orders are in the {DATABASE} database: `hive why N` and `hive logs N` with")
+    print(f"  export HIVE_DATABASE_URL={shlex.quote(shown_url(url))}")
+
+
+def log_oneline(repo: Path, branch: str, limit: int = 20) -> list[str]:
+    """`git log --oneline` of `branch`, newest first, as dulwich reads it."""
+    with Repo(str(repo)) as opened:
+        head = opened.refs[Ref(f"refs/heads/{branch}".encode())]
+        lines = []
+        for entry in opened.get_walker(include=[head], max_entries=limit):
+            subject = entry.commit.message.decode("utf-8", "replace").splitlines()[0]
+            lines.append(f"{entry.commit.id.decode()[:7]} {subject}")
+        return lines

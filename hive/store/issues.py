@@ -34,6 +34,7 @@ class Issue:
     blocked_by: list[int]
     created_at: datetime
     updated_at: datetime
+    closed_reason: str | None = None  # "merged as <sha>", "closed by hand"
 
 
 def _params(issue: NewIssue) -> dict[str, Any]:

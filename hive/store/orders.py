@@ -115,6 +115,7 @@ class Order:
     attempt: int
     created_at: datetime
     failures_in_a_row: int  # of the attempts before this one (the retry card)
+    merged_sha: str | None = None  # the commit its work landed as on the base
 
     @property
     def fence(self) -> Fence:
