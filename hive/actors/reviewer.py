@@ -23,6 +23,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ from hive.rules.reviewer import (
 )
 from hive.rules.states import VERDICT_WAIT, WAIT
 from hive.settings import Settings
-from hive.store import reviews
+from hive.store import leases, reviews
 from hive.store.reviews import ReviewRow, Verdict
 
 log = logging.getLogger("hive.reviewer")
@@ -70,6 +71,8 @@ class ReviewerConfig:
     bound_seconds: float = float(REVIEW_ROW_SECONDS)
     key_lanes: int = 1
     review_memory_mb: int | None = None
+    # reviews run only while this holder has the Queen lease (None: always, for tests)
+    holder: str | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReviewerConfig:
@@ -80,6 +83,7 @@ class ReviewerConfig:
             tick_seconds=min(float(REVIEWER_TICK_SECONDS), settings.queen_tick_seconds),
             key_lanes=max(1, len(settings.worker_keys) * settings.worker_lanes_per_key),
             review_memory_mb=settings.bee_memory_mb or None,
+            holder=settings.runner_name,
         )
 
 
@@ -145,7 +149,10 @@ class Reviewer:
         self._closed = False
 
     def run_once(self) -> PassResult:
-        """Start the reviews that are due, as many as may run; returns at once."""
+        """Start the reviews that are due, as many as may run; returns at once. A standby
+        Queen (another holds the Queen lease) reviews nothing."""
+        if self.config.holder is not None and not _holds_queen_lease(self.db, self.config.holder):
+            return PassResult()
         rows = reviews.due(self.db)
         with self._lock:
             in_review = frozenset(self._running)
@@ -294,6 +301,11 @@ class ReviewerActor(LoopActor):
             wakes_on=REVIEWER_WAKES,
             listen_url=runtime.url if elsewhere else None,
         )
+
+
+def _holds_queen_lease(db: Any, holder: str) -> bool:
+    lease = leases.get(db, leases.QUEEN_LEASE)
+    return lease is not None and lease.holder == holder and lease.expires_at > datetime.now(UTC)
 
 
 def _free_memory_mb() -> int | None:

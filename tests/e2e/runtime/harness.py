@@ -34,7 +34,7 @@ T = TypeVar("T")
 BASE = "main"
 KEY = "sk-e2e-runtime-0000"
 FINGERPRINT = key_fingerprint(KEY)
-ISSUE_FILES = 8  # files/f1.txt .. files/f8.txt exist at base: one boundary per issue
+ISSUE_FILES = 10  # files/f1.txt .. files/f10.txt exist at base: one boundary per issue
 
 # Short clocks, so the suite takes a few minutes on two cores; what is asserted does not
 # change with them.
@@ -186,9 +186,19 @@ class World:
             title=title or f"Change file {n}",
             body=f"Add a line to files/f{n}.txt.",
             boundary=(f"files/f{n}.txt",),
-            criteria=(f"files/f{n}.txt has a new line",),
+            # the demo reviewer's form: the agent's line is "issue N turn PID"
+            criteria=(f"file `files/f{n}.txt` contains `issue {n} turn`",),
         )
         issues.upsert(self.db, n, issue)
+
+    def merged(self, issue: int) -> str | None:
+        """The merge sha once `issue` is closed by the merge of its work."""
+        row = self.db.execute(
+            "SELECT d.merged_sha FROM hive.queen_issue AS i JOIN hive.queen_dispatch AS d"
+            " ON d.issue = i.number WHERE i.number = %s AND i.state = 'closed'",
+            (issue,),
+        ).fetchone()
+        return None if row is None else row[0]
 
     def order(self, issue: int) -> orders.Order | None:
         return orders.get(self.db, issue)

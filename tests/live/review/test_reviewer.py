@@ -160,3 +160,17 @@ def test_a_pass_starts_each_due_row_once_and_a_stopped_review_writes_nothing(
     assert item.done.wait(10)
     assert _row(hive_db_url, 8)["reviewed_at"] is None  # reviewed again later
     assert [r.issue for r in reviews.due(db)] == [8]
+
+
+def test_a_standby_queen_reviews_nothing(
+    db: Any, queen_checkout: Checkout, finished_work: Callable[..., Finished], hive_db_url: str
+) -> None:
+    from hive.store import leases
+
+    finished_work(9, {"docs/a.md": "x\n"}, [CONTAINS.format("x")])
+    reviewer, _, _ = _reviewer(db, queen_checkout, holder="me", key_lanes=4)
+    assert leases.claim(db, leases.QUEEN_LEASE, "the-other-queen", 60) is not None
+    assert reviewer.run_once().started == ()
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_lease SET holder = 'me'")
+    assert reviewer.run_once().started == (9,)
