@@ -39,10 +39,15 @@ from hive.agents.protocol import Usage
 from hive.agents.stopping import KILL_LANDS_MS, LANE_FREE_MS, TURN_STOP_GRACE_MS
 from hive.agents.transcript import OnLine, Transcript
 from hive.errors import HiveError
-from hive.rules.states import ENDED_BADLY, ENDED_UNEXPECTEDLY, FINISHED
-from hive.rules.states import REFUSED_OUTCOME as REFUSED
+
+# re-exported: the adapters name a turn's outcomes from here
+from hive.rules.states import ENDED_BADLY as ENDED_BADLY
+from hive.rules.states import ENDED_UNEXPECTEDLY as ENDED_UNEXPECTEDLY
+from hive.rules.states import FINISHED as FINISHED
+from hive.rules.states import REFUSED_OUTCOME
 from hive.rules.turn_stop import ESC_ABANDON, ESC_KILL_GROUP, escalation
 
+REFUSED = REFUSED_OUTCOME
 # The order's outcome labels are the rules' (hive/rules/states.py); STOPPED is the
 # adapter's own: the caller knows why it stopped the turn and names the order's outcome.
 STOPPED = "stopped"

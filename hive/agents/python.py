@@ -46,7 +46,8 @@ def load_callable(target: str) -> Agent:
     fn = getattr(module, attribute, None)
     if fn is None or not callable(fn):
         raise TurnStartError(f"python:{target}: {module_name} has no callable {attribute}")
-    return fn
+    found: Callable[[TurnContext], Any] = fn
+    return found
 
 
 class PythonTurn(Turn):

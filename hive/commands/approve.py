@@ -13,7 +13,7 @@ from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "approve", help="open the merge gate of an issue's accepted work", description=__doc__
     )

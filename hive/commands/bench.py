@@ -14,7 +14,7 @@ from hive.settings import Settings
 BENCHES = (claim, latency, drain, git, endings, recovery)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("bench", help="benchmarks, each side by side with its ceiling")
     benches = parser.add_subparsers(dest="bench", metavar="BENCH", required=True)
     for module in BENCHES:

@@ -9,7 +9,7 @@ from hive.settings import Settings
 from hive.store import embedded
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("db", help="the embedded PostgreSQL (data in HIVE_PGDATA)")
     parser.add_argument("action", choices=("start", "stop", "status", "url"))
     parser.set_defaults(func=run)

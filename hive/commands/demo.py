@@ -48,7 +48,7 @@ POLL_SECONDS = 0.2
 COMMIT_TYPE = 1  # a commit's type number in a pack
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "demo",
         help="the whole flow: a sample repository, issues, a Queen and two runners",

@@ -18,7 +18,7 @@ from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "export",
         help="write an issue's bundle (from the checkout or queen_bundle)",

@@ -16,7 +16,7 @@ from hive.store.people import IssueChange
 TITLE_COLUMN_CHARS = 50
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("issue", help="add, list, close, reopen, edit or block issues")
     verbs = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 

@@ -26,7 +26,7 @@ class _Interrupted(Exception):
     """Ctrl-C came while the follow waited between two reads."""
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("logs", help="an issue's transcript", description=__doc__)
     parser.add_argument("issue", metavar="N", help="the issue number")
     parser.add_argument(

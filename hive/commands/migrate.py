@@ -9,7 +9,7 @@ from hive.settings import Settings
 from hive.store import connect, migrate
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("migrate", help="create or upgrade the hive schema (forward only)")
     parser.set_defaults(func=run)
 

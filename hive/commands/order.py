@@ -13,7 +13,7 @@ from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("order", help="act on an issue's order", description=__doc__)
     verbs = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     cancel = verbs.add_parser("cancel", help="cancel an order in flight", description=__doc__)

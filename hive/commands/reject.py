@@ -14,7 +14,7 @@ from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "reject", help="send an issue's work back with a note", description=__doc__
     )

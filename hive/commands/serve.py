@@ -25,7 +25,7 @@ from hive.store import connect, migrate
 log = logging.getLogger("hive.serve")
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser(
         "serve", help="run the Queen and/or runner for HIVE_ROLE; exit 0 after a clean drain"
     )

@@ -14,7 +14,7 @@ from hive.services.issues import issue_number
 from hive.settings import Settings
 
 
-def register(sub: argparse._SubParsersAction) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = sub.add_parser("why", help="the Queen's sentences about an issue", description=__doc__)
     parser.add_argument("issue", metavar="N", help="the issue number")
     parser.add_argument(

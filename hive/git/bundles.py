@@ -79,7 +79,8 @@ def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | Non
 def _subject(repo: Repo, sha: bytes) -> bytes:
     commit = repo.object_store[ObjectID(sha)]
     assert isinstance(commit, Commit)
-    return commit.message.split(b"\n", 1)[0]
+    subject: bytes = commit.message.split(b"\n", 1)[0]
+    return subject
 
 
 @dataclass

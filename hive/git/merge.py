@@ -136,7 +136,7 @@ class _TreeMerger:
     def base_tree(self, bases: list[ObjectID], depth: int) -> bytes | None:
         """The tree to merge against: the one merge base's, or the merge of several
         (None, with `conflicts` set, when they do not merge)."""
-        tree = _commit(self.repo, bases[0].decode()).tree
+        tree: bytes = _commit(self.repo, bases[0].decode()).tree
         if depth > MAX_VIRTUAL_DEPTH:
             raise GitError(f"merge bases nest deeper than {MAX_VIRTUAL_DEPTH}: merge by hand")
         for other in bases[1:]:

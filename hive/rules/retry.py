@@ -55,7 +55,8 @@ def retry_after_seconds(failures_in_a_row: int) -> int:
     if failures_in_a_row <= FREE_RETRIES:
         return 0
     doublings = min(failures_in_a_row - FREE_RETRIES - 1, _MAX_DOUBLINGS)
-    return min(FIRST_RETRY_SECONDS * 2**doublings, MAX_RETRY_SECONDS)
+    wait: int = min(FIRST_RETRY_SECONDS * 2**doublings, MAX_RETRY_SECONDS)
+    return wait
 
 
 def may_redispatch(failures_in_a_row: int, since_last_end_seconds: float) -> bool:

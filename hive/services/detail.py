@@ -43,7 +43,7 @@ def issue(db: Db, number: int) -> dict[str, Any]:
             "merged_at": f.merged_at,
         }
     job = jobs.live(db, JobKind.PUBLISH, number)
-    return plain(
+    shown: dict[str, Any] = plain(
         {
             "number": row.number,
             "title": row.title,
@@ -72,3 +72,4 @@ def issue(db: Db, number: int) -> dict[str, Any]:
             },
         }
     )
+    return shown
