@@ -16,6 +16,15 @@ from hive.store import jobs, orders, publish, reports, transcript
 pytestmark = pytest.mark.live
 
 
+def next_attempt(db, issue: int) -> orders.Order:
+    """The issue's next attempt, queued for a runner."""
+    new = orders.NewOrder(issue=issue, branch=f"queen-{issue}", base="main")
+    assert orders.insert(db, new, queued=True) is orders.Insertion.WRITTEN
+    made = orders.get(db, issue)
+    assert made is not None
+    return made
+
+
 def texts(db, issue: int) -> list[str]:
     return [s.text for s in history.why(db, issue)]
 
@@ -59,8 +68,7 @@ def test_why_tells_the_rounds_the_verdict_the_job_and_the_red_check_newest_first
 def test_why_names_earlier_attempts_a_merge_and_the_close(db, make_order):
     make_order(3, ENDED)
     judgement.reject(db, 3, "say hello")
-    new = orders.insert(db, orders.NewOrder(issue=3, branch="queen-3", base="main"), queued=True)
-    assert new is not None
+    next_attempt(db, 3)
     changes.close(db, 3)
     lines = texts(db, 3)
     assert lines[0] == "closed: closed by hand"
@@ -92,8 +100,7 @@ def test_the_transcript_runs_over_every_attempt_in_order(db, make_order):
     made = make_order(3, ENDED)
     transcript.append(db, made.conversation_id, 3, "stdout", "first try")
     judgement.reject(db, 3, "again")
-    new = orders.insert(db, orders.NewOrder(issue=3, branch="queen-3", base="main"), queued=True)
-    assert new is not None
+    new = next_attempt(db, 3)
     transcript.append(db, new.conversation_id, 3, "stdout", "second try")
     transcript.append(db, new.conversation_id, 3, "stderr", "a warning")
     transcript.append(db, uuid.uuid4(), 4, "stdout", "another issue")

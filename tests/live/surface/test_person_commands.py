@@ -74,7 +74,8 @@ def test_approve_refuses_with_one_line_and_exit_4_then_approves_accepted_work(wo
 def test_reject_sends_finished_work_back_and_unknown_issues_exit_3(world):
     number, order = issue_with_order(world)
     assert orders.claim(world.db, "runner-1") is not None
-    assert orders.end(world.db, orders.Fence(number, order.conversation_id, "runner-1"), "finished")
+    fence = orders.Fence(number, order.conversation_id, "runner-1")
+    assert orders.end(world.db, orders.OrderEnding(fence, "finished"))
     done = hive(world, "reject", str(number), "--note", "say hello, not hi")
     assert done.returncode == 0, done.stderr
     assert "sent back with your note" in done.stdout.decode()
