@@ -7,3 +7,27 @@ FROM generate_series(1, %(count)s) AS n;
 -- name: bench_clear_orders
 -- Empty the order tables between two runs of a benchmark (a scratch database only).
 TRUNCATE hive.queen_dispatch, hive.queen_dispatch_history, hive.queen_bundle;
+
+-- name: bench_publish_times
+-- Each merged issue's moments from creation to merge (its turn's last line, its checks' and push's ends) and its attempt's check seconds, for `hive bench publish`.
+SELECT i.number AS issue, d.attempt, i.created_at, d.queued_at, d.dispatched_at,
+       d.finished_at, d.reviewed_at, d.merged_at,
+       (SELECT max(t.at) FROM hive.queen_transcript t
+         WHERE t.conversation_id = d.conversation_id) AS turn_last_line_at,
+       (SELECT max(c.at) FROM hive.queen_check c
+         WHERE c.issue = d.issue AND c.attempt = d.attempt) AS checked_at,
+       (SELECT max(e.done_at) FROM hive.queen_effect e
+         WHERE e.job = j.id AND starts_with(e.effect_key, 'push:')) AS pushed_at,
+       (SELECT count(*) FROM hive.queen_check c
+         WHERE c.issue = d.issue AND c.attempt = d.attempt) AS checks,
+       (SELECT coalesce(sum(c.seconds), 0) FROM hive.queen_check c
+         WHERE c.issue = d.issue AND c.attempt = d.attempt) AS check_seconds
+FROM hive.queen_issue i
+JOIN hive.queen_dispatch d ON d.issue = i.number
+LEFT JOIN LATERAL (
+    SELECT id FROM hive.queen_job
+    WHERE kind = 'publish' AND issue = d.issue AND attempt = d.attempt
+    ORDER BY id DESC LIMIT 1
+) j ON true
+WHERE d.merged_at IS NOT NULL
+ORDER BY i.number;
