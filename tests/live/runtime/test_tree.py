@@ -39,9 +39,21 @@ def shape(root) -> list[str]:
 
 def test_children_by_role_in_start_order(hive_tree):
     cases = [
-        ({}, ["http", "reaper", "queen", "runner", "runner/bees", "runner/claimer", "drain"]),
-        ({"ROLE": "queen"}, ["http", "reaper", "queen", "runner", "runner/bees", "drain"]),
-        ({"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on"}, ["http", "reaper", "queen", "drain"]),
+        (
+            {},
+            [
+                *("http", "reaper", "queen", "reviewer", "jobs"),
+                *("runner", "runner/bees", "runner/claimer", "drain"),
+            ],
+        ),
+        (
+            {"ROLE": "queen"},
+            ["http", "reaper", "queen", "reviewer", "jobs", "runner", "runner/bees", "drain"],
+        ),
+        (
+            {"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on"},
+            ["http", "reaper", "queen", "reviewer", "jobs", "drain"],
+        ),
         (
             {"ROLE": "runner"},
             ["http", "reaper", "runner", "runner/bees", "runner/claimer", "drain"],
