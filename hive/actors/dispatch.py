@@ -31,6 +31,7 @@ LEASE_GONE = (
     " written and this round dispatches nothing more"
 )
 IN_FLIGHT = "an unfinished order of it already exists"
+HELD = "its last attempt's state lets no new attempt replace it"
 
 
 def dispatch(
@@ -115,4 +116,8 @@ def _problem(insertion: Insertion) -> str | None:
     return _PROBLEMS.get(insertion)
 
 
-_PROBLEMS = {Insertion.IN_FLIGHT: IN_FLIGHT, Insertion.LEASE_GONE: LEASE_GONE}
+_PROBLEMS = {
+    Insertion.IN_FLIGHT: IN_FLIGHT,
+    Insertion.HELD: HELD,
+    Insertion.LEASE_GONE: LEASE_GONE,
+}

@@ -9,16 +9,21 @@ re-dispatched, and its writer must stop and write nothing more to it.
 from __future__ import annotations
 
 import enum
+import logging
 import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hive.rules.lifecycle import may_replace
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
+from hive.rules.states import NONE, RUNNING, State
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, dicts, one, one_dict, pick
 from hive.store.leases import Lease
+
+log = logging.getLogger("hive.store")
 
 OUTCOME_REAPED_AT_BOOT = "reaped at boot"
 OUTCOME_RUNNER_SILENT = "reaped: runner silent"
@@ -131,12 +136,20 @@ class ArchivedOrder:
 
 
 class Insertion(enum.Enum):
-    """What `insert` did: wrote the order, or found the issue's order still in flight,
-    or found the lease it was written under gone (another Queen's now, or let go)."""
+    """What `insert` did: wrote the order, or found the issue's order still in flight, or
+    its last attempt in a state no new attempt replaces (HELD: judged work, or work
+    waiting for its judgement), or the lease it was written under gone (another Queen's
+    now, or let go)."""
 
     WRITTEN = "written"
     IN_FLIGHT = "in flight"
+    HELD = "held"
     LEASE_GONE = "lease gone"
+
+
+# the states a new attempt replaces (RULES 4), and the ones an unfinished row is in
+REPLACEABLE = [int(s) for s in State if may_replace(s)]
+_IN_FLIGHT = [int(NONE), int(RUNNING)]
 
 
 @dataclass(frozen=True)
@@ -164,8 +177,9 @@ class OrderEnding:
 def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Insertion:
     """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
     otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
-    A finished row of the issue is archived and replaced (attempt + 1); an unfinished one
-    is left alone (IN_FLIGHT). The new row's `failures_in_a_row` is the old one's plus
+    A row of the issue whose state `may_replace` allows is archived and replaced
+    (attempt + 1); an unfinished one is left alone (IN_FLIGHT), and so is one in any other
+    state (HELD, logged with that state). The new row's `failures_in_a_row` is the old one's plus
     one when the old attempt failed (the retry card), else 0.
 
     `lease` is the Queen lease the order is written under (RULES 3: every write made
@@ -192,10 +206,17 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
         "model": order.model,
         "failed_outcomes": sorted(FAILED_OUTCOMES),
         "stalled_prefix": STALLED_PREFIX,
+        "replaceable": REPLACEABLE,
+        "in_flight": _IN_FLIGHT,
     }
     row = one(db, "insert_order", params)
     assert row is not None, "insert_order answers one row"
-    return Insertion(row[0])
+    verdict = Insertion(row[0])
+    if verdict is Insertion.HELD:
+        log.info(
+            "its last attempt is %s: not replaced", State(row[2]).name, extra={"issue": order.issue}
+        )
+    return verdict
 
 
 def claim(db: Db, runner: str) -> ClaimedOrder | None:

@@ -1,5 +1,7 @@
 -- name: insert_order
--- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders) under her lease's fence when one is named; a finished row is archived to history and replaced by attempt + 1; one row says what happened: 'written', 'in flight' (an unfinished row: nothing written) or 'lease gone' (not held at that fence: nothing written).
+-- Write the Queen's decision (queued: queued_at now() and NOTIFY hive_orders) under her lease's fence when one is named; a row whose state lets a new attempt replace it is archived to history and replaced by attempt + 1; one row says what happened: 'written', 'in flight' (an unfinished row), 'held' (its state lets no new attempt replace it) or 'lease gone' (not held at that fence), and the old row's state.
+-- `replaceable` are the states `hive.rules.lifecycle.may_replace` allows (RULES 4): the
+-- `old` CTE and the ON CONFLICT guard both hold to them, so no other row is replaced.
 -- `lease` is the named lease held by this holder at this fence and not expired (none
 -- named: not under a lease, e.g. tests and benches); FOR SHARE makes a claim or release
 -- of it wait for this statement, and a lease changed meanwhile is checked again in its
@@ -19,7 +21,9 @@ WITH lease AS (
     FOR SHARE
 ), old AS (
     SELECT * FROM hive.queen_dispatch
-    WHERE issue = %(issue)s AND finished_at IS NOT NULL
+    WHERE issue = %(issue)s
+      AND hive.order_state(started, finished_at, outcome, review_state)
+        = ANY (%(replaceable)s::integer[])
     FOR UPDATE
 ), ins AS (
     INSERT INTO hive.queen_dispatch AS d (
@@ -50,22 +54,28 @@ WITH lease AS (
             WHEN d.outcome = ANY (%(failed_outcomes)s::text[])
               OR starts_with(d.outcome, %(stalled_prefix)s::text)
             THEN d.failures_in_a_row + 1 ELSE 0 END
-    WHERE d.finished_at IS NOT NULL
+    WHERE hive.order_state(d.started, d.finished_at, d.outcome, d.review_state)
+        = ANY (%(replaceable)s::integer[])
     RETURNING d.issue
 ), archived AS (
     INSERT INTO hive.queen_dispatch_history (issue, snapshot)
     SELECT old.issue, to_jsonb(old) FROM old WHERE EXISTS (SELECT 1 FROM ins)
 ), notified AS (
     SELECT pg_notify('hive_orders', ins.issue::text) FROM ins WHERE %(queued)s
+), was AS (
+    SELECT hive.order_state(started, finished_at, outcome, review_state) AS state
+    FROM hive.queen_dispatch WHERE issue = %(issue)s
 )
 SELECT
     CASE
         WHEN EXISTS (SELECT 1 FROM ins) THEN 'written'
         WHEN %(lease_name)s::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM lease)
         THEN 'lease gone'
+        WHEN (SELECT state FROM was) <> ALL (%(in_flight)s::integer[]) THEN 'held'
         ELSE 'in flight'
     END AS verdict,
-    (SELECT count(*) FROM notified) AS notified;
+    (SELECT count(*) FROM notified) AS notified,
+    (SELECT state FROM was) AS was;
 
 -- name: claim_order
 -- Claim the oldest queued, unclaimed, unfinished, started order this runner has not refused, in one statement (DESIGN 5.2).

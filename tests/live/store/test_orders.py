@@ -253,8 +253,8 @@ def test_the_endings_parameters_are_exactly_the_ones_end_order_names():
 
 def test_an_ending_with_nothing_beyond_base_stores_no_bundle_and_drops_a_stale_one(conn):
     queue(conn, 1)
-    orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, "finished", bundle=BUNDLE))
-    queue(conn, 1)
+    orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, "handed back", bundle=BUNDLE))
+    queue(conn, 1)  # the next attempt continues the handed-back branch
     assert orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, "finished"))
     assert bundles.get(conn, 1) is None
 
