@@ -24,6 +24,7 @@ from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
 from hive.store import orders
 from hive.store.bundles import NewBundle
 from hive.store.orders import Fence, OrderEnding
+from hive.store.transitions import Move
 
 log = logging.getLogger("hive.bee")
 
@@ -135,13 +136,15 @@ def close_order(
         if out is None
         else NewBundle(f"queen-{issue}", left.base_ref, out.base_sha, out.head_sha, out.data),
     )
-    landed = _end(db, ending)
-    if landed and ending.bundle is not None:
+    moved = _end(db, ending)
+    if moved.illegal:
+        metrics.illegal_transitions.inc()
+    if moved.landed and ending.bundle is not None:
         metrics.bundle_bytes.observe(len(ending.bundle.data))
-    return Closing(landed, ending)
+    return Closing(moved.landed, ending)
 
 
-def _end(db: ConnectionPool[Any], ending: OrderEnding) -> bool:
+def _end(db: ConnectionPool[Any], ending: OrderEnding) -> Move:
     pause = threading.Event()  # never set: a bounded pause between attempts
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
     wait = END_RETRY_FIRST_SECONDS

@@ -100,9 +100,11 @@ class Reaper:
         if not self.config.boot:
             return ReapPass()
         rt = self.runtime
-        reaped = orders.reap_at_boot(rt.db, spare=rt.host.issues())
+        reaping = orders.reap_at_boot(rt.db, spare=rt.host.issues())
+        reaped = reaping.ended
         salvaged = self._salvage(reaped)
         rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
+        rt.metrics.illegal_transitions.inc(len(reaping.refused))
         result = ReapPass(boot=_issues(reaped), salvaged=salvaged)
         if result:
             rt.names.tell(QUEEN, OrdersReaped(result.boot))
@@ -114,8 +116,11 @@ class Reaper:
             return ReapPass()
         rt, cfg = self.runtime, self.config
         spare = rt.host.issues()
-        silent = orders.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
-        stalled = orders.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
+        silent_reaping = orders.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
+        stalled_reaping = orders.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
+        silent, stalled = silent_reaping.ended, stalled_reaping.ended
+        refused = len(silent_reaping.refused) + len(stalled_reaping.refused)
+        rt.metrics.illegal_transitions.inc(refused)
         salvaged = self._salvage([o for o in stalled if o.queued_at is None])
         rt.metrics.reaped.labels(reaper="stall").inc(len(silent))
         rt.metrics.reaped.labels(reaper="two_hour").inc(len(stalled))

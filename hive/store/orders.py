@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from hive.rules.lifecycle import may_replace
+from hive.rules.lifecycle import may_replace, sources
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
-from hive.rules.states import NONE, RUNNING, State
+from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, State
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, dicts, one, one_dict, pick
 from hive.store.leases import Lease
+from hive.store.transitions import Move, move, refused
 
 log = logging.getLogger("hive.store")
 
@@ -150,6 +151,7 @@ class Insertion(enum.Enum):
 # the states a new attempt replaces (RULES 4), and the ones an unfinished row is in
 REPLACEABLE = [int(s) for s in State if may_replace(s)]
 _IN_FLIGHT = [int(NONE), int(RUNNING)]
+_ENDS_FROM = [int(s) for s in sources(END)]
 
 
 @dataclass(frozen=True)
@@ -248,10 +250,11 @@ def heartbeat(db: Db, fence: Fence) -> bool:
 
 def end_params(ending: OrderEnding) -> dict[str, Any]:
     """`ending` as the parameters of `end_order` (also what the claim bench's bare loop
-    sends)."""
+    sends), the states END may leave included."""
     bundle = ending.bundle
     return {
         **_fence(ending.fence),
+        "from_states": _ENDS_FROM,
         "outcome": ending.outcome,
         "detail": ending.detail,
         "input_tokens": ending.input_tokens,
@@ -269,10 +272,20 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
     }
 
 
-def end(db: Db, ending: OrderEnding) -> bool:
-    """End the attempt as `ending` says, storing its bundle in the same statement (no
-    ended row without its bundle); False when the fence no longer matches."""
-    return one(db, "end_order", end_params(ending)) is not None
+def end(db: Db, ending: OrderEnding) -> Move:
+    """End the attempt as `ending` says (event END), storing its bundle in the same
+    statement (no ended row without its bundle). The Move is false when it did not land:
+    the fence no longer matches (reaped, re-dispatched, another claimant), or the
+    attempt is in a state END may not leave (`illegal`: logged, the caller counts it)."""
+    fence = ending.fence
+    return move(
+        db,
+        "end_order",
+        end_params(ending),
+        issue=fence.issue,
+        conversation_id=fence.conversation_id,
+        event=END,
+    )
 
 
 def record_salvage(
@@ -289,28 +302,39 @@ def record_salvage(
     return one(db, "record_salvage", params) is not None
 
 
-def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> list[Order]:
-    """End the Queen's own unfinished orders (queued_at NULL) except `spare`; returns them
-    so the caller can salvage."""
-    return _orders(db, "reap_at_boot", {"spare": list(spare)})
+@dataclass(frozen=True)
+class Reaping:
+    """What a reaper's statement did: the orders it `ended`, and the moves it `refused`
+    to rows its criteria found in a state its event may not leave (each logged with both
+    states; the caller counts them). Only an unstarted, unfinished row (NONE) can be
+    refused: every other unfinished row is RUNNING."""
+
+    ended: list[Order]
+    refused: list[Move]
 
 
-def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> list[Order]:
-    """End runner orders whose heartbeat is older than `silent_minutes` (never salvaged:
-    nothing of that bee is on this disk)."""
+def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> Reaping:
+    """End the Queen's own unfinished orders (queued_at NULL) except `spare` (REAP_BOOT);
+    returns them so the caller can salvage."""
+    return _reap(db, "reap_at_boot", {"spare": list(spare)}, REAP_BOOT)
+
+
+def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
+    """End runner orders whose heartbeat is older than `silent_minutes` (REAP_STALL; never
+    salvaged: nothing of that bee is on this disk)."""
     params = {"silent_seconds": silent_minutes * 60.0, "spare": list(spare)}
-    return _orders(db, "reap_silent_runners", params)
+    return _reap(db, "reap_silent_runners", params, REAP_STALL)
 
 
-def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> list[Order]:
-    """End started orders whose turn began more than `stall_minutes` ago by dispatched_at;
-    a queued order nobody claimed is never reaped by this."""
+def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
+    """End running orders whose turn began more than `stall_minutes` ago by dispatched_at
+    (REAP_STALL); a queued order nobody claimed is never reaped by this."""
     params = {
         "stall_seconds": stall_minutes * 60.0,
         "outcome": stalled_outcome(stall_minutes),
         "spare": list(spare),
     }
-    return _orders(db, "reap_stalled_turns", params)
+    return _reap(db, "reap_stalled_turns", params, REAP_STALL)
 
 
 def get(db: Db, issue: int) -> Order | None:
@@ -330,6 +354,18 @@ def history(db: Db, issue: int) -> list[ArchivedOrder]:
 
 def _fence(fence: Fence) -> dict[str, Any]:
     return {"issue": fence.issue, "conversation_id": fence.conversation_id, "runner": fence.runner}
+
+
+def _reap(db: Db, name: str, params: dict[str, Any], event: Event) -> Reaping:
+    rows = dicts(db, name, {**params, "from_states": list(sources(event))})
+    return Reaping(
+        ended=[pick(Order, r) for r in rows if r["refused_state"] is None],
+        refused=[
+            refused(r["issue"], event, r["refused_state"])
+            for r in rows
+            if r["refused_state"] is not None
+        ],
+    )
 
 
 def _orders(db: Db, name: str, params: dict[str, Any]) -> list[Order]:

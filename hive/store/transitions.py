@@ -19,7 +19,7 @@ from typing import Any
 from psycopg.rows import dict_row
 
 from hive.rules.lifecycle import sources
-from hive.rules.states import next_state
+from hive.rules.states import Event, State, next_state
 from hive.store.db import Db, connection
 from hive.store.sql import q
 
@@ -39,6 +39,10 @@ class Move:
     @property
     def illegal(self) -> bool:
         return not self.landed and self.current_state is not None
+
+    def __bool__(self) -> bool:
+        """True when the move landed."""
+        return self.landed
 
 
 def move(
@@ -63,12 +67,24 @@ def move(
         )
     if row is None or int(row["state"]) in allowed:
         return Move(issue, event, False)  # gone, or moved on meanwhile: not this writer's
-    state = int(row["state"])
+    return refused(issue, event, int(row["state"]))
+
+
+def refused(issue: int, event: int, state: int) -> Move:
+    """Log that `event` was refused to `issue`'s order in `state` (both named), as the
+    move that did not land; the caller counts it."""
     log.warning(
-        "illegal transition refused: event %d from state %d (the table says %d)",
-        event,
-        state,
-        next_state(state, event),
+        "illegal transition refused: event %s from state %s (the table says %s)",
+        _name(Event, event),
+        _name(State, state),
+        next_state(state, event).name,
         extra={"issue": issue},
     )
     return Move(issue, event, False, current_state=state)
+
+
+def _name(kind: type[State] | type[Event], value: int) -> str:
+    try:
+        return kind(value).name
+    except ValueError:
+        return str(value)

@@ -130,7 +130,7 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
 RETURNING issue;
 
 -- name: end_order
--- End this attempt with its outcome and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out ending.
+-- End this attempt with its outcome (event END: only from the states it may leave, RUNNING) and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out or refused ending.
 WITH ended AS (
     UPDATE hive.queen_dispatch SET
         finished_at = now(), outcome = %(outcome)s,
@@ -144,7 +144,9 @@ WITH ended AS (
         salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files
             ELSE %(salvaged_files)s::text[] END
     WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-      AND claimed_by IS NOT DISTINCT FROM %(runner)s::text AND finished_at IS NULL
+      AND claimed_by IS NOT DISTINCT FROM %(runner)s::text
+      AND hive.order_state(started, finished_at, outcome, review_state)
+        = ANY (%(from_states)s::integer[])
     RETURNING issue
 ), stored AS (
     INSERT INTO hive.queen_bundle AS b
@@ -170,27 +172,63 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND finished_a
 RETURNING issue;
 
 -- name: reap_at_boot
--- End the unfinished orders the Queen ran herself (queued_at NULL), except the issues named, so the caller can salvage them.
-UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'reaped at boot'
-WHERE finished_at IS NULL AND queued_at IS NULL AND issue <> ALL (%(spare)s::integer[])
-RETURNING *;
+-- End the unfinished orders the Queen ran herself (queued_at NULL), except the issues named, only from the states REAP_BOOT may leave; each row answers with refused_state NULL when ended, else the state that refused it.
+-- The reapers' statements find their rows by their own criteria (`found`), end those in
+-- a state their event may leave (`from_states`) and name the others with their state, so
+-- the caller logs and counts each refused move (RULES 4).
+WITH found AS (
+    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    FROM hive.queen_dispatch
+    WHERE finished_at IS NULL AND queued_at IS NULL AND issue <> ALL (%(spare)s::integer[])
+    FOR UPDATE
+), reaped AS (
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped at boot'
+    FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
+    RETURNING d.*
+)
+SELECT reaped.*, NULL::integer AS refused_state FROM reaped
+UNION ALL
+SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
+WHERE found.state <> ALL (%(from_states)s::integer[]);
 
 -- name: reap_silent_runners
--- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named.
-UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'reaped: runner silent'
-WHERE finished_at IS NULL AND queued_at IS NOT NULL AND claimed_by IS NOT NULL
-  AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
-  AND issue <> ALL (%(spare)s::integer[])
-RETURNING *;
+-- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named, only from the states REAP_STALL may leave (refused_state as reap_at_boot).
+WITH found AS (
+    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    FROM hive.queen_dispatch
+    WHERE finished_at IS NULL AND queued_at IS NOT NULL AND claimed_by IS NOT NULL
+      AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
+      AND issue <> ALL (%(spare)s::integer[])
+    FOR UPDATE
+), reaped AS (
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped: runner silent'
+    FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
+    RETURNING d.*
+)
+SELECT reaped.*, NULL::integer AS refused_state FROM reaped
+UNION ALL
+SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
+WHERE found.state <> ALL (%(from_states)s::integer[]);
 
 -- name: reap_stalled_turns
--- End started orders whose turn began longer ago than the given seconds, never a queued unclaimed one, except the issues named.
-UPDATE hive.queen_dispatch SET finished_at = now(), outcome = %(outcome)s
-WHERE finished_at IS NULL AND started
-  AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
-  AND NOT (queued_at IS NOT NULL AND claimed_by IS NULL)
-  AND issue <> ALL (%(spare)s::integer[])
-RETURNING *;
+-- End orders whose turn began longer ago than the given seconds, never a queued unclaimed one, except the issues named, only from the states REAP_STALL may leave (an unstarted row is refused; refused_state as reap_at_boot).
+WITH found AS (
+    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    FROM hive.queen_dispatch
+    WHERE finished_at IS NULL
+      AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
+      AND NOT (queued_at IS NOT NULL AND claimed_by IS NULL)
+      AND issue <> ALL (%(spare)s::integer[])
+    FOR UPDATE
+), reaped AS (
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = %(outcome)s
+    FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
+    RETURNING d.*
+)
+SELECT reaped.*, NULL::integer AS refused_state FROM reaped
+UNION ALL
+SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
+WHERE found.state <> ALL (%(from_states)s::integer[]);
 
 -- name: get_order
 -- One order by issue.

@@ -11,6 +11,8 @@ from hive.rules.states import (
     ENDED,
     ESCALATE,
     NONE,
+    REAP_BOOT,
+    REAP_STALL,
     REAPED,
     REFUSED,
     RELEASED,
@@ -21,9 +23,9 @@ from hive.rules.states import (
     State,
 )
 from hive.store import orders
-from hive.store.orders import Insertion, NewOrder, OrderEnding
+from hive.store.orders import Fence, Insertion, NewOrder, OrderEnding
 
-from .conftest import queue
+from .conftest import backdate, local, queue
 
 # the row each state is read from: (outcome, review_state) of a started, ended attempt
 ENDED_AS = {
@@ -95,3 +97,61 @@ def test_a_new_attempt_replaces_only_a_row_the_table_lets_go_again(conn, state):
 
 def test_the_replaceable_states_are_the_tables():
     assert set(orders.REPLACEABLE) == REPLACED
+
+
+@pytest.mark.parametrize("state", [s for s in State if s != State.ILLEGAL], ids=lambda s: s.name)
+def test_an_ending_lands_only_on_a_running_attempt_and_names_the_state_it_refused(
+    conn, state, caplog
+):
+    before = order_in(conn, 1, state)
+    moved = orders.end(conn, OrderEnding(Fence(1, before.conversation_id, None), "finished"))
+    if state == RUNNING:
+        assert moved.landed and state_now(conn, 1) == ENDED
+        return
+    assert not moved and moved.current_state == state and moved.illegal
+    assert orders.get(conn, 1) == before
+    assert f"event END from state {state.name}" in caplog.text
+
+
+def test_an_ending_fenced_out_is_gone_not_illegal(conn):
+    made = queue(conn, 1)
+    moved = orders.end(conn, OrderEnding(Fence(1, made.conversation_id, "r9"), "finished"))
+    assert not moved and not moved.illegal
+
+
+def unstarted(conn: psycopg.Connection, issue: int, *, queued: bool) -> None:
+    """An unfinished row that never started (NONE): the reapers' criteria find it, and
+    no reap event may leave its state."""
+    conn.execute(
+        "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
+        " queued_at, claimed_by, claimed_at, dispatched_at) VALUES (%s, 'q', 'main', false,"
+        " gen_random_uuid(), CASE WHEN %s THEN now() END, CASE WHEN %s THEN 'r1' END,"
+        " now() - interval '3 hours', now() - interval '3 hours')",
+        (issue, queued, queued),
+    )
+
+
+def test_each_reaper_ends_running_rows_and_refuses_an_unstarted_one_by_name(conn, caplog):
+    local(conn, 1)
+    unstarted(conn, 2, queued=False)
+    boot = orders.reap_at_boot(conn)
+    assert [o.issue for o in boot.ended] == [1]
+    assert [(m.issue, m.event, m.current_state) for m in boot.refused] == [(2, REAP_BOOT, NONE)]
+    assert "event REAP_BOOT from state NONE" in caplog.text
+    conn.execute("DELETE FROM hive.queen_dispatch")
+    queue(conn, 3)
+    orders.claim(conn, "r1")
+    conn.execute(
+        "UPDATE hive.queen_dispatch SET claimed_at = now() - interval '1 hour',"
+        " dispatched_at = now() - interval '3 hours'"
+    )
+    unstarted(conn, 4, queued=True)
+    silent = orders.reap_silent_runners(conn, 10)
+    assert [o.issue for o in silent.ended] == [3]
+    assert [(m.issue, m.event, m.current_state) for m in silent.refused] == [(4, REAP_STALL, NONE)]
+    local(conn, 5)
+    backdate(conn, 5, "dispatched_at", 180)
+    stalled = orders.reap_stalled_turns(conn, 120)
+    assert [o.issue for o in stalled.ended] == [5]
+    assert [(m.issue, m.current_state) for m in stalled.refused] == [(4, NONE)]
+    assert state_now(conn, 4) == NONE

@@ -309,7 +309,7 @@ def test_the_boot_reaper_ends_only_the_queens_own_unfinished_orders(conn):
     queue(conn, 4)
     queue(conn, 5)
     orders.claim(conn, "r1")
-    reaped = orders.reap_at_boot(conn, spare=[2])
+    reaped = orders.reap_at_boot(conn, spare=[2]).ended
     assert [o.issue for o in reaped] == [1]
     assert reaped[0].outcome == "reaped at boot" and reaped[0].finished_at is not None
     assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 4, 5]
@@ -331,7 +331,7 @@ def test_the_stall_reaper_releases_orders_of_silent_runners_only(conn):
         "UPDATE hive.queen_dispatch SET claimed_at = now() - interval '1 hour'"
         " WHERE claimed_by IS NULL"
     )
-    reaped = orders.reap_silent_runners(conn, 10, spare=[3])
+    reaped = orders.reap_silent_runners(conn, 10, spare=[3]).ended
     assert [(o.issue, o.outcome) for o in reaped] == [(1, "reaped: runner silent")]
     assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 3, 4, 5]
 
@@ -347,11 +347,11 @@ def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn
         "UPDATE hive.queen_dispatch SET queued_at = queued_at - interval '5 hours',"
         " claimed_at = now(), dispatched_at = now() - interval '3 hours' WHERE issue <> 2"
     )
-    reaped = orders.reap_stalled_turns(conn, 120, spare=[4])
+    reaped = orders.reap_stalled_turns(conn, 120, spare=[4]).ended
     assert [(o.issue, o.outcome) for o in reaped] == [
         (1, "reaped: no completion within 120 minutes")
     ]
-    assert orders.reap_stalled_turns(conn, 120) == [orders.get(conn, 4)]
+    assert orders.reap_stalled_turns(conn, 120).ended == [orders.get(conn, 4)]
     assert orders.get(conn, 3).finished_at is None
 
 
@@ -375,4 +375,4 @@ def test_the_two_hour_rule_leaves_an_unstarted_row_alone(conn):
     conn.execute(
         "UPDATE hive.queen_dispatch SET started = false, dispatched_at = now() - interval '3 hours'"
     )
-    assert orders.reap_stalled_turns(conn, 120) == []
+    assert orders.reap_stalled_turns(conn, 120).ended == []
