@@ -16,8 +16,11 @@ from dulwich.object_store import tree_lookup_path
 
 from hive.actors.bee import Bee, BeeOrder, BeeState
 from hive.rules.drain import WK_BEE
-from hive.store import bundles, orders, transcript
+from hive.rules.lifecycle import ReviewState
+from hive.rules.states import VERDICT_SENDBACK
+from hive.store import bundles, orders, reviews, transcript
 from hive.store.orders import Fence
+from hive.store.reviews import Verdict
 from hive.testing import wait_for_ending
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
@@ -185,10 +188,12 @@ def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime,
     a = make_runtime(AGENT=AGENT + "append")
     b = make_runtime(AGENT=AGENT + "append")
     for attempt, runtime in enumerate((a, b, a), start=1):
-        queue(runtime, 10)  # a new attempt replaces the ended row
+        queue(runtime, 10)  # a new attempt replaces the row its review sent back
         assert claimer_of(runtime).run_once().started == (10,)
         order = wait_for_ending(runtime.db, 10)
         assert order.attempt == attempt and order.outcome == "finished"
+        sendback = Verdict(VERDICT_SENDBACK, ReviewState.SENDBACK, "again")
+        assert reviews.write_verdict(runtime.db, 10, order.conversation_id, sendback).landed
         eventually(lambda rt=runtime: rt.host.running() == 0)  # the row ends before the bee
         assert not (runtime.settings.workdir / "queen-10").exists()  # the work is stored
     stored = bundles.get(a.db, 10)

@@ -77,6 +77,8 @@ SAMPLES = {
     "note": "n",
     "pause_seconds": 0,
     "from_states": [3, 4],
+    "replaceable": [2, 6, 9, 10, 11],
+    "in_flight": [0, 1],
     "started": True,
     "finished_at": None,
     "stalled_prefix": "reaped: no completion within ",
