@@ -26,7 +26,7 @@ from dulwich.protocol import ZERO_SHA
 from dulwich.refs import Ref, check_ref_format
 from dulwich.repo import Repo
 
-from hive.git.repo import GitError, origin_of
+from hive.git.repo import GitError, origin_of, redact
 from hive.git.safety import check_url
 
 # A refusal that left the branch at the old sha (another pusher held the ref's lock) is
@@ -100,12 +100,12 @@ def push(repo: Repo, url: str, branch: str, new_sha: str, old_sha: str | None) -
         except FileLocked:
             status = "the ref is locked by another update"
         except Exception as err:  # dulwich raises many kinds; the caller needs one line
-            raise PushError(f"cannot push {branch} to {where}: {_clean(str(err), url)}") from err
+            raise PushError(f"cannot push {branch} to {where}: {redact(str(err), url)}") from err
         current = seen[-1] if seen else _remote_sha(client, path, ref, where, url)
         if status is None and current == old:
             return Pushed(new_sha)
         if status is not None:
-            refusal = _clean(str(status), url)
+            refusal = redact(str(status), url)
             current = _remote_sha(client, path, ref, where, url)
         if current == new:
             return Pushed(new_sha)  # landed before, by this push's earlier try or twin
@@ -120,11 +120,6 @@ def _remote_sha(client: GitClient, path: bytes, ref: Ref, where: str, url: str) 
     try:
         refs = client.get_refs(path).refs
     except Exception as err:  # as in push
-        raise PushError(f"cannot read the branches of {where}: {_clean(str(err), url)}") from err
+        raise PushError(f"cannot read the branches of {where}: {redact(str(err), url)}") from err
     sha = refs.get(ref)
     return None if sha is None or sha == ZERO_SHA else sha
-
-
-def _clean(text: str, url: str) -> str:
-    """`text` without the URL as given (it may hold a password); the origin instead."""
-    return text.replace(url, origin_of(url)) if url else text

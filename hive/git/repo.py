@@ -12,15 +12,16 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
-from dulwich.client import get_transport_and_path
+from dulwich.client import LocalGitClient, get_transport_and_path
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
+from hive.git.local import link_clone
 from hive.git.safety import check_url
 
 REPO_DIRNAME = "repo.git"
@@ -67,7 +68,10 @@ def branch_ref(issue: int) -> Ref:
 
 def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
     """Open the clone under `workdir`, cloning `url` first when it is absent, and fetch
-    `base` from `url` so base is current. Raises GitError or UnsafeGitError."""
+    `base` from `url` so base is current. Raises GitError or UnsafeGitError.
+
+    A repository on this machine is cloned by linking its packs (`hive.git.local`);
+    anything else is fetched."""
     check_url(url)
     path = Path(workdir) / REPO_DIRNAME
     origin = origin_of(url)
@@ -83,13 +87,54 @@ def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
                 f"{path} is a clone of {recorded}, not {origin}: use another HIVE_WORKDIR"
             )
     else:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        repo = Repo.init_bare(str(path), mkdir=True)
-        config = repo.get_config()
-        config.set((b"remote", b"origin"), b"url", origin.encode())
-        config.write_to_path()
+        repo = _new_clone(url, path, origin)
     base_sha = refresh_base(repo, url, base)
     return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha)
+
+
+def _new_clone(url: str, path: Path, origin: str) -> Repo:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    repo = Repo.init_bare(str(path), mkdir=True)
+    config = repo.get_config()
+    config.set((b"remote", b"origin"), b"url", origin.encode())
+    config.write_to_path()
+    source = _local_git_dir(url)
+    if source is None:
+        return repo
+    repo.close()
+    try:
+        link_clone(source, path)
+    except OSError as err:
+        raise GitError(f"cannot link the objects of {origin}: {err}") from err
+    return Repo(str(path))
+
+
+def _local_git_dir(url: str) -> Path | None:
+    """The git directory of `url` when it names a repository on this machine."""
+    client, local = get_transport_and_path(url)
+    if not isinstance(client, LocalGitClient):
+        return None
+    try:
+        with Repo(local) as source:
+            return Path(source.commondir())
+    except (NotGitRepository, OSError):
+        return None
+
+
+def redact(text: str, url: str) -> str:
+    """`text` (an error, say) with `url` as given replaced by its origin, and the
+    password it carries, or the user when it carries none (a token may be the user),
+    replaced by `***` wherever else it appears."""
+    text = text.replace(url, origin_of(url)) if url else text
+    try:
+        parsed = urlsplit(url)
+        secret = parsed.password or parsed.username
+    except ValueError:
+        return text
+    if secret:
+        for form in {secret, unquote(secret)}:
+            text = text.replace(form, "***")
+    return text
 
 
 def origin_of(url: str) -> str:
@@ -131,10 +176,11 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
     try:
         result = client.fetch(remote_path, repo, determine_wants=want_base)
     except Exception as err:  # dulwich raises many kinds; the user needs one line
-        raise GitError(f"cannot fetch {base} from {url}: {err}") from err
+        where = origin_of(url)
+        raise GitError(f"cannot fetch {base} from {where}: {redact(str(err), url)}") from err
     sha = advertised[-1] if advertised else result.refs.get(wanted)
     if sha is None:
-        raise GitError(f"{url} has no branch {base!r} (HIVE_BASE_REF)")
+        raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
     repo.refs[Ref(f"refs/remotes/origin/{base}".encode())] = sha
     return sha.decode()
 

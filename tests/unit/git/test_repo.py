@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.git.repo import GitError, open_checkout, origin_of, resolve
+from hive.git.repo import GitError, open_checkout, origin_of, redact, resolve
 
 from .conftest import Git, head_of, write
 
@@ -58,3 +58,20 @@ def test_the_recorded_origin_carries_no_credential() -> None:
         origin_of("https://bee:s3cret@example.com:8443/r.git") == "https://example.com:8443/r.git"
     )
     assert origin_of("file:///srv/r/../r") == "/srv/r"
+
+
+def test_a_fetch_error_names_the_origin_without_the_password(tmp_path: Path) -> None:
+    url = "http://ada:s3cret@127.0.0.1:9/repo.git"
+    with pytest.raises(GitError) as caught:
+        open_checkout(url, tmp_path / "work", "main")
+    assert "s3cret" not in str(caught.value)
+    assert "cannot fetch main from http://127.0.0.1:9/repo.git" in str(caught.value)
+
+
+def test_redact_hides_the_password_in_every_form_and_a_token_user() -> None:
+    said = "GET https://ada:p%40ss@x.org/r failed for ada with p@ss, https://x.org/r"
+    assert redact(said, "https://ada:p%40ss@x.org/r") == (
+        "GET https://x.org/r failed for ada with ***, https://x.org/r"
+    )
+    assert redact("no ghp_token123 here", "https://ghp_token123@x.org/r") == "no *** here"
+    assert redact("plain", "/srv/repo") == "plain"
