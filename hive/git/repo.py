@@ -165,6 +165,14 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
     # the sha fetched is the one advertised: a local fetch reads the refs again after
     # copying the objects, and a push landing in between would name a missing commit
     advertised: list[ObjectID | None] = []
+    tracking = Ref(f"refs/remotes/origin/{base}".encode())
+    if isinstance(client, LocalGitClient):
+        # a repository on this machine: its branch is read, and when this clone already
+        # holds that commit (a linked clone, a base that did not move) nothing is fetched
+        tip = _local_tip(remote_path, wanted)
+        if tip is not None and tip in repo.object_store:
+            repo.refs[tracking] = tip
+            return tip.decode()
 
     def want_base(refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
         sha = refs.get(wanted)
@@ -181,8 +189,16 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
     sha = advertised[-1] if advertised else result.refs.get(wanted)
     if sha is None:
         raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
-    repo.refs[Ref(f"refs/remotes/origin/{base}".encode())] = sha
+    repo.refs[tracking] = sha
     return sha.decode()
+
+
+def _local_tip(path: str, ref: Ref) -> ObjectID | None:
+    try:
+        with Repo(path) as source:
+            return source.refs[ref]
+    except (KeyError, NotGitRepository, OSError):
+        return None
 
 
 def resolve(repo: Repo, name: str) -> str:
