@@ -2,19 +2,20 @@
 
 `dulwich.bundle.Bundle.store_objects` cannot resolve the deltas of a bundle that has
 prerequisites (its bases are outside the pack), for git's bundles and dulwich's alike.
-The bundle's pack is therefore added as what it is, a thin pack: the object store
-completes it with the bases it already holds, and the result passes `git fsck --strict`.
+The bundle's pack is therefore landed as what it is, a thin pack (`hive.git.packindex`):
+completed with the bases the checkout already holds, it passes `git fsck --strict`.
 """
 
 from __future__ import annotations
 
-import io
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
+from hive.git.packindex import PackError, land_pack
 from hive.git.repo import GitError, branch_ref
 
 _HEADERS = {b"# v2 git bundle\n": 2, b"# v3 git bundle\n": 3}
@@ -71,15 +72,25 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
     if previous == head and ObjectID(head) in store:
         return Imported(ref.decode()[11:], head.decode(), head.decode(), False)
     if int.from_bytes(parsed.pack[8:12], "big") > 0:
-        reader = io.BytesIO(parsed.pack)
-        try:
-            store.add_thin_pack(reader.read, None)
-        except Exception as err:  # dulwich raises several kinds for a damaged pack
-            raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
+        _land(checkout, parsed.pack)
     if not isinstance(_get(checkout, head), Commit):
         raise BadBundle(f"the bundle's head {head.decode()} is not a commit it carries")
     checkout.refs[ref] = ObjectID(head)
     return Imported(ref.decode()[11:], head.decode(), previous.decode() if previous else None, True)
+
+
+def _land(checkout: Repo, pack: bytes) -> None:
+    store = checkout.object_store
+    pack_dir = Path(store.pack_dir)
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=pack_dir, prefix="tmp_pack_")
+    with open(fd, "wb") as out:
+        out.write(pack)
+    try:
+        land_pack(Path(name), pack_dir, store.get_raw)
+    except PackError as err:
+        raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
+    store.packs  # noqa: B018 (reading it adds the new pack to the store)
 
 
 def _get(repo: Repo, sha: bytes) -> object:

@@ -8,7 +8,7 @@ of that one branch; the `queen-*` branches live in the clone itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +21,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
+from hive.git.fetching import fetch_branch
 from hive.git.local import link_clone
 from hive.git.safety import check_url
 
@@ -157,14 +158,14 @@ def _recorded_origin(repo: Repo) -> str | None:
         return None
 
 
-def refresh_base(repo: Repo, url: str, base: str) -> str:
-    """Fetch branch `base` of `url` into `refs/remotes/origin/<base>`; return its sha."""
+def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> str:
+    """Fetch branch `base` of `url` into `refs/remotes/origin/<base>`; return its sha.
+
+    `depth` (the first fetch of a clone over the network only) makes the clone shallow:
+    that many commits of base's history. Later fetches bring what is new since."""
     check_url(url)
     client, remote_path = get_transport_and_path(url)
     wanted = Ref(f"refs/heads/{base}".encode())
-    # the sha fetched is the one advertised: a local fetch reads the refs again after
-    # copying the objects, and a push landing in between would name a missing commit
-    advertised: list[ObjectID | None] = []
     tracking = Ref(f"refs/remotes/origin/{base}".encode())
     if isinstance(client, LocalGitClient):
         # a repository on this machine: its branch is read, and when this clone already
@@ -173,20 +174,16 @@ def refresh_base(repo: Repo, url: str, base: str) -> str:
         if tip is not None and tip in repo.object_store:
             repo.refs[tracking] = tip
             return tip.decode()
-
-    def want_base(refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
-        sha = refs.get(wanted)
-        advertised.append(sha)
-        if sha is None:
-            return []
-        return [] if sha in repo.object_store else [sha]
-
+        depth = None  # dulwich serving a path records no shallow boundary
+    elif tracking in repo.refs:
+        depth = None
     try:
-        result = client.fetch(remote_path, repo, determine_wants=want_base)
+        # the sha fetched is the one advertised: a local fetch reads the refs again after
+        # copying the objects, and a push landing in between would name a missing commit
+        sha = fetch_branch(repo, client, remote_path, wanted, depth=depth).sha
     except Exception as err:  # dulwich raises many kinds; the user needs one line
         where = origin_of(url)
         raise GitError(f"cannot fetch {base} from {where}: {redact(str(err), url)}") from err
-    sha = advertised[-1] if advertised else result.refs.get(wanted)
     if sha is None:
         raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
     repo.refs[tracking] = sha

@@ -1,0 +1,96 @@
+"""Fetch one branch into the clone, its pack written straight to disk and indexed by
+`hive.git.packindex` (dulwich's own landing holds the pack in memory and reads it three
+times).
+
+The clone's haves are every ref it holds (dulwich offers only `refs/heads`, and a
+runner's clone may have none: each refresh would then bring the whole history again).
+A fetch with `depth` makes or deepens a shallow clone, recorded in its `shallow` file as
+git records it.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from dulwich.client import GitClient
+from dulwich.object_store import ObjectStoreGraphWalker
+from dulwich.objects import ObjectID
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+
+from hive.git.packindex import Landed, land_pack
+
+_WRITE_BUFFER_BYTES = 1 << 20
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """The branch's sha as the remote advertised it (None: no such branch), and the pack
+    that landed (None: nothing was missing)."""
+
+    sha: ObjectID | None
+    landed: Landed | None
+
+
+def fetch_branch(
+    repo: Repo,
+    client: GitClient,
+    path: str,
+    ref: Ref,
+    *,
+    depth: int | None = None,
+    again: bool = False,
+) -> Fetched:
+    """Fetch `ref` of the repository at `path` (through `client`) into `repo`'s objects;
+    no ref of `repo` is moved. `depth` limits the history to that many commits from the
+    tip; `again` asks for the tip even when it is here (to deepen a shallow clone).
+    Raises what dulwich raises for the transport, PackError for a bad pack."""
+    advertised: list[ObjectID | None] = []
+    store = repo.object_store
+
+    def want(refs: Mapping[Ref, ObjectID], depth: int | None = None) -> list[ObjectID]:
+        sha = refs.get(ref)
+        advertised.append(sha)
+        if sha is None or (sha in store and not again):
+            return []
+        return [sha]
+
+    pack_dir = Path(store.pack_dir)
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=pack_dir, prefix="tmp_pack_")
+    received = Path(name)
+    try:
+        with open(fd, "wb", buffering=_WRITE_BUFFER_BYTES) as sink:
+            result = client.fetch_pack(
+                path,
+                want,
+                _walker(repo),
+                sink.write,
+                depth=depth,
+            )
+        if result.object_format not in (None, "sha1"):
+            raise ValueError(f"the remote's objects are {result.object_format}; sha1 only")
+        landed = None
+        if received.stat().st_size:
+            landed = land_pack(received, pack_dir, store.get_raw)
+            store.packs  # noqa: B018 (reading it adds the new pack to the store)
+        if result.new_shallow or result.new_unshallow:
+            repo.update_shallow(result.new_shallow, result.new_unshallow)
+    finally:
+        received.unlink(missing_ok=True)
+    sha = advertised[-1] if advertised else result.refs.get(ref)
+    return Fetched(sha, landed)
+
+
+def _walker(repo: Repo) -> ObjectStoreGraphWalker:
+    """The graph walker offering every commit a ref of `repo` names."""
+    heads = sorted({sha for sha in repo.refs.as_dict().values() if sha in repo.object_store})
+    return repo.get_graph_walker(heads=heads)
+
+
+def is_shallow(repo: Repo) -> bool:
+    return os.path.exists(os.path.join(repo.commondir(), "shallow"))
