@@ -46,7 +46,9 @@ def run(args: argparse.Namespace) -> int:
     applied = migrate.apply(url)
     if applied:
         log.info("migrated the schema to %04d", applied[-1])
-    checkout = open_checkout(settings.repo_url, settings.workdir, settings.base_ref)
+    checkout = open_checkout(
+        settings.repo_url, settings.workdir, settings.base_ref, settings.clone_depth
+    )
     hold_turn_groups(settings.workdir)
     hive = tree.build(settings, url, checkout)
     log.info(

@@ -67,12 +67,13 @@ def branch_ref(issue: int) -> Ref:
     return Ref(f"refs/heads/queen-{issue}".encode())
 
 
-def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
+def open_checkout(url: str, workdir: Path, base: str = "main", depth: int = 0) -> Checkout:
     """Open the clone under `workdir`, cloning `url` first when it is absent, and fetch
     `base` from `url` so base is current. Raises GitError or UnsafeGitError.
 
     A repository on this machine is cloned by linking its packs (`hive.git.local`);
-    anything else is fetched."""
+    anything else is fetched, only the last `depth` commits of base when `depth` is
+    above 0 (`HIVE_CLONE_DEPTH`: a shallow clone, enough for a runner)."""
     check_url(url)
     path = Path(workdir) / REPO_DIRNAME
     origin = origin_of(url)
@@ -89,7 +90,7 @@ def open_checkout(url: str, workdir: Path, base: str = "main") -> Checkout:
             )
     else:
         repo = _new_clone(url, path, origin)
-    base_sha = refresh_base(repo, url, base)
+    base_sha = refresh_base(repo, url, base, depth or None)
     return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha)
 
 
