@@ -8,14 +8,13 @@ completed with the bases the checkout already holds, it passes `git fsck --stric
 
 from __future__ import annotations
 
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
-from hive.git.packindex import PackError, land_pack
+from hive.git.packindex import PackError, land_bytes
 from hive.git.repo import GitError, branch_ref
 
 _HEADERS = {b"# v2 git bundle\n": 2, b"# v3 git bundle\n": 3}
@@ -72,25 +71,14 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
     if previous == head and ObjectID(head) in store:
         return Imported(ref.decode()[11:], head.decode(), head.decode(), False)
     if int.from_bytes(parsed.pack[8:12], "big") > 0:
-        _land(checkout, parsed.pack)
+        try:
+            land_bytes(checkout.object_store, parsed.pack)
+        except PackError as err:
+            raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
     if not isinstance(_get(checkout, head), Commit):
         raise BadBundle(f"the bundle's head {head.decode()} is not a commit it carries")
     checkout.refs[ref] = ObjectID(head)
     return Imported(ref.decode()[11:], head.decode(), previous.decode() if previous else None, True)
-
-
-def _land(checkout: Repo, pack: bytes) -> None:
-    store = checkout.object_store
-    pack_dir = Path(store.pack_dir)
-    pack_dir.mkdir(parents=True, exist_ok=True)
-    fd, name = tempfile.mkstemp(dir=pack_dir, prefix="tmp_pack_")
-    with open(fd, "wb") as out:
-        out.write(pack)
-    try:
-        land_pack(Path(name), pack_dir, store.get_raw)
-    except PackError as err:
-        raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
-    store.packs  # noqa: B018 (reading it adds the new pack to the store)
 
 
 def _get(repo: Repo, sha: bytes) -> object:

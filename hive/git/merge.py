@@ -29,6 +29,7 @@ from dulwich.graph import find_merge_base
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.repo import Repo
 
+from hive.git.packindex import store_objects
 from hive.git.repo import GitError
 from hive.git.textmerge import is_text, merge_text
 
@@ -102,7 +103,7 @@ def merge(
     text = message if message.endswith("\n") else message + "\n"
     commit.message = text.encode("utf-8")
     merger.written.append(commit)
-    repo.object_store.add_objects([(obj, None) for obj in merger.written])  # one pack
+    store_objects(repo.object_store, merger.written)
     return Merged(commit.id.decode("ascii"), fast_forward=False)
 
 

@@ -23,16 +23,19 @@ import bisect
 import hashlib
 import os
 import struct
-import sys
+import tempfile
 import zlib
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from dulwich.objects import RawObjectID
+from dulwich.object_store import DiskObjectStore
+from dulwich.objects import RawObjectID, ShaFile
 from dulwich.pack import apply_delta
+
+from hive.git.packfiles import entry_header, pack_of, write_index
 
 BASES_HELD_BYTES = 16 << 20
 _OFS_DELTA = 6
@@ -42,8 +45,6 @@ _SHA_BYTES = 20
 _HEADER_BYTES = 12
 _LONGEST_HEAD = 32  # type and size (10 bytes for any size) and an offset or id
 _READ_BYTES = 1 << 20
-_IDX_MAGIC = b"\377tOc"
-_LARGE_OFFSET = 1 << 31
 _NO_CHILD = -1
 
 # (type number, raw bytes) of an object outside the pack by its binary id, or KeyError
@@ -87,11 +88,31 @@ def land_pack(received: Path, pack_dir: Path, get_external: GetExternal) -> Land
         os.chmod(received, 0o444)
         os.replace(received, pack)
         partial = pack_dir / f"tmp_idx_{name}"
-        _write_index(partial, indexer, checksum)
+        write_index(partial, indexer.count, indexer.sha, indexer.offsets, indexer.crcs, checksum)
         os.replace(partial, index)
         return Landed(pack, indexer.count, appended)
     finally:
         received.unlink(missing_ok=True)
+
+
+def land_bytes(store: DiskObjectStore, pack: bytes) -> Landed:
+    """Land the pack `pack` (thin or not) in `store`, which reads it at once."""
+    pack_dir = Path(store.pack_dir)
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=pack_dir, prefix="tmp_pack_")
+    with open(fd, "wb") as out:
+        out.write(pack)
+    landed = land_pack(Path(name), pack_dir, store.get_raw)
+    store.packs  # noqa: B018 (reading it adds the new pack to the store)
+    return landed
+
+
+def store_objects(store: DiskObjectStore, objects: Sequence[ShaFile]) -> None:
+    """Add `objects` to `store` as one small pack of whole objects. dulwich's own
+    `add_objects` works out the name of every pack already in the store first (reading
+    every id of a large one: a tenth of a second on a real history, each time)."""
+    if objects:
+        land_bytes(store, pack_of(objects))
 
 
 class _Indexer:
@@ -343,7 +364,7 @@ def _complete(handle: BinaryIO, indexer: _Indexer, get_external: GetExternal) ->
     at = indexer.end
     for sha in indexer.external:
         kind, data = get_external(RawObjectID(sha))
-        entry = _header_bytes(kind, len(data)) + zlib.compress(data)
+        entry = entry_header(kind, len(data)) + zlib.compress(data)
         handle.write(entry)
         indexer.offsets.append(at)
         indexer.crcs.append(zlib.crc32(entry))
@@ -362,60 +383,6 @@ def _complete(handle: BinaryIO, indexer: _Indexer, get_external: GetExternal) ->
     return len(indexer.external)
 
 
-def _header_bytes(kind: int, size: int) -> bytes:
-    out = bytearray()
-    byte = (kind << 4) | (size & 0x0F)
-    size >>= 4
-    while size:
-        out.append(byte | 0x80)
-        byte = size & 0x7F
-        size >>= 7
-    out.append(byte)
-    return bytes(out)
-
-
 def _checksum(handle: BinaryIO) -> bytes:
     handle.seek(-_SHA_BYTES, os.SEEK_END)
     return handle.read(_SHA_BYTES)
-
-
-def _write_index(path: Path, indexer: _Indexer, checksum: bytes) -> None:
-    """A version 2 index: fan-out, ids in order, checksums, offsets (large ones apart)."""
-    order = sorted(range(indexer.count), key=indexer.sha)
-    fanout = array("I", [0]) * 256
-    shas = bytearray()
-    crcs = array("I")
-    offsets = array("I")
-    large = array("Q")
-    for i in order:
-        sha = indexer.sha(i)
-        fanout[sha[0]] += 1
-        shas += sha
-        crcs.append(indexer.crcs[i])
-        offset = indexer.offsets[i]
-        if offset < _LARGE_OFFSET:
-            offsets.append(offset)
-        else:
-            offsets.append(_LARGE_OFFSET | len(large))
-            large.append(offset)
-    total = 0
-    for byte in range(256):
-        total += fanout[byte]
-        fanout[byte] = total
-    if sys.byteorder == "little":
-        for table in (fanout, crcs, offsets, large):
-            table.byteswap()
-    digest = hashlib.sha1()
-    with open(path, "wb") as out:
-        for part in (
-            _IDX_MAGIC + struct.pack(">L", 2),
-            fanout.tobytes(),
-            bytes(shas),
-            crcs.tobytes(),
-            offsets.tobytes(),
-            large.tobytes(),
-            checksum,
-        ):
-            digest.update(part)
-            out.write(part)
-        out.write(digest.digest())

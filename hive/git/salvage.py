@@ -20,6 +20,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.git.index import IndexFile, read_index
+from hive.git.packindex import store_objects
 from hive.git.repo import GitError
 from hive.git.safety import disk_problem, in_boundary, plain_path
 from hive.git.status import LINK_MODE, Change, Entry, changes, flatten, head_tree, read_blob
@@ -112,7 +113,7 @@ def _salvage(
     new_tree = _apply(repo, tree_id, final, new)
     commit = _commit(branch, head_sha, new_tree.id, reason, len(committed), identity, now)
     new.append(commit)
-    repo.object_store.add_objects([(obj, None) for obj in new])
+    store_objects(repo.object_store, new)
     name = branch.decode().removeprefix("refs/heads/")
     if not repo.refs.set_if_equals(Ref(branch), ObjectID(head_sha), commit.id):
         raise GitError(f"{name} moved during salvage; the commit {commit.id.decode()} is unused")
