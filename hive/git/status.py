@@ -25,6 +25,7 @@ FILE_MODE = 0o100644
 EXEC_MODE = 0o100755
 LINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
+_OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 Entry = tuple[int, bytes]  # (mode, hex sha)
 
@@ -96,26 +97,48 @@ def _stat_matches(entry: Cached, st: os.stat_result, index_mtime_ns: int) -> boo
     )
 
 
-def _walk(root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager) -> Iterator[str]:
-    """Repository paths of files and symlinks on disk, skipping `.git`, nested
-    repositories and ignored directories nobody tracks."""
-    todo = [""]
-    while todo:
-        rel = todo.pop()
-        with os.scandir(os.path.join(root, rel) if rel else root) as it:
-            for item in it:
-                path = rel + item.name
-                if item.name == ".git":
-                    continue
-                if item.is_dir(follow_symlinks=False):
-                    if path not in tracked_dirs:
-                        if os.path.lexists(os.path.join(item.path, ".git")):
-                            continue
-                        if ignored.is_ignored(path + "/"):
-                            continue
-                    todo.append(path + "/")
-                else:
-                    yield path
+def _walk(
+    root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager
+) -> Iterator[tuple[str, os.stat_result]]:
+    """Repository paths of files and symlinks on disk, with their lstat, skipping `.git`,
+    nested repositories and ignored directories nobody tracks. Each directory is read
+    through an open descriptor (one per level of depth), and each entry is stat'ed
+    relative to it: a long absolute path resolved per file costs more than the stat."""
+    dir_fd = os.open(root, _OPEN_DIR)
+    try:
+        yield from _walk_at(dir_fd, "", tracked_dirs, ignored)
+    finally:
+        os.close(dir_fd)
+
+
+def _walk_at(
+    dir_fd: int, rel: str, tracked_dirs: set[str], ignored: IgnoreFilterManager
+) -> Iterator[tuple[str, os.stat_result]]:
+    with os.scandir(dir_fd) as it:
+        entries = list(it)
+    for item in entries:
+        path = rel + item.name
+        if item.name == ".git":
+            continue
+        if not item.is_dir(follow_symlinks=False):
+            yield path, item.stat(follow_symlinks=False)
+            continue
+        untracked = path not in tracked_dirs
+        if untracked and (_lexists(item.name + "/.git", dir_fd) or ignored.is_ignored(path + "/")):
+            continue
+        inner = os.open(item.name, _OPEN_DIR, dir_fd=dir_fd)
+        try:
+            yield from _walk_at(inner, path + "/", tracked_dirs, ignored)
+        finally:
+            os.close(inner)
+
+
+def _lexists(name: str, dir_fd: int) -> bool:
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def changes(
@@ -138,7 +161,7 @@ def changes(
     root_text = str(root)
     found: list[Change] = []
     on_disk = set()
-    for path in _walk(root_text, tracked_dirs, ignored):
+    for path, st in _walk(root_text, tracked_dirs, ignored):
         on_disk.add(path)
         old = head.get(path)
         if old is None and ignored.is_ignored(path):
@@ -146,7 +169,6 @@ def changes(
         if old is not None and old[0] == GITLINK_MODE:
             continue
         full = os.path.join(root_text, path)
-        st = os.lstat(full)
         entry = index.cached(path.encode("utf-8", "surrogateescape"))
         if entry is not None and _stat_matches(entry, st, index.mtime_ns):
             new: Entry = (mode_of(st), entry.sha)

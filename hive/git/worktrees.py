@@ -10,19 +10,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import stat
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from dulwich.index import validate_path_element_default
-from dulwich.objects import ObjectID, Tree
+from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.checkout import write_tree
 from hive.git.index import IndexFile
 from hive.git.repo import GitError, branch_ref, resolve
-from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, changes
+from hive.git.status import changes
 
 WORKTREES_DIRNAME = "worktrees"
 
@@ -123,43 +122,10 @@ def _register(repo: Repo, admin: Path, path: Path, ref: Ref) -> None:
 
 def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> None:
     """Write every file of the commit under `root` (empty) and the matching index."""
-    store = repo.object_store
-    commit = store[ObjectID(commit_sha)]
+    commit = repo.object_store[ObjectID(commit_sha)]
+    assert isinstance(commit, Commit)
     index = IndexFile(index_file)
-    root_text = str(root)
-    # `root` starts empty and every name is created exclusively (mkdir, O_EXCL,
-    # O_NOFOLLOW), so nothing is ever written through a symlink this checkout made
-    todo: list[tuple[str, bytes]] = [("", commit.tree)]  # type: ignore[attr-defined]
-    while todo:
-        prefix, tree_sha = todo.pop()
-        tree = store[ObjectID(tree_sha)]
-        assert isinstance(tree, Tree)
-        for name, mode, sha in tree.iteritems():
-            if not validate_path_element_default(name):
-                raise GitError(f"refusing to check out the path element {name!r}")
-            rel = prefix + os.fsdecode(name)
-            full = os.path.join(root_text, rel)
-            if stat.S_ISDIR(mode):
-                os.mkdir(full)
-                todo.append((rel + "/", sha))
-                continue
-            if mode == GITLINK_MODE:
-                os.mkdir(full)
-                st = os.lstat(full)
-            elif mode == LINK_MODE:
-                _type, target = store.get_raw(ObjectID(sha))
-                os.symlink(target, full)
-                st = os.lstat(full)
-            else:
-                _type, data = store.get_raw(ObjectID(sha))
-                perm = 0o777 if mode == EXEC_MODE else 0o666
-                fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm)
-                try:
-                    os.write(fd, data)
-                    st = os.fstat(fd)
-                finally:
-                    os.close(fd)
-            index.set(rel.encode("utf-8", "surrogateescape"), st, sha, mode)
+    write_tree(repo.object_store, commit.tree, root, index)
     index.write()
 
 

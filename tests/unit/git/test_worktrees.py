@@ -4,11 +4,14 @@ import os
 from pathlib import Path
 
 import pytest
+from dulwich.objects import ObjectID
+from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.git.repo import GitError
 from hive.git.worktrees import cut_worktree, list_worktrees, prune_worktrees, remove_worktree
 
+from .building import EXEC, FILE, LINK, child
 from .conftest import Git, head_of, write
 
 
@@ -139,3 +142,37 @@ def test_cut_refuses_a_branch_checked_out_elsewhere(clone: Repo, tmp_path: Path)
     with pytest.raises(GitError, match=f"queen-14 is checked out at {first.path}"):
         cut_worktree(clone, 14, "main", tmp_path / "other")
     assert (first.path / "README.md").exists()
+
+
+def test_cut_writes_every_kind_of_entry_of_a_wide_tree_as_git_reads_it(
+    clone: Repo, tmp_path: Path, git: Git
+) -> None:
+    base = clone.refs[Ref(b"refs/remotes/origin/main")].decode()
+    files: dict[str, str | tuple[int, bytes] | None] = {
+        f"wide/d{n % 7}/f{n}.txt": f"file {n}\n" * (n % 50) for n in range(400)
+    }
+    files["big.bin"] = (FILE, bytes(range(256)) * (40 << 10))  # over the writer's queue
+    files["run.sh"] = (EXEC, b"#!/bin/sh\necho hi\n")
+    files["link"] = (LINK, b"wide/d0/f0.txt")
+    clone.refs[Ref(b"refs/heads/queen-9")] = ObjectID(child(clone, base, files).encode())
+
+    cut = cut_worktree(clone, 9, "main", tmp_path / "work")
+
+    assert git("status", "--porcelain", cwd=cut.path) == ""
+    assert (cut.path / "big.bin").stat().st_size == 10 << 20
+    assert os.access(cut.path / "run.sh", os.X_OK) and os.readlink(cut.path / "link")
+    assert (cut.path / "wide" / "d0" / "f399.txt").read_text() == "file 399\n" * 49
+
+
+def test_a_name_the_filesystem_refuses_fails_the_cut_and_leaves_nothing(
+    clone: Repo, tmp_path: Path
+) -> None:
+    base = clone.refs[Ref(b"refs/remotes/origin/main")].decode()
+    head = child(clone, base, {"a/" + "n" * 300: "too long a name\n"})
+    clone.refs[Ref(b"refs/heads/queen-9")] = ObjectID(head.encode())
+
+    with pytest.raises(OSError, match="File name too long"):
+        cut_worktree(clone, 9, "main", tmp_path / "work")
+
+    assert not (tmp_path / "work" / "queen-9").exists()
+    assert list_worktrees(clone) == []
