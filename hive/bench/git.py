@@ -25,10 +25,12 @@ from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.bench import gitrepo
 from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
 from hive.git.merge import Merged, merge
+from hive.git.native import missing_extensions
 from hive.git.repo import open_checkout
 from hive.git.safety import git_environment
 from hive.git.salvage import salvage
@@ -47,12 +49,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", type=int, default=2000, help="files in the repository")
     parser.add_argument("--commits", type=int, default=200, help="commits on base")
     parser.add_argument("--runs", type=int, default=5, help="runs per step (median)")
+    gitrepo.add_arguments(parser)
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    """The generated repository's steps, or with `--repo` those of a real one."""
     git = git_binary()
+    # a dulwich without its compiled extensions is several times slower: said first
+    result: dict[str, Any] = {"dulwich_not_compiled": ", ".join(missing_extensions()) or "none"}
     with tempfile.TemporaryDirectory(prefix="hive-bench-git-") as tmp:
-        return _Bench(Path(tmp), git, args.files, args.commits, args.runs).run()
+        if args.repo:
+            return result | gitrepo.run(args, git, git_runner(git), Path(tmp))
+        return result | _Bench(Path(tmp), git, args.files, args.commits, args.runs).run()
 
 
 def git_binary() -> str:

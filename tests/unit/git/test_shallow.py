@@ -6,14 +6,12 @@ judges (fsck, log, bundle verify, fetch)."""
 
 from __future__ import annotations
 
-import socketserver
-import subprocess
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from hive.bench.gitdaemon import GitDaemon
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
 from hive.git.repo import open_checkout, refresh_base
@@ -23,46 +21,13 @@ from hive.git.worktrees import cut_worktree
 from .conftest import GIT, Git, git_env, head_of, write
 
 
-class _GitDaemon(socketserver.ThreadingTCPServer):
-    """Each connection handed to `git daemon --inetd` serving `root`."""
-
-    daemon_threads = True
-
-    def __init__(self, root: Path, home: Path) -> None:
-        self.root, self.home = root, home
-        super().__init__(("127.0.0.1", 0), _Connection)
-
-
-class _Connection(socketserver.BaseRequestHandler):
-    server: _GitDaemon
-
-    def handle(self) -> None:
-        root = str(self.server.root)
-        subprocess.run(
-            [GIT, "daemon", "--inetd", "--export-all", f"--base-path={root}", root],
-            stdin=self.request.fileno(),
-            stdout=self.request.fileno(),
-            stderr=subprocess.DEVNULL,
-            env=git_env(self.server.home),
-            timeout=60,
-            check=False,
-        )
-
-
 @pytest.fixture
 def served(tmp_path: Path, upstream: Path) -> Iterator[str]:
     """`upstream` served over git:// by the git binary on a free local port."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
-    server = _GitDaemon(upstream.parent, home)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"git://127.0.0.1:{server.server_address[1]}/{upstream.name}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with GitDaemon(upstream.parent, GIT, git_env(home)) as daemon:
+        yield daemon.url(upstream.name)
 
 
 def commits(git: Git, repo: Path, rev: str) -> list[str]:
