@@ -22,7 +22,7 @@ from dulwich.repo import Repo
 
 from hive.errors import HiveError
 from hive.git.fetching import fetch_branch
-from hive.git.local import link_clone
+from hive.git.local import link_clone, read_branch
 from hive.git.safety import check_url
 
 REPO_DIRNAME = "repo.git"
@@ -194,7 +194,8 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
 def _local_tip(path: str, ref: Ref) -> ObjectID | None:
     try:
         with Repo(path) as source:
-            return source.refs[ref]
+            sha = read_branch(Path(source.commondir()), ref)
+            return ObjectID(sha) if sha is not None else source.refs[ref]
     except (KeyError, NotGitRepository, OSError):
         return None
 

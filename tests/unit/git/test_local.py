@@ -118,3 +118,29 @@ def test_a_shallow_source_gives_a_clone_as_shallow(
     assert checkout.base_sha == head_of(git, upstream, "main")
     assert (clone / "shallow").read_text() == (shallow / ".git" / "shallow").read_text()
     assert git("rev-list", "--count", "origin/main", cwd=clone).strip() == "1"
+
+
+def test_a_branch_is_read_from_packed_refs_and_a_loose_ref_wins(upstream: Path, git: Git) -> None:
+    git_dir = upstream / ".git"
+    first = head_of(git, upstream, "main~1")
+    for name in ("xmain", "main2", "feature/main"):
+        git("branch", name, first, cwd=upstream)
+    git("pack-refs", "--all", cwd=upstream)
+    assert not (git_dir / "refs" / "heads" / "main").exists()
+
+    assert local.read_branch(git_dir, b"refs/heads/main") == head_of(git, upstream, "main").encode()
+    assert local.read_branch(git_dir, b"refs/heads/nope") is None
+
+    git("update-ref", "refs/heads/main", first, cwd=upstream)  # loose now, packed stale
+    assert local.read_branch(git_dir, b"refs/heads/main") == first.encode()
+
+
+def test_a_symbolic_branch_is_left_to_dulwich_and_still_followed(
+    tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    git("symbolic-ref", "refs/heads/trunk", "refs/heads/main", cwd=upstream)
+    assert local.read_branch(upstream / ".git", b"refs/heads/trunk") is None
+
+    checkout = open_checkout(str(upstream), tmp_path / "work", "trunk")
+
+    assert checkout.base_sha == head_of(git, upstream, "main")
