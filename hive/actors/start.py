@@ -20,8 +20,8 @@ from dulwich.objects import ObjectID
 from hive.agents import Ending, Turn, TurnContext, start_turn
 from hive.agents.launch import Launch
 from hive.agents.transcript import OnLine
-from hive.git.importing import import_bundle
-from hive.git.repo import Checkout, branch_ref, refresh_base
+from hive.git.importing import UnknownPrerequisite, import_bundle
+from hive.git.repo import Checkout, branch_ref, deepen_base, refresh_base
 from hive.git.worktrees import Cut, cut_worktree, worktree_path
 from hive.settings import Settings
 
@@ -75,7 +75,7 @@ def cut_and_start(
     turn as soon as it exists, before the ledger (so a kill can reach it)."""
     with checkout.lock:
         base = _cut_base(checkout, plan)
-        _continue_from_bundle(checkout, plan.issue, earlier_bundle)
+        _continue_from_bundle(checkout, plan.issue, earlier_bundle, plan.repo_url)
         cut = cut_worktree(checkout.repo, plan.issue, base, checkout.workdir)
     ctx = TurnContext(
         issue=plan.issue,
@@ -115,11 +115,16 @@ def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
     sha = ObjectID(plan.base_sha.encode())
     if sha not in checkout.repo.object_store and plan.repo_url is not None:
         refresh_base(checkout.repo, plan.repo_url, plan.base)
+        # a shallow clone (HIVE_CLONE_DEPTH) may not reach back to an older base
+        deepen_base(checkout.repo, plan.repo_url, plan.base, [plan.base_sha])
     return plan.base_sha if sha in checkout.repo.object_store else plan.base
 
 
 def _continue_from_bundle(
-    checkout: Checkout, issue: int, earlier_bundle: Callable[[], bytes | None] | None
+    checkout: Checkout,
+    issue: int,
+    earlier_bundle: Callable[[], bytes | None] | None,
+    repo_url: str | None = None,
 ) -> None:
     """The branch as the last ended attempt stored it is the truth: another runner may
     have run a later attempt than the one this clone remembers. So the stored bundle is
@@ -131,7 +136,15 @@ def _continue_from_bundle(
     if data is None:
         return
     try:
-        import_bundle(checkout.repo, issue, data)
+        try:
+            import_bundle(checkout.repo, issue, data)
+        except UnknownPrerequisite as lacking:
+            # a shallow clone may lack the older base the bundle was cut from
+            if repo_url is None or not deepen_base(
+                checkout.repo, repo_url, checkout.base, lacking.shas
+            ):
+                raise
+            import_bundle(checkout.repo, issue, data)
     except Exception as err:  # a bad or unusable bundle: the branch as it is here
         had = "the branch here" if branch_ref(issue) in checkout.repo.refs else "base"
         log.warning(

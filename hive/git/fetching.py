@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,9 @@ from dulwich.repo import Repo
 from hive.git.packindex import Landed, land_pack
 
 _WRITE_BUFFER_BYTES = 1 << 20
+INFINITE_DEPTH = 0x7FFFFFFF  # git's depth for all of it: the clone is shallow no more
+# a shallow clone missing an older commit of base deepens by these, all of it last
+DEEPEN_STEPS = (64, 1024, INFINITE_DEPTH)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,18 @@ def fetch_branch(
         received.unlink(missing_ok=True)
     sha = advertised[-1] if advertised else result.refs.get(ref)
     return Fetched(sha, landed)
+
+
+def deepen(repo: Repo, client: GitClient, path: str, ref: Ref, wanted: Sequence[bytes]) -> bool:
+    """Deepen the shallow clone's history of `ref` by DEEPEN_STEPS until it holds every
+    commit in `wanted` (an older base a bundle is built on, say); whether it does. Raises
+    what `fetch_branch` raises."""
+    store = repo.object_store
+    for depth in DEEPEN_STEPS:
+        if all(ObjectID(sha) in store for sha in wanted):
+            return True
+        fetch_branch(repo, client, path, ref, depth=depth, again=True)
+    return all(ObjectID(sha) in store for sha in wanted)
 
 
 def _walker(repo: Repo) -> ObjectStoreGraphWalker:

@@ -26,7 +26,12 @@ class BadBundle(GitError):
 
 
 class UnknownPrerequisite(GitError):
-    """The checkout lacks a commit the bundle is built on (usually its base)."""
+    """The checkout lacks a commit the bundle is built on (usually its base); `shas`
+    names each one it lacks."""
+
+    def __init__(self, message: str, shas: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.shas = shas
 
 
 @dataclass(frozen=True)
@@ -62,7 +67,8 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
     if missing:
         shas = ", ".join(sha.decode() for sha in missing)
         raise UnknownPrerequisite(
-            f"{checkout.path} lacks the bundle's prerequisite commit {shas}: fetch base first"
+            f"{checkout.path} lacks the bundle's prerequisite commit {shas}: fetch base first",
+            tuple(sha.decode() for sha in missing),
         )
     try:
         previous: bytes | None = checkout.refs[ref]

@@ -8,7 +8,7 @@ of that one branch; the `queen-*` branches live in the clone itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +21,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
-from hive.git.fetching import fetch_branch
+from hive.git.fetching import deepen, fetch_branch, is_shallow
 from hive.git.local import link_clone, read_branch
 from hive.git.safety import check_url
 
@@ -189,6 +189,26 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
         raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
     repo.refs[tracking] = sha
     return sha.decode()
+
+
+def deepen_base(repo: Repo, url: str, base: str, wanted: Sequence[str]) -> bool:
+    """Whether the clone holds every commit in `wanted` once its history of `base` is
+    deepened from `url` as far as needed, for a shallow clone (`HIVE_CLONE_DEPTH`) that
+    lacks an older commit of base: the one a branch or an earlier bundle was cut from.
+    A clone that is not shallow is not fetched from. Raises GitError."""
+    store = repo.object_store
+    if all(ObjectID(sha.encode()) in store for sha in wanted):
+        return True
+    if not is_shallow(repo):
+        return False
+    check_url(url)
+    client, remote_path = get_transport_and_path(url)
+    shas = [sha.encode() for sha in wanted]
+    try:
+        return deepen(repo, client, remote_path, Ref(f"refs/heads/{base}".encode()), shas)
+    except Exception as err:  # as in refresh_base
+        where = origin_of(url)
+        raise GitError(f"cannot deepen {base} from {where}: {redact(str(err), url)}") from err
 
 
 def _local_tip(path: str, ref: Ref) -> ObjectID | None:

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from dulwich.refs import Ref
 
+from hive.actors.start import _continue_from_bundle
 from hive.bench.gitdaemon import GitDaemon
 from hive.git.bundles import bundle
-from hive.git.importing import import_bundle
-from hive.git.repo import open_checkout, refresh_base
+from hive.git.importing import UnknownPrerequisite, import_bundle
+from hive.git.repo import deepen_base, open_checkout, refresh_base
 from hive.git.salvage import salvage
 from hive.git.worktrees import cut_worktree
 
@@ -99,4 +101,69 @@ def test_a_branch_round_trips_between_shallow_runners_and_the_queen(
     git("fsck", "--strict", "--no-dangling", cwd=queen)
     for checkout in (first, second):
         git("fsck", "--strict", "--no-dangling", cwd=Path(checkout.repo.path))
+        checkout.repo.close()
+
+
+def test_a_shallow_runner_deepens_for_a_bundle_built_on_an_older_base(
+    tmp_path: Path, upstream: Path, served: str, git: Git
+) -> None:
+    first = open_checkout(served, tmp_path / "one", "main", depth=1)
+    cut = cut_worktree(first.repo, 7, "main", tmp_path / "one")
+    write(cut.path, {"src/app.py": "print('on the old base')\n"})
+    salvage(cut.path, ["src"], "handed back")
+    earlier = bundle(first.repo, 7, "main", 10**8)
+    assert earlier is not None
+    for n in (4, 5):
+        write(upstream, {f"later{n}.txt": f"{n}\n"})
+        git("add", ".", cwd=upstream)
+        git("commit", "-qm", f"base moves {n}", cwd=upstream)
+    second = open_checkout(served, tmp_path / "two", "main", depth=1)
+    with pytest.raises(UnknownPrerequisite) as lacking:
+        import_bundle(second.repo, 7, earlier.data)
+
+    assert deepen_base(second.repo, served, "main", lacking.value.shas)
+
+    import_bundle(second.repo, 7, earlier.data)
+    clone = Path(second.repo.path)
+    git("fsck", "--strict", "--no-dangling", cwd=clone)
+    assert commits(git, clone, "origin/main..queen-7") == [
+        "salvage (handed back): 1 file left uncommitted on queen-7"
+    ]
+    for checkout in (first, second):
+        checkout.repo.close()
+
+
+def test_deepening_for_a_commit_base_never_had_ends_with_all_of_base(
+    tmp_path: Path, upstream: Path, served: str, git: Git
+) -> None:
+    checkout = open_checkout(served, tmp_path / "work", "main", depth=1)
+    clone = Path(checkout.repo.path)
+
+    assert not deepen_base(checkout.repo, served, "main", ["1" * 40])
+
+    assert not (clone / "shallow").exists()
+    assert commits(git, clone, "origin/main") == ["third", "second", "first"]
+    git("fsck", "--strict", "--no-dangling", cwd=clone)
+    checkout.repo.close()
+
+
+def test_a_start_on_a_shallow_clone_continues_a_bundle_cut_from_an_older_base(
+    tmp_path: Path, upstream: Path, served: str, git: Git
+) -> None:
+    first = open_checkout(served, tmp_path / "one", "main", depth=1)
+    cut = cut_worktree(first.repo, 8, "main", tmp_path / "one")
+    write(cut.path, {"src/app.py": "print('earlier attempt')\n"})
+    salvage(cut.path, ["src"], "handed back")
+    earlier = bundle(first.repo, 8, "main", 10**8)
+    assert earlier is not None
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "base moves", cwd=upstream)
+    second = open_checkout(served, tmp_path / "two", "main", depth=1)
+
+    _continue_from_bundle(second, 8, lambda: earlier.data, served)
+
+    assert second.repo.refs[Ref(b"refs/heads/queen-8")].decode() == earlier.head_sha
+    git("fsck", "--strict", "--no-dangling", cwd=Path(second.repo.path))
+    for checkout in (first, second):
         checkout.repo.close()
