@@ -59,7 +59,7 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     result: dict[str, Any] = {"dulwich_not_compiled": ", ".join(missing_extensions()) or "none"}
     with tempfile.TemporaryDirectory(prefix="hive-bench-git-") as tmp:
         if args.repo:
-            return result | gitrepo.run(args, git, git_runner(git), Path(tmp))
+            return result | gitrepo.run(args, settings, git, git_runner(git), Path(tmp))
         return result | _Bench(Path(tmp), git, args.files, args.commits, args.runs).run()
 
 

@@ -25,6 +25,7 @@ from dulwich.objects import Commit
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.bench.gitboot import runner_boot
 from hive.bench.gitclone import Measured, measured
 from hive.bench.gitdaemon import GitDaemon
 from hive.git.bundles import bundle
@@ -33,6 +34,7 @@ from hive.git.repo import REPO_DIRNAME, open_checkout
 from hive.git.salvage import salvage
 from hive.git.status import FILE_MODE, flatten
 from hive.git.worktrees import cut_worktree, remove_worktree
+from hive.settings import Settings
 
 SALVAGE_FILES = 10
 
@@ -42,18 +44,33 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--base", help="with --repo: the branch (default: the remote's HEAD)")
     parser.add_argument("--depth", type=int, default=0, help="with --repo: a shallow clone too")
     parser.add_argument("--clone-runs", type=int, default=1, help="with --repo: runs per clone")
+    parser.add_argument(
+        "--boot",
+        action="store_true",
+        help="with --repo: a runner's boot to its first claim too (needs the database)",
+    )
 
 
 def run(
-    args: argparse.Namespace, git_bin: str, git: Callable[..., str], root: Path
+    args: argparse.Namespace,
+    settings: Settings,
+    git_bin: str,
+    git: Callable[..., str],
+    root: Path,
 ) -> dict[str, Any]:
-    return _RepoBench(args, git_bin, git, root).run()
+    return _RepoBench(args, settings, git_bin, git, root).run()
 
 
 class _RepoBench:
     def __init__(
-        self, args: argparse.Namespace, git_bin: str, git: Callable[..., str], root: Path
+        self,
+        args: argparse.Namespace,
+        settings: Settings,
+        git_bin: str,
+        git: Callable[..., str],
+        root: Path,
     ) -> None:
+        self.settings, self.boot = settings, args.boot
         self.url, self.runs, self.clone_runs = args.repo, args.runs, args.clone_runs
         self.depth = args.depth
         self.git_bin, self.git, self.root = git_bin, git, root
@@ -76,11 +93,13 @@ class _RepoBench:
         result: dict[str, Any] = {"repo": self.url, "base": self.base, "runs": self.runs}
         if self.local is None:
             result |= self.clones_of(self.url, "clone_wire")
+            result |= self.boots(self.url, self.url)
         else:
             with GitDaemon(self.local.parent, self.git_bin, self.env) as daemon:
                 result |= self.clones_of(daemon.url(self.local.name), "clone_wire")
                 if self.depth:
                     result |= self.clones_of(daemon.url(self.local.name), "clone_shallow")
+                result |= self.boots(str(self.local), daemon.url(self.local.name))
             result |= self.clones_of(str(self.local), "clone_local")
             result["clone_local_s_git_no_local"] = statistics.median(
                 self._git_clone(str(self.local), "--no-local").seconds
@@ -115,6 +134,20 @@ class _RepoBench:
             f"{step}_rss_mb_git": rss_theirs,
             f"{step}_rss_ratio": rss_ours / rss_theirs,
         }
+
+    def boots(self, queen_url: str, runner_url: str) -> dict[str, Any]:
+        """With `--boot`: a runner's start to its first claim, cloning over the wire."""
+        if not self.boot:
+            return {}
+        with Repo(str(self.made[0][0] / REPO_DIRNAME)) as repo:
+            boundary = self._salvaged_names(repo)[0]
+        result = {}
+        for depth, key in ((0, "boot_s_hive"), (self.depth, "boot_s_hive_shallow")):
+            if key == "boot_s_hive" or depth:
+                result[key] = runner_boot(
+                    self.settings, queen_url, runner_url, self.base, boundary, depth
+                )
+        return result
 
     def _hive_clone(self, url: str, depth: int) -> Measured:
         self.clones += 1

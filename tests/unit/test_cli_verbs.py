@@ -14,7 +14,15 @@ from hive.cli import build_parser
 from hive.commands.bench import BENCHES
 
 # modules of hive/bench that are helpers of the benchmarks, not benchmarks
-BENCH_HELPERS = {"__init__", "arguments", "processes", "gitclone", "gitdaemon", "gitrepo"}
+BENCH_HELPERS = {
+    "__init__",
+    "arguments",
+    "processes",
+    "gitboot",
+    "gitclone",
+    "gitdaemon",
+    "gitrepo",
+}
 
 
 def choices(parser: argparse.ArgumentParser) -> set[str]:
