@@ -1,7 +1,14 @@
 """Git without a git binary (DESIGN 7): dulwich for every clone, worktree, salvage,
 bundle and import the hive makes. One concept per module:
 
-- `repo`: open or clone `HIVE_REPO_URL`, refresh base (`open_checkout`, `resolve`)
+- `repo`: open or clone `HIVE_REPO_URL`, refresh base (`open_checkout`, `resolve`),
+  deepen a shallow clone (`deepen_base`)
+- `local`: a repository on this machine cloned by linking its packs, its branch read
+- `fetching`: one branch fetched, its pack written to disk as it comes (shallow or not)
+- `packindex`: a received pack indexed and moved in, as `git index-pack` does
+- `packfiles`: the pack and index file formats
+- `native`: whether dulwich runs on its compiled extensions
+- `checkout`: a tree's files written into an empty directory, with their index entries
 - `worktrees`: cut, reuse, list, remove and prune `queen-<issue>` worktrees
 - `status`: what a worktree holds that HEAD does not
 - `salvage`: commit a turn's leftovers inside its boundary
