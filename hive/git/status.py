@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from dulwich.ignore import IgnoreFilterManager
-from dulwich.objects import Blob, Commit, ObjectID, Tree
+from dulwich.object_store import BaseObjectStore
+from dulwich.objects import Blob, Commit, ObjectID, Tree, parse_tree
 from dulwich.repo import Repo
 
 from hive.git.index import Cached, IndexFile, read_index
@@ -25,6 +26,7 @@ FILE_MODE = 0o100644
 EXEC_MODE = 0o100755
 LINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
+_SHA_BYTES = 20
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 Entry = tuple[int, bytes]  # (mode, hex sha)
@@ -40,6 +42,15 @@ class Change:
     new: Entry | None
 
 
+def tree_entries(store: BaseObjectStore, sha: bytes) -> Iterable[tuple[bytes, int, bytes]]:
+    """(name, mode, hex sha) of each entry of tree `sha`, parsed straight from its raw
+    bytes by dulwich's compiled parser (a `Tree` object costs several times that)."""
+    type_num, raw = store.get_raw(ObjectID(sha))
+    if type_num != Tree.type_num:
+        raise ValueError(f"{sha.decode()} is not a tree")
+    return parse_tree(raw, _SHA_BYTES)
+
+
 def flatten(repo: Repo, tree_id: bytes | None) -> dict[str, Entry]:
     """Every blob, symlink and gitlink under `tree_id`, by repository path."""
     out: dict[str, Entry] = {}
@@ -49,9 +60,7 @@ def flatten(repo: Repo, tree_id: bytes | None) -> dict[str, Entry]:
     todo: list[tuple[str, bytes]] = [("", tree_id)]
     while todo:
         prefix, sha = todo.pop()
-        tree = store[ObjectID(sha)]
-        assert isinstance(tree, Tree)
-        for name, mode, child in tree.iteritems():
+        for name, mode, child in tree_entries(store, sha):
             path = prefix + name.decode("utf-8", "surrogateescape")
             if stat.S_ISDIR(mode):
                 todo.append((path + "/", child))
@@ -99,21 +108,27 @@ def _stat_matches(entry: Cached, st: os.stat_result, index_mtime_ns: int) -> boo
 
 def _walk(
     root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager
-) -> Iterator[tuple[str, os.stat_result]]:
+) -> list[tuple[str, os.stat_result]]:
     """Repository paths of files and symlinks on disk, with their lstat, skipping `.git`,
     nested repositories and ignored directories nobody tracks. Each directory is read
     through an open descriptor (one per level of depth), and each entry is stat'ed
     relative to it: a long absolute path resolved per file costs more than the stat."""
+    found: list[tuple[str, os.stat_result]] = []
     dir_fd = os.open(root, _OPEN_DIR)
     try:
-        yield from _walk_at(dir_fd, "", tracked_dirs, ignored)
+        _walk_at(dir_fd, "", tracked_dirs, ignored, found)
     finally:
         os.close(dir_fd)
+    return found
 
 
 def _walk_at(
-    dir_fd: int, rel: str, tracked_dirs: set[str], ignored: IgnoreFilterManager
-) -> Iterator[tuple[str, os.stat_result]]:
+    dir_fd: int,
+    rel: str,
+    tracked_dirs: set[str],
+    ignored: IgnoreFilterManager,
+    found: list[tuple[str, os.stat_result]],
+) -> None:
     with os.scandir(dir_fd) as it:
         entries = list(it)
     for item in entries:
@@ -121,14 +136,14 @@ def _walk_at(
         if item.name == ".git":
             continue
         if not item.is_dir(follow_symlinks=False):
-            yield path, item.stat(follow_symlinks=False)
+            found.append((path, item.stat(follow_symlinks=False)))
             continue
         untracked = path not in tracked_dirs
         if untracked and (_lexists(item.name + "/.git", dir_fd) or ignored.is_ignored(path + "/")):
             continue
         inner = os.open(item.name, _OPEN_DIR, dir_fd=dir_fd)
         try:
-            yield from _walk_at(inner, path + "/", tracked_dirs, ignored)
+            _walk_at(inner, path + "/", tracked_dirs, ignored, found)
         finally:
             os.close(inner)
 
@@ -168,12 +183,11 @@ def changes(
             continue
         if old is not None and old[0] == GITLINK_MODE:
             continue
-        full = os.path.join(root_text, path)
         entry = index.cached(path.encode("utf-8", "surrogateescape"))
         if entry is not None and _stat_matches(entry, st, index.mtime_ns):
             new: Entry = (mode_of(st), entry.sha)
         else:
-            new = (mode_of(st), read_blob(full, st).id)
+            new = (mode_of(st), read_blob(os.path.join(root_text, path), st).id)
         if new != old:
             found.append(Change(path, old, new))
     for path, old in head.items():

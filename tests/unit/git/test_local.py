@@ -37,6 +37,8 @@ def test_a_local_path_is_cloned_by_linking_its_packs(
     assert ours == theirs and len(ours) == 1  # the same files: linked, none generated
     assert checkout.base_sha == head_of(git, upstream, "main")
     git("fsck", "--strict", "--no-dangling", cwd=clone)
+    # no multi-pack-index is ever written: dulwich is told not to look for one
+    assert git("config", "core.multiPackIndex", cwd=clone).strip() == "false"
     assert git("log", "--format=%s", "origin/main", cwd=clone).split() == [
         "loose",
         "third",
