@@ -23,11 +23,11 @@ from pathlib import Path
 
 from dulwich.index import validate_path_element_default
 from dulwich.object_store import BaseObjectStore
-from dulwich.objects import ObjectID, Tree
+from dulwich.objects import ObjectID
 
 from hive.git.index import IndexFile
 from hive.git.repo import GitError
-from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE
+from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, tree_entries
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
@@ -73,9 +73,7 @@ def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: Index
 def _walk(
     store: BaseObjectStore, tree_sha: bytes, prefix: bytes, key: int, writer: _Writer
 ) -> None:
-    tree = store[ObjectID(tree_sha)]
-    assert isinstance(tree, Tree)
-    entries = list(tree.iteritems())
+    entries = list(tree_entries(store, tree_sha))
     for name, _mode, _sha in entries:
         if not validate_path_element_default(name):
             raise GitError(f"refusing to check out the path element {name!r}")
