@@ -23,6 +23,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.git.packindex import Landed, land_pack
+from hive.git.storing import fold_small_packs
 
 _WRITE_BUFFER_BYTES = 1 << 20
 INFINITE_DEPTH = 0x7FFFFFFF  # git's depth for all of it: the clone is shallow no more
@@ -81,6 +82,7 @@ def fetch_branch(
         if received.stat().st_size:
             landed = land_pack(received, pack_dir, store.get_raw)
             store.packs  # noqa: B018 (reading it adds the new pack to the store)
+            fold_small_packs(store)
         if result.new_shallow or result.new_unshallow:
             repo.update_shallow(result.new_shallow, result.new_unshallow)
     finally:

@@ -14,8 +14,9 @@ from pathlib import Path
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
-from hive.git.packindex import PackError, land_bytes
+from hive.git.packindex import PackError
 from hive.git.repo import GitError, branch_ref
+from hive.git.storing import store_pack
 
 _HEADERS = {b"# v2 git bundle\n": 2, b"# v3 git bundle\n": 3}
 _PACK_HEADER_BYTES = 12
@@ -78,7 +79,7 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
         return Imported(ref.decode()[11:], head.decode(), head.decode(), False)
     if int.from_bytes(parsed.pack[8:12], "big") > 0:
         try:
-            land_bytes(checkout.object_store, parsed.pack)
+            store_pack(checkout.object_store, parsed.pack)
         except PackError as err:
             raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
     if not isinstance(_get(checkout, head), Commit):

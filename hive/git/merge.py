@@ -29,8 +29,8 @@ from dulwich.graph import find_merge_base
 from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.repo import Repo
 
-from hive.git.packindex import store_objects
 from hive.git.repo import GitError
+from hive.git.storing import store_objects
 from hive.git.textmerge import is_text, merge_text
 
 # The author and committer of every merge commit the hive makes unless told otherwise.

@@ -26,16 +26,16 @@ import struct
 import tempfile
 import zlib
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from dulwich.object_store import DiskObjectStore
-from dulwich.objects import RawObjectID, ShaFile
+from dulwich.objects import RawObjectID
 from dulwich.pack import apply_delta
 
-from hive.git.packfiles import entry_header, pack_of, write_index
+from hive.git.packfiles import entry_header, write_index
 
 BASES_HELD_BYTES = 16 << 20
 _OFS_DELTA = 6
@@ -105,14 +105,6 @@ def land_bytes(store: DiskObjectStore, pack: bytes) -> Landed:
     landed = land_pack(Path(name), pack_dir, store.get_raw)
     store.packs  # noqa: B018 (reading it adds the new pack to the store)
     return landed
-
-
-def store_objects(store: DiskObjectStore, objects: Sequence[ShaFile]) -> None:
-    """Add `objects` to `store` as one small pack of whole objects. dulwich's own
-    `add_objects` works out the name of every pack already in the store first (reading
-    every id of a large one: a tenth of a second on a real history, each time)."""
-    if objects:
-        land_bytes(store, pack_of(objects))
 
 
 class _Indexer:

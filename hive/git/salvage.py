@@ -20,10 +20,10 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.git.index import IndexFile, read_index
-from hive.git.packindex import store_objects
 from hive.git.repo import GitError
 from hive.git.safety import disk_problem, in_boundary, plain_path
 from hive.git.status import LINK_MODE, Change, Entry, changes, flatten, head_tree, read_blob
+from hive.git.storing import store_objects
 
 SALVAGE_MAX_PATHS = 200
 REASONS = ("finished", "reaped", "handed back")

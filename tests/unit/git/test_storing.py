@@ -1,0 +1,59 @@
+"""A clone's small packs (one per salvage, merge or import) are folded into one once
+there are SMALL_PACKS_MAX of them, and git reads every object afterwards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dulwich.repo import Repo
+
+from hive.git import storing
+from hive.git.salvage import salvage
+from hive.git.worktrees import cut_worktree
+
+from .conftest import Git, write
+
+
+def packs(repo: Repo) -> list[Path]:
+    return sorted(Path(repo.object_store.pack_dir).glob("*.pack"))
+
+
+def salvages(clone: Repo, tmp_path: Path, count: int) -> Path:
+    cut = cut_worktree(clone, 1, "main", tmp_path / "work")
+    for n in range(count):
+        write(cut.path, {"src/app.py": f"print({n})\n"})
+        assert salvage(cut.path, ["src"], "finished").sha is not None
+    return cut.path
+
+
+def test_small_packs_are_folded_into_one_that_git_reads(
+    tmp_path: Path, clone: Repo, git: Git
+) -> None:
+    salvages(clone, tmp_path, storing.SMALL_PACKS_MAX - 1)
+    assert len(packs(clone)) == storing.SMALL_PACKS_MAX - 1
+
+    worktree = salvages(clone, tmp_path, 1)
+
+    assert len(packs(clone)) == 1
+    repo_dir = Path(clone.path)
+    git("fsck", "--strict", "--no-dangling", cwd=repo_dir)
+    log = git("log", "--format=%s", "origin/main..queen-1", cwd=repo_dir).splitlines()
+    assert len(log) == storing.SMALL_PACKS_MAX
+    assert git("status", "--porcelain", cwd=worktree) == ""
+
+
+def test_a_fold_under_way_elsewhere_is_left_alone_and_a_stale_one_is_taken_over(
+    tmp_path: Path, clone: Repo
+) -> None:
+    lock = Path(clone.object_store.pack_dir) / "hive-fold.lock"
+    Path(clone.object_store.pack_dir).mkdir(parents=True, exist_ok=True)
+    lock.touch()
+    salvages(clone, tmp_path, storing.SMALL_PACKS_MAX)
+    assert len(packs(clone)) == storing.SMALL_PACKS_MAX  # another process holds the fold
+
+    old = lock.stat().st_mtime - storing.STALE_LOCK_SECONDS - 1
+    os.utime(lock, (old, old))
+
+    assert storing.fold_small_packs(clone.object_store) == storing.SMALL_PACKS_MAX
+    assert len(packs(clone)) == 1 and not lock.exists()
