@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run test check lint types bench mutate clean agents
+.PHONY: help run test check lint types bench mutate clean agents system
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -22,7 +22,20 @@ $(STAMP): pyproject.toml
 run: $(STAMP) ## the main job: `hive demo` on the embedded PostgreSQL
 	$(BIN)/hive demo
 
-test: $(STAMP) ## every test (unit, live on the embedded PostgreSQL, e2e), with coverage
+# Debian packages the tests drive: Chromium and its driver (the board in a real browser),
+# promtool (the alert rules and the dashboard's queries). Installed once, when missing.
+SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/chromedriver /usr/bin/promtool
+SYSTEM_PACKAGES := chromium chromium-driver prometheus
+
+system: ## the Debian packages the tests drive (chromium, chromium-driver, promtool)
+	@for t in $(SYSTEM_TOOLS); do [ -x $$t ] || missing=1; done; \
+	if [ -n "$$missing" ]; then \
+		apt-get install -y --no-install-recommends $(SYSTEM_PACKAGES) >/dev/null 2>&1 \
+		|| { apt-get update >/dev/null && apt-get install -y --no-install-recommends $(SYSTEM_PACKAGES) >/dev/null; } \
+		|| { echo "make system: could not install $(SYSTEM_PACKAGES) with apt-get (run it as root)"; exit 1; }; \
+	fi
+
+test: $(STAMP) system ## every test (unit, live on the embedded PostgreSQL, e2e), with coverage
 	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-report=
 	$(BIN)/python -m coverage report --include='hive/rules/*' --fail-under=100 --show-missing
 
