@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,22 +25,14 @@ from hive.git.repo import GitError
 _HEADER = struct.Struct(">4sLL")
 _FIXED = struct.Struct(">LLLLLLLLLL20sH")  # ctime s/ns, mtime s/ns, dev, ino, mode,
 # uid, gid, size, sha, flags
+# of an entry's fixed part, what the stat cache compares: mtime s/ns, inode, mode,
+# size, sha, flags
+_STAT = struct.Struct(">8xLL4xLL8xL20sH")
 _EXTENDED_FLAG = 0x4000
 _STAGE_MASK = 0x3000
 _NAME_MASK = 0x0FFF
 _TRAILER_BYTES = 20
 _MASK_32 = 0xFFFFFFFF
-
-
-@dataclass(frozen=True)
-class Cached:
-    """What an index entry says of its file when it was last written."""
-
-    mtime_ns: int
-    ino: int
-    mode: int
-    size: int
-    sha: bytes  # hex
 
 
 @dataclass
@@ -50,21 +43,27 @@ class IndexFile:
     entries: dict[bytes, list[bytes]] = field(default_factory=dict)
     mtime_ns: int = 0
 
-    def cached(self, name: bytes) -> Cached | None:
-        """The stat cache of a stage-0 entry; None when absent or in conflict."""
+    def clean_sha(self, name: bytes, st: os.stat_result) -> bytes | None:
+        """The sha (hex) of the stage-0 entry `name` when its stat cache says the file
+        `st` describes is unchanged since: same size, mtime, inode and file type, and
+        not changed in the instant the index was written ("racy git"). None otherwise,
+        and for an absent entry or one in conflict: then the file must be read."""
         raws = self.entries.get(name)
         if not raws or len(raws) != 1:
             return None
-        values = _FIXED.unpack_from(raws[0])
-        if values[11] & _STAGE_MASK:
+        seconds, nanos, ino, mode, size, sha, flags = _STAT.unpack_from(raws[0])
+        mtime_ns = seconds * 1_000_000_000 + nanos
+        if (
+            flags & _STAGE_MASK
+            or mtime_ns >= self.mtime_ns
+            or mtime_ns != st.st_mtime_ns
+            or size != st.st_size & _MASK_32
+            or ino != st.st_ino & _MASK_32
+            or stat.S_IFMT(mode) != stat.S_IFMT(st.st_mode)
+        ):
             return None
-        return Cached(
-            mtime_ns=values[2] * 1_000_000_000 + values[3],
-            ino=values[5],
-            mode=values[6],
-            size=values[9],
-            sha=values[10].hex().encode(),
-        )
+        clean: bytes = sha.hex().encode()
+        return clean
 
     def set(self, name: bytes, st: os.stat_result, sha: bytes, mode: int) -> None:
         """Make `name` one stage-0 entry for the file `st` describes, holding `sha` (hex)."""

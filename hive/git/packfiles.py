@@ -15,14 +15,17 @@ from dulwich.objects import ShaFile
 
 _IDX_MAGIC = b"\377tOc"
 _LARGE_OFFSET = 1 << 31
+_FAST = 1  # zlib level
 
 
 def pack_of(objects: Sequence[ShaFile]) -> bytes:
-    """A version 2 pack holding each of `objects` whole, with its checksum."""
+    """A version 2 pack holding each of `objects` whole, with its checksum. Compressed
+    fast (level 1), as git compresses the loose objects it writes for a commit: these
+    packs are small and are folded into one later."""
     parts = [b"PACK" + struct.pack(">LL", 2, len(objects))]
     for obj in objects:
         raw = obj.as_raw_string()
-        parts.append(entry_header(obj.type_num, len(raw)) + zlib.compress(raw))
+        parts.append(entry_header(obj.type_num, len(raw)) + zlib.compress(raw, _FAST))
     data = b"".join(parts)
     return data + hashlib.sha1(data).digest()
 

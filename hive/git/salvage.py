@@ -22,7 +22,16 @@ from dulwich.repo import Repo
 from hive.git.index import IndexFile, read_index
 from hive.git.repo import GitError
 from hive.git.safety import disk_problem, in_boundary, plain_path
-from hive.git.status import LINK_MODE, Change, Entry, changes, flatten, head_tree, read_blob
+from hive.git.status import (
+    LINK_MODE,
+    Change,
+    Entry,
+    changes,
+    flatten,
+    head_tree,
+    read_blob,
+    remember,
+)
 from hive.git.storing import store_objects
 
 SALVAGE_MAX_PATHS = 200
@@ -83,7 +92,8 @@ def _salvage(
         raise GitError(f"worktree {root} has a detached HEAD: nothing to salvage onto")
     tree_id = head_tree(repo)
     index = read_index(Path(repo.index_path()))
-    found = changes(repo, root, flatten(repo, tree_id), index)
+    head = flatten(repo, tree_id)
+    found = changes(repo, root, head, index)
     # a symlink leading out of the worktree is never salvaged, wherever it sits
     found_safe = [c for c in found if not _links_out(root, c)]
     inside, outside = _split(found_safe, allowed)
@@ -119,6 +129,13 @@ def _salvage(
         raise GitError(f"{name} moved during salvage; the commit {commit.id.decode()} is unused")
     sha = commit.id.decode()
     _refresh_index(index, root, final)
+    # the next salvage here starts from this commit: its flat tree is known already
+    for path, entry in final.items():
+        if entry is None:
+            head.pop(path, None)
+        else:
+            head[path] = entry
+    remember(new_tree.id, head)
     return Salvage(
         sha,
         tuple(sorted(c.path for c in committed)),

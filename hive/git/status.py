@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,13 +21,16 @@ from dulwich.object_store import BaseObjectStore
 from dulwich.objects import Blob, Commit, ObjectID, Tree, parse_tree
 from dulwich.repo import Repo
 
-from hive.git.index import Cached, IndexFile, read_index
+from hive.git.index import IndexFile, read_index
 
 FILE_MODE = 0o100644
 EXEC_MODE = 0o100755
 LINK_MODE = 0o120000
 GITLINK_MODE = 0o160000
 _SHA_BYTES = 20
+FLAT_ENTRIES_MAX = 200_000  # paths of flattened trees kept in memory, in all
+_FLAT: dict[bytes, dict[str, Entry]] = {}  # tree id -> its flat form, oldest first
+_FLAT_LOCK = threading.Lock()
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
 
 Entry = tuple[int, bytes]  # (mode, hex sha)
@@ -52,10 +56,16 @@ def tree_entries(store: BaseObjectStore, sha: bytes) -> Iterable[tuple[bytes, in
 
 
 def flatten(repo: Repo, tree_id: bytes | None) -> dict[str, Entry]:
-    """Every blob, symlink and gitlink under `tree_id`, by repository path."""
+    """Every blob, symlink and gitlink under `tree_id`, by repository path (a copy the
+    caller may change). A tree flattened lately (or whose flat form a salvage gave with
+    `remember`) is not read again: a tree id names its contents for good."""
     out: dict[str, Entry] = {}
     if tree_id is None:
         return out
+    with _FLAT_LOCK:
+        known = _FLAT.get(tree_id)
+    if known is not None:
+        return dict(known)
     store = repo.object_store
     todo: list[tuple[str, bytes]] = [("", tree_id)]
     while todo:
@@ -66,7 +76,19 @@ def flatten(repo: Repo, tree_id: bytes | None) -> dict[str, Entry]:
                 todo.append((path + "/", child))
             else:
                 out[path] = (mode, child)
-    return out
+    remember(tree_id, out)
+    return dict(out)
+
+
+def remember(tree_id: bytes, flat: dict[str, Entry]) -> None:
+    """Keep `flat` as the flat form of tree `tree_id` (not to be changed afterwards),
+    the oldest kept forms dropped past FLAT_ENTRIES_MAX entries in all."""
+    with _FLAT_LOCK:
+        _FLAT.pop(tree_id, None)
+        _FLAT[tree_id] = flat
+        total = sum(len(kept) for kept in _FLAT.values())
+        while total > FLAT_ENTRIES_MAX and len(_FLAT) > 1:
+            total -= len(_FLAT.pop(next(iter(_FLAT))))
 
 
 def head_tree(repo: Repo) -> bytes | None:
@@ -92,18 +114,6 @@ def read_blob(full: str, st: os.stat_result) -> Blob:
         return Blob.from_string(os.fsencode(os.readlink(full)))
     with open(full, "rb") as handle:
         return Blob.from_string(handle.read())
-
-
-def _stat_matches(entry: Cached, st: os.stat_result, index_mtime_ns: int) -> bool:
-    # "racy git": a file changed in the same instant the index was written looks clean
-    if entry.mtime_ns >= index_mtime_ns:
-        return False
-    return (
-        entry.size == st.st_size & 0xFFFFFFFF
-        and entry.mtime_ns == st.st_mtime_ns
-        and entry.ino == st.st_ino & 0xFFFFFFFF
-        and stat.S_IFMT(entry.mode) == stat.S_IFMT(mode_of(st))
-    )
 
 
 def _walk(
@@ -183,9 +193,9 @@ def changes(
             continue
         if old is not None and old[0] == GITLINK_MODE:
             continue
-        entry = index.cached(path.encode("utf-8", "surrogateescape"))
-        if entry is not None and _stat_matches(entry, st, index.mtime_ns):
-            new: Entry = (mode_of(st), entry.sha)
+        clean = index.clean_sha(path.encode("utf-8", "surrogateescape"), st)
+        if clean is not None:
+            new: Entry = (mode_of(st), clean)
         else:
             new = (mode_of(st), read_blob(os.path.join(root_text, path), st).id)
         if new != old:

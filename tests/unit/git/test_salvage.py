@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
+from hive.git import status
 from hive.git.repo import GitError
 from hive.git.safety import BoundaryError
 from hive.git.salvage import salvage
@@ -122,3 +123,25 @@ def test_salvage_twice_commits_once(cut: Cut) -> None:
     write(cut.path, {"src/app.py": "print(9)\n"})
     assert salvage(cut.path, ["src"], "finished").sha is not None
     assert salvage(cut.path, ["src"], "finished").sha is None
+
+
+def test_the_flat_tree_a_salvage_remembers_is_the_tree_it_committed(
+    cut: Cut, clone: Repo, git: Git
+) -> None:
+    os.remove(cut.path / "src" / "util.py")
+    os.mkdir(cut.path / "src" / "util.py")  # a file becomes a directory
+    write(cut.path, {"src/util.py/inner.py": "x\n", "src/new/deep/a.py": "a\n"})
+    os.remove(cut.path / "src" / "app.py")
+    os.symlink("new/deep/a.py", cut.path / "src" / "app.py")  # a file becomes a link
+    os.remove(cut.path / "docs" / "guide.md")  # a directory goes away whole
+
+    result = salvage(cut.path, ["src", "docs"], "finished")
+
+    assert result.sha is not None
+    tree = clone[result.sha.encode()].tree  # type: ignore[attr-defined]
+    remembered = status._FLAT[tree]
+    status._FLAT.clear()
+    assert remembered == status.flatten(clone, tree)
+    write(cut.path, {"src/new/deep/a.py": "b\n"})
+    assert salvage(cut.path, ["src"], "finished").committed == ("src/new/deep/a.py",)
+    assert git("status", "--porcelain", cwd=cut.path) == ""
