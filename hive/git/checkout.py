@@ -1,15 +1,18 @@
 """Write the files of a tree into an empty directory, with their index entries.
 
-Two things make this as fast as git's checkout on a large tree. Every name is created
-relative to an open descriptor of its directory: resolving a long absolute path for each
-of thousands of files costs several times the write. And the objects are read on this
-thread while a writer thread creates the files, so reading a blob out of its delta
-chain overlaps the filesystem's work on the previous one (each side gives the other the
-interpreter while it waits in a system call).
+Three things make this as fast as git's checkout on a large tree. Every name is created
+relative to an open descriptor of its directory: resolving a long absolute path for
+each of thousands of files costs several times the write. The objects are read on the
+caller's thread while writer threads create the files, so reading a blob out of its
+delta chain overlaps the filesystem's work (each side gives the others the interpreter
+while it waits in a system call). And there are WRITERS of them, each given whole
+directories: creating files in different directories goes on side by side in the
+kernel, where one thread would wait on each creation in turn.
 
-Every name is created exclusively (mkdir, O_EXCL, O_NOFOLLOW) in a directory this
-checkout made, so nothing is ever written through a symlink; a path element git would
-refuse (`.git`, `..`) is refused before anything of its tree is written.
+The caller's thread makes the directories, so each exists before a writer is given a
+file in it. Every name is created exclusively (mkdir, O_EXCL, O_NOFOLLOW) in a directory
+this checkout made, so nothing is ever written through a symlink; a path element git
+would refuse (`.git`, `..`) is refused before anything of its tree is written.
 """
 
 from __future__ import annotations
@@ -29,133 +32,173 @@ from hive.git.index import IndexFile
 from hive.git.repo import GitError
 from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, tree_entries
 
+WRITERS = 2 if (os.cpu_count() or 1) <= 2 else 4
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
-_QUEUED_BYTES = 8 << 20  # of file data waiting for the writer, at most
+_QUEUED_BYTES = 8 << 20  # of file data waiting for the writers, at most
+_DIRS_OPEN = 32  # directory descriptors a writer keeps open, at most
 
 
 @dataclass(frozen=True, slots=True)
 class _Make:
-    """Create `name` in directory `parent` (a key of the writer's open directories):
-    a directory (kept open as `key` until `_Close`), a gitlink, a symlink to `data`, or
-    a file of `data`; its index entry goes under `path`."""
+    """Create `name` in directory `parent` (relative to the root, b"" for the root): a
+    gitlink, a symlink to `data`, or a file of `data`; its index entry goes under
+    `path`."""
 
-    parent: int
+    parent: bytes
     name: bytes
     mode: int
     sha: bytes
     path: bytes
     data: bytes
-    key: int
-
-
-@dataclass(frozen=True, slots=True)
-class _Close:
-    key: int
 
 
 def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: IndexFile) -> None:
     """Write every file of tree `tree_sha` under `root` (an empty directory) and set its
     entry in `index` (not written). Raises GitError for a refused path element and
     OSError when the filesystem refuses."""
-    writer = _Writer(os.open(root, _OPEN_DIR), index)
-    thread = threading.Thread(target=writer.run, name="hive-checkout", daemon=True)
-    thread.start()
+    root_fd = os.open(root, _OPEN_DIR)
+    queue = _Queue(WRITERS)
+    writers = [_Writer(root_fd, queue, n) for n in range(WRITERS)]
+    threads = [
+        threading.Thread(target=w.run, name=f"hive-checkout-{w.number}", daemon=True)
+        for w in writers
+    ]
+    for thread in threads:
+        thread.start()
     try:
-        _walk(store, tree_sha, b"", 0, writer)
+        _walk(store, tree_sha, b"", root_fd, queue, [0])
     finally:
-        writer.put(None)
-        thread.join()
-    if writer.failure is not None:
-        raise writer.failure
+        queue.finish()
+        for thread in threads:
+            thread.join()
+        os.close(root_fd)
+    if queue.failure is not None:
+        raise queue.failure
+    for writer in writers:
+        for path, st, sha, mode in writer.made:
+            index.set(path, st, sha, mode)
 
 
 def _walk(
-    store: BaseObjectStore, tree_sha: bytes, prefix: bytes, key: int, writer: _Writer
+    store: BaseObjectStore,
+    tree_sha: bytes,
+    prefix: bytes,
+    dir_fd: int,
+    queue: _Queue,
+    dirs: list[int],
 ) -> None:
+    """Make the tree's directories (depth first, a descriptor open per level) and hand
+    its files to the writers, each directory's to one writer, in turn by directory."""
     entries = list(tree_entries(store, tree_sha))
     for name, _mode, _sha in entries:
         if not validate_path_element_default(name):
             raise GitError(f"refusing to check out the path element {name!r}")
+    writer = dirs[0] % WRITERS
+    dirs[0] += 1
+    parent = prefix[:-1]
     for name, mode, sha in entries:
-        if writer.failure is not None:
+        if queue.failure is not None:
             return
         path = prefix + name
         if stat.S_ISDIR(mode):
-            inner = writer.new_key()
-            writer.put(_Make(key, name, mode, sha, path, b"", inner))
-            _walk(store, sha, path + b"/", inner, writer)
-            writer.put(_Close(inner))
-        elif mode == GITLINK_MODE:
-            writer.put(_Make(key, name, mode, sha, path, b"", 0))
-        else:
+            os.mkdir(name, dir_fd=dir_fd)
+            inner = os.open(name, _OPEN_DIR, dir_fd=dir_fd)
+            try:
+                _walk(store, sha, path + b"/", inner, queue, dirs)
+            finally:
+                os.close(inner)
+            continue
+        data = b""
+        if mode != GITLINK_MODE:
             _type, data = store.get_raw(ObjectID(sha))
-            writer.put(_Make(key, name, mode, sha, path, data, 0))
+        queue.put(writer, _Make(parent, name, mode, sha, path, data))
 
 
-class _Writer:
-    """Creates what it is given, in order, on its own thread; remembers the first
-    failure and skips the rest (the caller raises it). At most _QUEUED_BYTES of file
-    data wait for it (one larger file may wait alone)."""
+class _Queue:
+    """What each writer is to make, in order, with at most _QUEUED_BYTES of file data
+    waiting in all (one larger file may wait alone), and the first failure."""
 
-    def __init__(self, root_fd: int, index: IndexFile) -> None:
-        self.dirs = {0: root_fd}
-        self.index = index
-        self.pending: deque[_Make | _Close | None] = deque()
+    def __init__(self, writers: int) -> None:
+        self.pending: list[deque[_Make]] = [deque() for _ in range(writers)]
         self.pending_bytes = 0
         self.room = threading.Condition()
+        self.finished = False
         self.failure: BaseException | None = None
-        self.keys = 0
-
-    def new_key(self) -> int:
-        self.keys += 1
-        return self.keys
-
-    def put(self, item: _Make | _Close | None) -> None:
-        size = _size(item)
-        with self.room:
-            while not self.has_room(size):
-                self.room.wait()
-            self.pending.append(item)
-            self.pending_bytes += size
-            self.room.notify_all()
 
     def has_room(self, size: int) -> bool:
         """Whether `size` more bytes may wait: within _QUEUED_BYTES, or alone."""
-        return not self.pending or self.pending_bytes + size <= _QUEUED_BYTES
+        return not self.pending_bytes or self.pending_bytes + size <= _QUEUED_BYTES
 
-    def _take(self) -> _Make | _Close | None:
+    def put(self, writer: int, item: _Make) -> None:
         with self.room:
-            while not self.pending:
+            while not self.has_room(len(item.data)) and self.failure is None:
                 self.room.wait()
-            item = self.pending.popleft()
-            self.pending_bytes -= _size(item)
+            self.pending[writer].append(item)
+            self.pending_bytes += len(item.data)
+            self.room.notify_all()
+
+    def take(self, writer: int) -> _Make | None:
+        """The next item for `writer`; None once there is no more."""
+        mine = self.pending[writer]
+        with self.room:
+            while not mine and not self.finished:
+                self.room.wait()
+            if not mine:
+                return None
+            item = mine.popleft()
+            self.pending_bytes -= len(item.data)
             self.room.notify_all()
             return item
 
+    def fail(self, err: BaseException) -> None:
+        with self.room:
+            if self.failure is None:
+                self.failure = err
+            self.room.notify_all()
+
+    def finish(self) -> None:
+        with self.room:
+            self.finished = True
+            self.room.notify_all()
+
+
+class _Writer:
+    """Creates what the queue gives it, in order, on its own thread; a failure goes to
+    the queue and the rest is skipped (the caller raises it)."""
+
+    def __init__(self, root_fd: int, queue: _Queue, number: int) -> None:
+        self.root_fd, self.queue, self.number = root_fd, queue, number
+        self.dirs: dict[bytes, int] = {}  # relative path -> open descriptor, oldest first
+        self.made: list[tuple[bytes, os.stat_result, bytes, int]] = []
+
     def run(self) -> None:
         try:
-            while (item := self._take()) is not None:
-                if self.failure is not None:
+            while (item := self.queue.take(self.number)) is not None:
+                if self.queue.failure is not None:
                     continue
                 try:
                     self._do(item)
                 except BaseException as err:  # handed to the caller's thread
-                    self.failure = err
+                    self.queue.fail(err)
         finally:
             for fd in self.dirs.values():
                 os.close(fd)
 
-    def _do(self, item: _Make | _Close) -> None:
-        if isinstance(item, _Close):
-            os.close(self.dirs.pop(item.key))
-            return
-        at = self.dirs[item.parent]
+    def _dir(self, parent: bytes) -> int:
+        if not parent:
+            return self.root_fd
+        fd = self.dirs.get(parent)
+        if fd is None:
+            if len(self.dirs) >= _DIRS_OPEN:
+                os.close(self.dirs.pop(next(iter(self.dirs))))
+            # every directory on the way was made by this checkout: none is a symlink
+            fd = self.dirs[parent] = os.open(parent, _OPEN_DIR, dir_fd=self.root_fd)
+        return fd
+
+    def _do(self, item: _Make) -> None:
+        at = self._dir(item.parent)
         name, mode = item.name, item.mode
-        if stat.S_ISDIR(mode):
-            os.mkdir(name, dir_fd=at)
-            self.dirs[item.key] = os.open(name, _OPEN_DIR, dir_fd=at)
-            return
         if mode == GITLINK_MODE:
             os.mkdir(name, dir_fd=at)
             st = os.stat(name, dir_fd=at, follow_symlinks=False)
@@ -171,8 +214,4 @@ class _Writer:
                 st = os.fstat(fd)
             finally:
                 os.close(fd)
-        self.index.set(item.path, st, item.sha, mode)
-
-
-def _size(item: _Make | _Close | None) -> int:
-    return len(item.data) if isinstance(item, _Make) else 0
+        self.made.append((item.path, st, item.sha, mode))

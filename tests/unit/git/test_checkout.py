@@ -1,22 +1,19 @@
-"""The checkout's writer thread holds at most a bounded amount of file data waiting."""
+"""The checkout's writer threads have at most a bounded amount of file data waiting."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 from hive.git import checkout
-from hive.git.index import IndexFile
 
 
-def test_the_writer_takes_more_data_only_within_its_bound(tmp_path: Path) -> None:
-    writer = checkout._Writer(os.open(tmp_path, os.O_RDONLY), IndexFile(tmp_path / "index"))
+def test_the_writers_are_given_more_data_only_within_the_bound() -> None:
+    queue = checkout._Queue(2)
     half = checkout._QUEUED_BYTES // 2
-    assert writer.has_room(checkout._QUEUED_BYTES * 4)  # one file alone, however large
+    assert queue.has_room(checkout._QUEUED_BYTES * 4)  # one file alone, however large
 
-    writer.put(checkout._Make(0, b"a", 0o100644, b"0" * 40, b"a", b"x" * half, 0))
+    queue.put(0, checkout._Make(b"", b"a", 0o100644, b"0" * 40, b"a", b"x" * half))
 
-    assert writer.has_room(half) and not writer.has_room(half + 1)
-    writer.put(None)
-    writer.run()
-    assert (tmp_path / "a").stat().st_size == half
+    assert queue.has_room(half) and not queue.has_room(half + 1)
+    assert queue.take(0) is not None
+    assert queue.has_room(checkout._QUEUED_BYTES * 4)
+    queue.finish()
+    assert queue.take(1) is None
