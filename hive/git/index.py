@@ -17,6 +17,7 @@ import hashlib
 import os
 import stat
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,8 @@ _FIXED = struct.Struct(">LLLLLLLLLL20sH")  # ctime s/ns, mtime s/ns, dev, ino, m
 # of an entry's fixed part, what the stat cache compares: mtime s/ns, inode, mode,
 # size, sha, flags
 _STAT = struct.Struct(">8xLL4xLL8xL20sH")
+_FLAGS = struct.Struct(">H")
+_FLAGS_AT = _FIXED.size - 2
 _EXTENDED_FLAG = 0x4000
 _STAGE_MASK = 0x3000
 _NAME_MASK = 0x0FFF
@@ -43,27 +46,32 @@ class IndexFile:
     entries: dict[bytes, list[bytes]] = field(default_factory=dict)
     mtime_ns: int = 0
 
-    def clean_sha(self, name: bytes, st: os.stat_result) -> bytes | None:
-        """The sha (hex) of the stage-0 entry `name` when its stat cache says the file
-        `st` describes is unchanged since: same size, mtime, inode and file type, and
-        not changed in the instant the index was written ("racy git"). None otherwise,
-        and for an absent entry or one in conflict: then the file must be read."""
-        raws = self.entries.get(name)
-        if not raws or len(raws) != 1:
-            return None
-        seconds, nanos, ino, mode, size, sha, flags = _STAT.unpack_from(raws[0])
-        mtime_ns = seconds * 1_000_000_000 + nanos
-        if (
-            flags & _STAGE_MASK
-            or mtime_ns >= self.mtime_ns
-            or mtime_ns != st.st_mtime_ns
-            or size != st.st_size & _MASK_32
-            or ino != st.st_ino & _MASK_32
-            or stat.S_IFMT(mode) != stat.S_IFMT(st.st_mode)
-        ):
-            return None
-        clean: bytes = sha.hex().encode()
-        return clean
+    def clean_shas(self, found: Sequence[tuple[bytes, os.stat_result]]) -> list[bytes | None]:
+        """For each (name, lstat) in `found`, the sha (hex) of its stage-0 entry when the
+        stat cache says the file is unchanged since: same size, mtime, inode and file
+        type, and not changed in the instant the index was written ("racy git"). None
+        otherwise, and for an absent entry or one in conflict: that file must be read.
+        One pass with everything bound locally: it runs once per file of the tree."""
+        get, unpack, racy = self.entries.get, _STAT.unpack_from, self.mtime_ns
+        ifmt, mask, stage = stat.S_IFMT, _MASK_32, _STAGE_MASK
+        out: list[bytes | None] = []
+        for name, st in found:
+            raws = get(name)
+            if raws is None or len(raws) != 1:
+                out.append(None)
+                continue
+            seconds, nanos, ino, mode, size, sha, flags = unpack(raws[0])
+            mtime_ns = seconds * 1_000_000_000 + nanos
+            clean = not (
+                flags & stage
+                or mtime_ns >= racy
+                or mtime_ns != st.st_mtime_ns
+                or size != st.st_size & mask
+                or ino != st.st_ino & mask
+                or ifmt(mode) != ifmt(st.st_mode)
+            )
+            out.append(sha.hex().encode() if clean else None)
+        return out
 
     def set(self, name: bytes, st: os.stat_result, sha: bytes, mode: int) -> None:
         """Make `name` one stage-0 entry for the file `st` describes, holding `sha` (hex)."""
@@ -122,17 +130,22 @@ def read_index(path: Path) -> IndexFile:
         raise GitError(f"{path}: index version {version} is not supported (2 and 3 are)")
     entries: dict[bytes, list[bytes]] = {}
     at = _HEADER.size
+    flags_of, find = _FLAGS.unpack_from, data.index
     for _ in range(count):
-        flags = _FIXED.unpack_from(data, at)[11]
+        (flags,) = flags_of(data, at + _FLAGS_AT)
         fixed = _FIXED.size + (2 if flags & _EXTENDED_FLAG else 0)
-        end = data.index(b"\0", at + fixed)
+        end = find(b"\0", at + fixed)
         name = data[at + fixed : end]
         raw = data[at : at + fixed]
         if flags & _EXTENDED_FLAG:
             # version 3 extended flags (intent-to-add, skip-worktree) are git's own
             # bookkeeping; written back as version 2 they are cleared
             raw = raw[: _FIXED.size - 2] + struct.pack(">H", flags & ~_EXTENDED_FLAG)
-        entries.setdefault(name, []).append(raw)
+        known = entries.get(name)
+        if known is None:
+            entries[name] = [raw]
+        else:
+            known.append(raw)
         at += ((fixed + len(name)) // 8 + 1) * 8
     while at < len(data) - _TRAILER_BYTES:
         signature, size = struct.unpack_from(">4sL", data, at)

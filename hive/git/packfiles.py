@@ -22,10 +22,14 @@ def pack_of(objects: Sequence[ShaFile]) -> bytes:
     """A version 2 pack holding each of `objects` whole, with its checksum. Compressed
     fast (level 1), as git compresses the loose objects it writes for a commit: these
     packs are small and are folded into one later."""
+    return pack_of_raw([(obj.type_num, obj.as_raw_string()) for obj in objects])
+
+
+def pack_of_raw(objects: Sequence[tuple[int, bytes]]) -> bytes:
+    """`pack_of` for objects given as (type number, raw bytes)."""
     parts = [b"PACK" + struct.pack(">LL", 2, len(objects))]
-    for obj in objects:
-        raw = obj.as_raw_string()
-        parts.append(entry_header(obj.type_num, len(raw)) + zlib.compress(raw, _FAST))
+    for type_num, raw in objects:
+        parts.append(entry_header(type_num, len(raw)) + zlib.compress(raw, _FAST))
     data = b"".join(parts)
     return data + hashlib.sha1(data).digest()
 

@@ -182,13 +182,14 @@ def _apply(
 ) -> Tree:
     """A new tree: `tree_id` with each path set to its entry, or removed for None. New
     trees are appended to `new`."""
-    store = repo.object_store
     tree = Tree()
     if tree_id is not None:
-        old = store[ObjectID(tree_id)]
-        assert isinstance(old, Tree)
-        for name, mode, sha in old.iteritems():
-            tree.add(name, mode, sha)
+        # a copy made from the raw bytes: one compiled parse, not an add per entry (a
+        # directory of the real world holds hundreds)
+        type_num, raw = repo.object_store.get_raw(ObjectID(tree_id))
+        loaded = Tree.from_raw_string(type_num, raw)
+        assert isinstance(loaded, Tree)
+        tree = loaded
     nested: dict[str, dict[str, Entry | None]] = {}
     for path, entry in updates.items():
         head, sep, rest = path.partition("/")

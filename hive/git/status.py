@@ -186,14 +186,15 @@ def changes(
     root_text = str(root)
     found: list[Change] = []
     on_disk = set()
-    for path, st in _walk(root_text, tracked_dirs, ignored):
+    walked = _walk(root_text, tracked_dirs, ignored)
+    cleans = index.clean_shas([(p.encode("utf-8", "surrogateescape"), st) for p, st in walked])
+    for (path, st), clean in zip(walked, cleans, strict=True):
         on_disk.add(path)
         old = head.get(path)
         if old is None and ignored.is_ignored(path):
             continue
         if old is not None and old[0] == GITLINK_MODE:
             continue
-        clean = index.clean_sha(path.encode("utf-8", "surrogateescape"), st)
         if clean is not None:
             new: Entry = (mode_of(st), clean)
         else:

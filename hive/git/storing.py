@@ -22,7 +22,7 @@ from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ShaFile
 from dulwich.pack import Pack
 
-from hive.git.packfiles import pack_of
+from hive.git.packfiles import pack_of, pack_of_raw
 from hive.git.packindex import Landed, land_bytes
 
 SMALL_PACKS_MAX = 8
@@ -59,11 +59,12 @@ def fold_small_packs(store: DiskObjectStore) -> int:
     if not _take(lock):
         return 0
     try:
-        objects: dict[bytes, ShaFile] = {}
+        objects: dict[bytes, tuple[int, bytes]] = {}
         for pack in small:
-            for obj in pack.iterobjects():
-                objects.setdefault(obj.id, obj)
-        land_bytes(store, pack_of(list(objects.values())))
+            for sha in pack:  # raw bytes out, raw bytes in: nothing is parsed
+                if sha not in objects:
+                    objects[sha] = pack.get_raw(sha)
+        land_bytes(store, pack_of_raw(list(objects.values())))
         for pack in small:
             _remove(pack)
         store.packs  # noqa: B018 (reading it drops the removed packs from the store)
