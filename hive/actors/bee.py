@@ -339,10 +339,12 @@ class Bee:
             turn_end,
             Leftover(worktree, plan.boundary, plan.base, started.base_rev),
             self.config.bundle_max_bytes,
+            # gone before the row ends: the ending lets a next attempt be claimed here,
+            # and its cut takes the same path
+            before_end=lambda: self._remove_worktree(worktree),
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None
-        self._remove_worktree(worktree)
         if closing.landed:
             try:
                 listen.notify_ended(rt.db, self.issue)
@@ -360,16 +362,32 @@ class Bee:
         )
 
     def _remove_worktree(self, worktree: Path) -> None:
-        """A runner's worktree goes once its order ended: the work is in the store, and
+        """A runner's worktree goes once its turn is over: the work is in the store, and
         a next attempt here starts from the stored bundle, not from stale files. The
-        Queen keeps her own (what a bee left outside its boundary stays on her disk)."""
+        Queen keeps her own (what a bee left outside its boundary stays on her disk).
+
+        The path is the issue's, not this attempt's: a next attempt of the issue that
+        already counts in this process (its order re-dispatched while this turn was being
+        stopped) has cut it or is about to, and it is then that attempt's to keep. The
+        check and the removal hold the checkout's lock, as a cut does."""
         rt = self.runtime
         if self.order.fence.runner is None:
             return
-        try:
-            remove_worktree(rt.checkout.repo, worktree)
-        except Exception as err:
-            log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
+        with rt.checkout.lock:
+            if self._newer_attempt_here():
+                log.info("worktree left to the next attempt", extra={"issue": self.issue})
+                return
+            try:
+                remove_worktree(rt.checkout.repo, worktree)
+            except Exception as err:
+                log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
+
+    def _newer_attempt_here(self) -> bool:
+        """Another bee of this issue counts in this process's work registry."""
+        return any(
+            bee is not self and getattr(bee, "issue", None) == self.issue
+            for bee in self.runtime.work.bees()
+        )
 
     def _start_failed(self, err: Exception) -> None:
         with self._changed:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -108,11 +109,14 @@ def close_order(
     ending: OrderEnding,
     left: Leftover,
     max_bytes: int,
+    before_end: Callable[[], None] = lambda: None,
 ) -> Closing:
     """Salvage what the turn left uncommitted inside its boundary, bundle
-    `base_rev..queen-<issue>`, and end the order as `ending` says with both (fenced). A
-    bundle past `max_bytes` ends the order badly, without it. `landed` is False when the
-    row was no longer this turn's (reaped or re-dispatched): nothing was written to it."""
+    `base_rev..queen-<issue>`, call `before_end` (a runner removes its worktree there:
+    once the row is ended a next attempt may cut the same path), and end the order as
+    `ending` says with both (fenced). A bundle past `max_bytes` ends the order badly,
+    without it. `landed` is False when the row was no longer this turn's (reaped or
+    re-dispatched): nothing was written to it."""
     issue = ending.fence.issue
     reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
     kept = None
@@ -136,6 +140,7 @@ def close_order(
         if out is None
         else NewBundle(f"queen-{issue}", left.base_ref, out.base_sha, out.head_sha, out.data),
     )
+    before_end()
     moved = _end(db, ending)
     if moved.illegal:
         metrics.illegal_transitions.inc()

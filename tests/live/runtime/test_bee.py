@@ -193,9 +193,10 @@ def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime,
         order = wait_for_ending(runtime.db, 10)
         assert order.attempt == attempt and order.outcome == "finished"
         sendback = Verdict(VERDICT_SENDBACK, ReviewState.SENDBACK, "again")
+        # the worktree goes before the row ends: the next attempt may be claimed here
+        assert not (runtime.settings.workdir / "queen-10").exists()  # the work is stored
         assert reviews.write_verdict(runtime.db, 10, order.conversation_id, sendback).landed
         eventually(lambda rt=runtime: rt.host.running() == 0)  # the row ends before the bee
-        assert not (runtime.settings.workdir / "queen-10").exists()  # the work is stored
     stored = bundles.get(a.db, 10)
     assert stored is not None
     head = a.checkout.repo[stored.head_sha.encode()]  # a's clone holds what it bundled
@@ -244,3 +245,62 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     bee.run()
     assert bee.wait(30) and not bee.landed
     assert not worktree_path(rt.checkout.workdir, 12).exists()
+
+
+class _NextAttempt:
+    """A bee of the same issue that counts in the process (its cut is about to come)."""
+
+    kind = WK_BEE
+    ended = False
+
+    def __init__(self, issue: int) -> None:
+        self.issue = issue
+        self.id = f"bee-{issue}-next"
+
+
+def test_an_ending_bee_leaves_the_worktree_to_a_next_attempt_of_its_issue_here(make_runtime):
+    # the path is the issue's: a next attempt claimed here while this turn was stopped
+    # cuts the same one, and the old bee's removal must not take it from under it
+    from hive.git.worktrees import worktree_path
+
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    bee = run_one(rt, 13)
+    eventually(lambda: bee.state is BeeState.RUNNING)  # type: ignore[attr-defined]
+    leave_next = rt.work.add(_NextAttempt(13))
+    agents.RELEASE.set()
+    assert wait_for_ending(rt.db, 13).outcome == "finished"
+    assert bee.wait(10)
+    assert worktree_path(rt.checkout.workdir, 13).exists()
+    leave_next()
+
+
+class _WatchedLock:
+    """The checkout's lock, noting whether the issue's row had ended each time a bee's
+    thread took it (a runner's bee takes it to remove its worktree)."""
+
+    def __init__(self, db, issue: int) -> None:
+        self._lock = threading.Lock()
+        self._db, self._issue = db, issue
+        self.row_ended_at_take: list[bool] = []
+
+    def __enter__(self) -> None:
+        self._lock.acquire()
+        if threading.current_thread().name == f"bee-{self._issue}":
+            order = orders.get(self._db, self._issue)
+            self.row_ended_at_take.append(order is not None and order.finished_at is not None)
+
+    def __exit__(self, *exc: object) -> None:
+        self._lock.release()
+
+
+def test_a_runner_bee_removes_its_worktree_before_its_row_ends(make_runtime):
+    # once the row is ended a next attempt may be claimed here and cut the same path:
+    # a removal after the ending could take that attempt's worktree
+    rt = make_runtime()
+    watched = _WatchedLock(rt.db, 14)
+    object.__setattr__(rt.checkout, "lock", watched)
+    run_one(rt, 14)
+    assert wait_for_ending(rt.db, 14).outcome == "finished"
+    eventually(lambda: rt.host.running() == 0)
+    # taken twice by the bee's thread: its cut, then its removal, both before the ending
+    assert watched.row_ended_at_take == [False, False]
