@@ -10,6 +10,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from hive import __version__
 from hive.commands import (
     approve,
     bench,
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="hive", description="Run a swarm of coding agents against a repository's issues."
     )
+    parser.add_argument("--version", action="version", version=f"hive {__version__}")
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND", required=True)
     for verb in VERBS:
         verb.register(sub)
