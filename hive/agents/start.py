@@ -10,10 +10,11 @@ from pathlib import Path
 import hive
 from hive.agents.base import Turn, TurnContext, TurnStartError
 from hive.agents.claude import start_claude
+from hive.agents.codex import start_codex
 from hive.agents.command import start_command
 from hive.agents.python import start_python
 
-_AGENTS = "demo, claude, command:<shell command> or python:<module>:<callable>"
+_AGENTS = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
 # exec: the demo's Python is the group's leader, so its own exit code is the turn's
 DEMO_COMMAND = f"exec {shlex.quote(sys.executable)} -m hive.agents.demo"
 
@@ -39,6 +40,8 @@ def start_turn(agent_spec: str, ctx: TurnContext, *, begin: bool = True) -> Turn
         turn: Turn = start_command(DEMO_COMMAND, demo_ctx, extra_env={"PYTHONPATH": source_root})
     elif agent_spec == "claude":
         turn = start_claude(ctx)
+    elif agent_spec == "codex":
+        turn = start_codex(ctx)
     elif agent_spec.startswith("command:"):
         turn = start_command(agent_spec[len("command:") :], ctx)
     elif agent_spec.startswith("python:"):

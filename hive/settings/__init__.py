@@ -70,7 +70,7 @@ class Settings:
     turn_max_seconds: int = 3600
     bee_memory_mb: int = 1024
     agent: str = "demo"
-    # claude: its executable (empty: `claude` on PATH)
+    # claude or codex: its executable (empty: `claude` or `codex` on PATH)
     agent_bin: str = ""
     # names of variables that reach a turn beside PATH, HOME and LANG (never a HIVE_ one)
     agent_pass_env: tuple[str, ...] = ()

@@ -123,8 +123,8 @@ def roles(names: tuple[str, ...]) -> Parser:
 
 
 def agent(raw: str) -> str:
-    allowed = "demo, claude, command:<shell command> or python:<module>:<callable>"
-    if raw in ("demo", "claude"):
+    allowed = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
+    if raw in ("demo", "claude", "codex"):
         return raw
     if raw.startswith("command:") and raw[len("command:") :].strip():
         return raw

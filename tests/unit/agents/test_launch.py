@@ -68,8 +68,11 @@ def test_settings_refuse_a_hive_variable_or_a_secret_under_another_name() -> Non
     assert ok.agent_pass_env == ("ANTHROPIC_BASE_URL", "SSL_CERT_FILE")
 
 
-def test_settings_take_claude_and_an_unprivileged_agent_user() -> None:
+def test_settings_take_claude_codex_and_an_unprivileged_agent_user() -> None:
     assert Settings.from_env({"HIVE_AGENT": "claude"}).agent == "claude"
+    assert Settings.from_env({"HIVE_AGENT": "codex"}).agent == "codex"
+    with pytest.raises(SettingsError, match="codex"):
+        Settings.from_env({"HIVE_AGENT": "codex2"})
     nobody = pwd.getpwnam("nobody")
     assert Settings.from_env({"HIVE_AGENT_USER": "nobody"}).agent_user == "nobody"
     assert Settings.from_env({"HIVE_AGENT_USER": str(nobody.pw_uid)}).agent_user
