@@ -36,10 +36,12 @@ from hive.errors import HiveError
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
+from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
-from hive.store.pool import make_pool
+from hive.store.connect import named
+from hive.store.pool import budget_pool
 from supervisors import (
     ChildKind,
     ChildSpec,
@@ -62,17 +64,16 @@ REVIEWER_SHUTDOWN_SECONDS = 10.0
 JOBS_SHUTDOWN_SECONDS = 10.0
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
-# DB connections: each bee heartbeats, writes its transcript and ends; the loops and the
-# HTTP request threads take a few more. The pool grows only as far as it is used, and is
-# capped so 64 slots cannot exhaust a server's max_connections (100 by default): a bee
-# then waits its turn for a connection rather than failing.
-POOL_BASE_CONNECTIONS = 4
-POOL_CONNECTIONS_PER_BEE = 2
-POOL_MAX_CONNECTIONS = 32
 
 
 def runs_bees(settings: Settings) -> bool:
     return settings.is_runner or (settings.is_queen and not settings.queen_bees_run_elsewhere)
+
+
+def listens(settings: Settings) -> bool:
+    """Whether a loop of this process LISTENs (the claimer; a Queen and her reviewer
+    whose bees run elsewhere): they share one LISTEN connection."""
+    return settings.is_runner or (settings.is_queen and settings.queen_bees_run_elsewhere)
 
 
 def bee_slots(settings: Settings) -> int:
@@ -230,13 +231,15 @@ def build(
     metrics: HiveMetrics | None = None,
     bridge: SignalBridge | None = None,
 ) -> Hive:
-    """The tree for `settings.roles`, not started. Opens the store pool."""
+    """The tree for `settings.roles`, not started. Opens the store pool: every caller
+    of the process shares it, and it is fitted to the connection budget
+    (`hive.rules.connections`) as bees start and end."""
     metrics = metrics or HiveMetrics()
-    size = min(
-        POOL_MAX_CONNECTIONS, POOL_BASE_CONNECTIONS + POOL_CONNECTIONS_PER_BEE * bee_slots(settings)
-    )
-    db = make_pool(url, min_size=1, max_size=size, name=f"hive-{settings.runner_name}")
+    url = named(url, f"hive-{settings.runner_name}")
+    listening = listens(settings)
+    db = budget_pool(url, limit=pool_size(0, listening), name=f"hive-{settings.runner_name}")
     rt = Runtime(db=db, url=url, checkout=checkout, metrics=metrics)
+    rt.host.watch(lambda bees: db.fit(pool_size(bees, listening)))
     surface = store_surface(settings, db, url, metrics.registry, draining=lambda: rt.work.draining)
     metrics.watch_queue(lambda: queue_numbers(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)

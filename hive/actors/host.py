@@ -29,6 +29,17 @@ class BeeHost:
         self._lock = threading.Lock()
         self._pool: Pool | None = None
         self.work = work
+        self._watchers: list[Callable[[int], None]] = []
+
+    def watch(self, counted: Callable[[int], None]) -> None:
+        """Call `counted(bees running)` whenever a bee starts or ends here (the tree fits
+        the store pool to it)."""
+        self._watchers.append(counted)
+
+    def _counted(self) -> None:
+        running = self.running()
+        for counted in self._watchers:
+            counted(running)
 
     def attach(self, pool: Pool) -> Pool:
         """The tree's pool factory passes each new pool through here."""
@@ -49,9 +60,16 @@ class BeeHost:
         here until it ends."""
         with self._lock:
             pool = self._pool
-        leave: Callable[[], None] | None = None if pool is None else self.work.admit(bee)
-        if pool is None or leave is None:
+        admitted = None if pool is None else self.work.admit(bee)
+        if pool is None or admitted is None:
             return False
+        removed = admitted
+
+        def leave() -> None:
+            removed()
+            self._counted()
+
+        self._counted()
         try:
             pool.start_child(bee, leave)
         except (StartError, SupervisorStopped) as err:

@@ -19,6 +19,12 @@ def database_url(settings: Settings) -> str:
     return embedded.start(settings.pgdata)
 
 
+def named(url: str, application_name: str) -> str:
+    """`url` as a conninfo whose connections show as `application_name` in
+    pg_stat_activity (each process names its own: a runner's connections are countable)."""
+    return psycopg.conninfo.make_conninfo(url, application_name=application_name[:63])
+
+
 def where(url: str) -> str:
     """host:port of a URL or conninfo, for error lines; never the password."""
     try:

@@ -1,5 +1,9 @@
-"""A LISTEN connection of its own for `hive_orders` (DESIGN 5.2: runners wake on
-LISTEN/NOTIFY and also poll every `HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint).
+"""LISTEN for `hive_orders` (DESIGN 5.2: runners wake on LISTEN/NOTIFY and also poll every
+`HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint).
+
+A process holds one LISTEN connection per database, however many loops listen (the
+connection budget, `hive.rules.connections`): each `Listener` is a subscriber of that
+shared connection, whose own thread hands every notification to every subscriber.
 
 `wait(timeout_seconds)` returns when a notification arrives, when the connection was
 lost and made again (notifications sent meanwhile are lost, so the owner must re-check
@@ -14,9 +18,10 @@ the table), or when the timeout passes: the caller's poll and its wake-up are on
 from __future__ import annotations
 
 import logging
-import time
+import queue
+import threading
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import psycopg
 
@@ -29,8 +34,11 @@ ORDERS_CHANNEL = "hive_orders"
 # between two failed reconnects while the server is away
 RECONNECT_PAUSE_SECONDS = 0.2
 CONNECT_TIMEOUT_SECONDS = 2
+# the shared connection's thread looks for a stop this often
+SLICE_SECONDS = 0.2
 
 Reason = Literal["notified", "reconnected", "timeout"]
+_RECONNECTED = object()
 
 
 @dataclass(frozen=True)
@@ -45,11 +53,15 @@ class Wake:
 
 
 class Listener:
+    """One subscriber of the process's LISTEN connection to `url`. Raises
+    psycopg.OperationalError when there is none yet and it cannot be made."""
+
     def __init__(self, url: str) -> None:
         self.url = url
         self.reconnects = 0
-        self._conn: psycopg.Connection[Any] | None = None
-        self._connect()
+        self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._closed = False
+        _Shared.join(self)
 
     def __enter__(self) -> Listener:
         return self
@@ -58,51 +70,110 @@ class Listener:
         self.close()
 
     def close(self) -> None:
-        """Stop listening; safe to call twice."""
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
+        """Stop listening; safe to call twice (the last subscriber's close ends the
+        shared connection)."""
+        if not self._closed:
+            self._closed = True
+            _Shared.leave(self)
 
     def wait(self, timeout_seconds: float) -> Wake:
         """Block up to `timeout_seconds` for a notification (see the module)."""
-        deadline = time.monotonic() + timeout_seconds
-        if self._conn is None and self._reconnect(deadline):
+        try:
+            got = self._inbox.get(timeout=max(0.0, timeout_seconds))
+        except queue.Empty:
+            return Wake("timeout")
+        if got is _RECONNECTED:
             return Wake("reconnected")
-        while self._conn is not None:
-            remaining = deadline - time.monotonic()
-            try:
-                got = [
-                    n.payload
-                    for n in self._conn.notifies(timeout=max(0.0, remaining), stop_after=1)
-                ]
-                if got or remaining <= 0:
-                    return Wake("notified", tuple(got)) if got else Wake("timeout")
-            except psycopg.OperationalError as err:
-                log.warning("listen: lost the connection (%s); reconnecting", err)
+        return Wake("notified", (str(got),))
+
+    def _deliver(self, item: object) -> None:
+        if item is _RECONNECTED:
+            self.reconnects += 1
+        self._inbox.put(item)
+
+
+class _Shared:
+    """The LISTEN connection of this process to one database, and its reading thread."""
+
+    _lock: ClassVar[threading.Lock] = threading.Lock()
+    _by_url: ClassVar[dict[str, _Shared]] = {}
+
+    @classmethod
+    def join(cls, listener: Listener) -> None:
+        with cls._lock:
+            shared = cls._by_url.get(listener.url)
+            if shared is None:
+                shared = cls._by_url[listener.url] = _Shared(listener.url)
+            shared.listeners.add(listener)
+
+    @classmethod
+    def leave(cls, listener: Listener) -> None:
+        with cls._lock:
+            shared = cls._by_url.get(listener.url)
+            if shared is None:
+                return
+            shared.listeners.discard(listener)
+            if shared.listeners:
+                return
+            del cls._by_url[listener.url]
+        shared.stop()
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.listeners: set[Listener] = set()
+        self._stopping = threading.Event()
+        self._conn: psycopg.Connection[Any] | None = _connect(url)
+        self._thread = threading.Thread(target=self._read, name="hive-listen", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """End the thread, which closes the connection (within SLICE_SECONDS)."""
+        self._stopping.set()
+        if self._thread is not threading.current_thread():
+            self._thread.join(SLICE_SECONDS * 5)
+
+    def _send(self, item: object) -> None:
+        with _Shared._lock:
+            listeners = list(self.listeners)
+        for listener in listeners:
+            listener._deliver(item)
+
+    def _read(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                if self._conn is None:
+                    self._reconnect()
+                    continue
+                try:
+                    for note in self._conn.notifies(timeout=SLICE_SECONDS):
+                        self._send(note.payload)
+                except psycopg.Error as err:
+                    log.warning("listen: lost the connection (%s); reconnecting", err)
+                    self._conn.close()
+                    self._conn = None
+        finally:
+            if self._conn is not None:
                 self._conn.close()
                 self._conn = None
-                if self._reconnect(deadline):
-                    return Wake("reconnected")
-        return Wake("timeout")
 
-    def _connect(self) -> None:
-        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    def _reconnect(self) -> None:
+        try:
+            self._conn = _connect(self.url)
+        except psycopg.Error as err:
+            log.debug("listen: reconnect failed (%s)", err)
+            self._stopping.wait(RECONNECT_PAUSE_SECONDS)
+            return
+        self._send(_RECONNECTED)
+
+
+def _connect(url: str) -> psycopg.Connection[Any]:
+    conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    try:
         conn.execute(q("listen_orders"))
-        self._conn = conn
-
-    def _reconnect(self, deadline: float) -> bool:
-        """Connect and LISTEN again before `deadline`; True when it worked."""
-        while True:
-            try:
-                self._connect()
-            except psycopg.OperationalError:
-                pause = min(RECONNECT_PAUSE_SECONDS, deadline - time.monotonic())
-                if pause <= 0:
-                    return False
-                time.sleep(pause)
-                continue
-            self.reconnects += 1
-            return True
+    except BaseException:
+        conn.close()
+        raise
+    return conn
 
 
 def notify_ended(db: Db, issue: int) -> None:

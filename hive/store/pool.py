@@ -12,6 +12,10 @@ without a round trip. A hot runner then pays no extra round trip per claim.
 A pool's checkout costs locks and its worker threads (about 50 us of CPU a call here,
 a third of a claim's client time), so the claim path uses `HeldConnection` instead:
 one connection, the same two checks, reconnected on the spot when it fails them.
+
+A process's pool is a `BudgetPool`: `fit(limit)` changes its size while it runs (the tree
+fits it to the bees running, `hive.rules.connections`), and a connection beyond the
+limit is closed, at once when idle, when it comes back when in use.
 """
 
 from __future__ import annotations
@@ -54,6 +58,52 @@ def make_pool(
     )
     if open_now:
         pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS * 2)
+    return pool
+
+
+class BudgetPool(ConnectionPool[Any]):
+    """A checked autocommit pool (see `make_pool`) held to a limit that `fit` moves."""
+
+    def fit(self, limit: int) -> None:
+        """Hold at most `limit` connections (at least 1) from now on: idle ones beyond it
+        are closed now, checked-out ones beyond it when they are given back."""
+        limit = max(1, limit)
+        if limit != self.max_size:
+            self.resize(min(self.min_size, limit), limit)
+        self._trim()
+
+    def putconn(self, conn: psycopg.Connection[Any]) -> None:
+        super().putconn(conn)
+        self._trim()
+
+    def held(self) -> int:
+        """Connections open or being opened now."""
+        with self._lock:
+            return self._nconns
+
+    def _trim(self) -> None:
+        extra: list[psycopg.Connection[Any]] = []
+        with self._lock:
+            while self._nconns > self.max_size and self._pool:
+                extra.append(self._pool.pop())
+                self._nconns -= 1
+        for conn in extra:
+            conn.close()
+
+
+def budget_pool(url: str, *, limit: int, name: str = "hive") -> BudgetPool:
+    """An open `BudgetPool` of at most `limit` connections, one made now."""
+    pool = BudgetPool(
+        url,
+        min_size=1,
+        max_size=max(1, limit),
+        name=name,
+        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
+        check=check_connection,
+        reset=_note_return,
+        open=False,
+    )
+    pool.open(wait=True, timeout=CONNECT_TIMEOUT_SECONDS * 2)
     return pool
 
 
