@@ -4,6 +4,10 @@ One `HiveMetrics` per process, each on its own `CollectorRegistry` (never the gl
 default), so tests and an embedding application never share counters. The tree makes one
 and hands it to the actors; `/metrics` renders its registry.
 
+The registry also carries the process and Python collectors (`process_*`, `python_info`,
+`python_gc_*`) and `hive_build_info`, and never exports a `_created` series: a counter's
+creation time is a series per counter that no dashboard reads.
+
 Queue depth, orders in flight and the oldest queued order's age are not counted by any
 actor: they are read from the store at scrape time (`watch_queue`), so every replica
 reports the same truth and a restart loses nothing.
@@ -11,13 +15,26 @@ reports the same truth and a restart loses nothing.
 
 from __future__ import annotations
 
+import importlib.metadata
 import logging
+import platform
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+)
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
+
+from hive import __version__
+from hive.rules.outcome_codes import OutcomeCode, outcome_code
 
 log = logging.getLogger("hive.metrics")
 
@@ -36,6 +53,11 @@ MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 864
 # with a missing series.
 REAPERS = ("boot", "stall", "two_hour")
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
+
+# the libraries whose version hive_build_info names beside the hive's and Python's
+BUILD_LIBRARIES = ("dulwich", "psycopg")
+# a counter, histogram or summary's creation time: never exported
+_CREATED_SUFFIX = "_created"
 
 QUEUE_METRICS = ("hive_orders_queued", "hive_orders_in_flight", "hive_oldest_queued_seconds")
 
@@ -69,8 +91,18 @@ class HiveMetrics:
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        self.registry = registry if registry is not None else CollectorRegistry()
+        self.registry = registry if registry is not None else HiveRegistry()
         r = self.registry
+        ProcessCollector(registry=r)
+        PlatformCollector(registry=r)
+        GCCollector(registry=r)
+        self.build_info = Gauge(
+            "hive_build_info",
+            "Always 1; the labels name the hive's version, Python's and its libraries'.",
+            labelnames=("version", "python", *BUILD_LIBRARIES),
+            registry=r,
+        )
+        self.build_info.labels(**build_labels()).set(1)
         self.claims = Counter("hive_claims_total", "Orders claimed by this runner.", registry=r)
         self.claim_seconds = Histogram(
             "hive_claim_seconds",
@@ -84,7 +116,7 @@ class HiveMetrics:
         )
         self.bee_seconds = Histogram(
             "hive_bee_seconds",
-            "Duration of a bee's turn from its start to its end, in seconds, by outcome.",
+            "Duration of a bee's turn from its start to its end, in seconds, by outcome code.",
             labelnames=("outcome",),
             unit="seconds",
             buckets=TURN_BUCKETS_SECONDS,
@@ -161,7 +193,13 @@ class HiveMetrics:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:
             self.reviews.labels(verdict=verdict)
+        for code in OutcomeCode:
+            self.bee_seconds.labels(outcome=code.value)
         self._queue: _QueueCollector | None = None
+
+    def turn_ended(self, outcome: str, seconds: float) -> None:
+        """Count a turn that ended with the order outcome `outcome` after `seconds`."""
+        self.bee_seconds.labels(outcome=outcome_code(outcome).value).observe(seconds)
 
     def watch_queue(self, read: Callable[[], QueueNumbers]) -> None:
         """Report queue depth, in-flight orders and the oldest queued age from `read`,
@@ -171,6 +209,27 @@ class HiveMetrics:
             raise RuntimeError("watch_queue was already called on these metrics")
         self._queue = _QueueCollector(read)
         self.registry.register(self._queue)
+
+
+class HiveRegistry(CollectorRegistry):
+    """A registry that leaves out every `_created` sample of what it collects."""
+
+    def collect(self) -> Iterable[Metric]:
+        for family in super().collect():
+            created = family.name + _CREATED_SUFFIX
+            family.samples = [s for s in family.samples if s.name != created]
+            yield family
+
+
+def build_labels() -> dict[str, str]:
+    """hive_build_info's labels: the hive's version, Python's, and each library's."""
+    labels = {"version": __version__, "python": platform.python_version()}
+    for name in BUILD_LIBRARIES:
+        try:
+            labels[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            labels[name] = "unknown"
+    return labels
 
 
 class _QueueCollector(Collector):

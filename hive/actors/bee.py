@@ -327,7 +327,7 @@ class Bee:
             was = self._to(BeeState.ENDING)
         turn_end = order_ending(self.order.fence, ending, was is BeeState.HANDING_BACK)
         outcome = turn_end.outcome
-        rt.metrics.bee_seconds.labels(outcome=outcome).observe(ending.seconds)
+        rt.metrics.turn_ended(outcome, ending.seconds)
         if was is BeeState.LOST:
             self._remove_worktree(worktree)
             return  # the row is no longer this turn's: write nothing to it
