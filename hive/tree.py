@@ -6,6 +6,7 @@
       queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
       reviewer ReviewerActor: finished work judged (reviews stopped)  shutdown 10 s  (role queen)
       jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
+      forge    ForgeActor: GitHub issues polled, the night watch       shutdown 5 s   (forge github)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
@@ -23,8 +24,9 @@ from typing import NoReturn
 
 from hive.actors.bee_actor import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
+from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor, JobRunnerConfig
-from hive.actors.messages import QUEEN, IssuesChanged
+from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.publish import PublishConfig, after_verdict
 from hive.actors.queen import QueenActor, QueenConfig
 from hive.actors.reaper import ReaperActor, ReaperConfig
@@ -32,7 +34,7 @@ from hive.actors.reviewer import ReviewerActor, ReviewerConfig
 from hive.actors.runner import ClaimerConfig, RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
-from hive.errors import HiveError
+from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
@@ -64,6 +66,7 @@ REVIEWER_SHUTDOWN_SECONDS = 10.0
 JOBS_SHUTDOWN_SECONDS = 10.0
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
+FORGE_SHUTDOWN_SECONDS = 5.0  # a poll in hand finishes (its requests are bounded)
 
 
 def runs_bees(settings: Settings) -> bool:
@@ -112,7 +115,11 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
 
 
 def hive_children(
-    rt: Runtime, settings: Settings, bridge: SignalBridge, server: ExportServer
+    rt: Runtime,
+    settings: Settings,
+    bridge: SignalBridge,
+    server: ExportServer,
+    forge: GitHubForge | None = None,
 ) -> list[ChildSpec]:
     """The root's children for `settings.roles`; each actor gets its own config here."""
     drain = DrainConfig.from_settings(settings)
@@ -132,7 +139,7 @@ def hive_children(
             )
         )
     if settings.is_queen:
-        specs += queen_helpers(rt, settings)
+        specs += queen_helpers(rt, settings, forge)
     if runs_bees(settings):
         specs.append(
             ChildSpec(
@@ -151,13 +158,11 @@ def hive_children(
     return specs
 
 
-def queen_helpers(rt: Runtime, settings: Settings) -> list[ChildSpec]:
-    """The Queen's reviewer and job runner (DESIGN 10): started after her, stopped before."""
-    if settings.publish == "github":
-        raise HiveError(
-            "HIVE_PUBLISH=github needs the GitHub forge (HIVE_FORGE=github), which this "
-            "version does not have yet: use push or off"
-        )
+def queen_helpers(
+    rt: Runtime, settings: Settings, forge: GitHubForge | None = None
+) -> list[ChildSpec]:
+    """The Queen's reviewer and job runner (DESIGN 10), and with HIVE_FORGE=github the
+    forge's loop: started after her, stopped before."""
     reviewer = ReviewerConfig.from_settings(settings)
     verdicts = after_verdict(rt.db, settings.publish, rt.names.tell)
     jobs = JobRunnerConfig.from_settings(settings)
@@ -166,7 +171,8 @@ def queen_helpers(rt: Runtime, settings: Settings) -> list[ChildSpec]:
     def merged(issue: int, sha: str) -> None:
         rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
 
-    return [
+    steps = forge.steps if forge is not None and settings.publish == "github" else None
+    specs = [
         ChildSpec(
             "reviewer",
             ReviewerActor.start,
@@ -176,10 +182,21 @@ def queen_helpers(rt: Runtime, settings: Settings) -> list[ChildSpec]:
         ChildSpec(
             "jobs",
             JobRunnerActor.start,
-            args=(rt, jobs, publish, merged),
+            args=(rt, jobs, publish, merged, steps),
             shutdown=JOBS_SHUTDOWN_SECONDS,
         ),
     ]
+    if forge is not None:
+        work = ForgeWork(forge.intake, forge.watch, lambda: rt.names.tell(QUEEN, IssuesChanged()))
+        specs.append(
+            ChildSpec(
+                "forge",
+                ForgeActor.start,
+                args=(rt, work, forge.poll_seconds),
+                shutdown=FORGE_SHUTDOWN_SECONDS,
+            )
+        )
+    return specs
 
 
 @dataclass
@@ -240,11 +257,27 @@ def build(
     db = budget_pool(url, limit=pool_size(0, listening), name=f"hive-{settings.runner_name}")
     rt = Runtime(db=db, url=url, checkout=checkout, metrics=metrics)
     rt.host.watch(lambda bees: db.fit(pool_size(bees, listening)))
-    surface = store_surface(settings, db, url, metrics.registry, draining=lambda: rt.work.draining)
+    forge = None
+    if settings.forge == "github":
+        forge = GitHubForge.from_settings(
+            settings,
+            db,
+            checkout,
+            issues_changed=lambda: rt.names.tell(QUEEN, IssuesChanged()),
+            jobs_ready=lambda: rt.names.tell(JOBS, JobsReady()),
+        )
+    surface = store_surface(
+        settings,
+        db,
+        url,
+        metrics.registry,
+        draining=lambda: rt.work.draining,
+        github_hook=None if forge is None or forge.hooks is None else forge.hooks.handle,
+    )
     metrics.watch_queue(lambda: queue_numbers(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)
     bridge = bridge or SignalBridge()
-    children = hive_children(rt, settings, bridge, server)
+    children = hive_children(rt, settings, bridge, server, forge)
     root = Supervisor("hive", children, strategy=Strategy.REST_FOR_ONE)
     bridge.root = root
     return Hive(root, bridge, rt, server, settings)

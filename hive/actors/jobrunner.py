@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import JOBS, JOBS_WAKES
-from hive.actors.publish import PublishConfig, Publisher
+from hive.actors.publish import ForgeSteps, PublishConfig, Publisher
 from hive.actors.runtime import Runtime
 from hive.jobs import engine
 from hive.rules.waits import SCHEDULER_POLL_SECONDS
@@ -80,8 +80,11 @@ class JobRunnerActor(LoopActor):
         config: JobRunnerConfig,
         publish: PublishConfig,
         on_merged: Callable[[int, str], None],
+        forge: ForgeSteps | None = None,
     ) -> None:
-        publisher = Publisher(runtime.db, runtime.checkout, runtime.metrics, publish, on_merged)
+        publisher = Publisher(
+            runtime.db, runtime.checkout, runtime.metrics, publish, on_merged, forge
+        )
         super().__init__(
             "jobs",
             JobRunner(runtime, config, publisher),

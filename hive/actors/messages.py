@@ -16,6 +16,8 @@ a hint that something happened, never the only record of it: the store is.
     BeeDone        a bee's thread, once the bee has ended      its own BeeActor: stops
     OrderEnded     (as above)                                  REVIEWER: reviews at once
     JobsReady      the reviewer, once it accepted work         JOBS: runs jobs at once
+                   (and the GitHub webhook, once it woke a job)
+    IssuesChanged  (as above)                                  FORGE: its watch looks now
 
 A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag: the work
 the message calls for runs beside the actor, never in the handler.
@@ -30,6 +32,7 @@ CLAIMER = "claimer"
 DRAIN = "drain"
 REVIEWER = "reviewer"
 JOBS = "jobs"
+FORGE = "forge"
 
 
 @dataclass(frozen=True)
@@ -90,4 +93,5 @@ class JobsReady:
 QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged)
 REVIEWER_WAKES = (OrderEnded, TreeStarted)
 JOBS_WAKES = (JobsReady, TreeStarted)
+FORGE_WAKES = (TreeStarted, IssuesChanged)
 CLAIMER_WAKES = (SlotFree, DrainBegan)

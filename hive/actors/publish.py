@@ -21,6 +21,10 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
 
 A step that finds its attempt no longer accepted (a person rejected it, the criteria
 changed) answers GONE and the job ends.
+
+With a forge (HIVE_PUBLISH=github) the same job runs: CHECKS, MERGE and PUSH are the
+forge's (`ForgeSteps`: a pull request, its checks, a merge through the forge's API),
+GATE and CLOSE stay here, and the forge hears of the close (`after_close`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from dulwich.repo import Repo
 
@@ -88,7 +92,7 @@ def after_verdict(
     again, an escalation reported)."""
 
     def done(row: ReviewRow, decision: Decision) -> None:
-        if decision.verdict == ACCEPT and mode == "push":
+        if decision.verdict == ACCEPT and mode in ("push", "github"):
             made = jobs.create(
                 db, JobKind.PUBLISH, row.issue, Step.CHECKS, attempt=row.attempt, detail="accepted"
             )
@@ -103,6 +107,29 @@ class Gone(Exception):
     """The job's attempt is no longer the accepted current one."""
 
 
+Red = Callable[[StepContext, PublishFacts, str], Result]
+
+
+class ForgeSteps(Protocol):
+    """The steps a forge runs in place of the local ones (see the module)."""
+
+    def checks(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
+
+    def merge(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
+
+    def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
+
+    def gate_sha(self, facts: PublishFacts) -> str | None:
+        """The commit whose recorded checks open the gate."""
+        ...
+
+    def gate_waits_because(self, facts: PublishFacts) -> str:
+        """Why the gate is shut, for the job's sentence."""
+        ...
+
+    def after_close(self, ctx: StepContext, facts: PublishFacts, sha: str) -> None: ...
+
+
 class Publisher:
     """The publish job's handlers (`handlers()`), for the job engine."""
 
@@ -113,8 +140,10 @@ class Publisher:
         metrics: HiveMetrics,
         config: PublishConfig,
         on_merged: Callable[[int, str], None] = lambda issue, sha: None,
+        forge: ForgeSteps | None = None,
     ) -> None:
         self.db = db
+        self.forge = forge
         self.checkout = checkout
         self.metrics = metrics
         self.config = config
@@ -145,6 +174,8 @@ class Publisher:
 
     def checks(self, ctx: StepContext) -> Result:
         facts = self._facts(ctx)
+        if self.forge is not None:
+            return self.forge.checks(ctx, facts, self._red)
         with own_repo(self.checkout) as repo:
             base_sha, merged = self._merge_now(ctx, repo, facts)
             if isinstance(merged, Conflict):
@@ -176,18 +207,25 @@ class Publisher:
 
     def gate(self, ctx: StepContext) -> Result:
         facts = self._facts(ctx)
-        with own_repo(self.checkout) as repo:
-            _, merged = self._merge_now(ctx, repo, facts, fetch=False)
-        if isinstance(merged, Merged):
-            runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
+        if self.forge is not None:
+            sha = self.forge.gate_sha(facts)
+        else:
+            with own_repo(self.checkout) as repo:
+                _, merged = self._merge_now(ctx, repo, facts, fetch=False)
+            sha = merged.sha if isinstance(merged, Merged) and self.config.checks else None
+        if sha is not None:
+            runs = publish.checks_on(self.db, facts.issue, facts.attempt, sha)
             passed = sum(1 for run in runs if run.result == "pass")
-            if self.config.checks and merge_gate_open(len(runs), passed):
+            if merge_gate_open(len(runs), passed):
                 ctx.say(f"gate open: {passed} checks passed")
                 return Result.PASSED
         if facts.approved_at is not None:
             ctx.say("gate open: approved by a person")
             return Result.APPROVED
-        why = "no checks ran" if not self.config.checks else "its checks have not all passed"
+        if self.forge is not None:
+            why = self.forge.gate_waits_because(facts)
+        else:
+            why = "no checks ran" if not self.config.checks else "its checks have not all passed"
         return ctx.park(
             key=APPROVE_KEY.format(issue=facts.issue),
             # the gate looks again now and then: an approval that landed between its look
@@ -199,6 +237,8 @@ class Publisher:
 
     def merge(self, ctx: StepContext) -> Result:
         facts = self._facts(ctx)
+        if self.forge is not None:
+            return self.forge.merge(ctx, facts, self._red)
         with own_repo(self.checkout) as repo:
             base_sha, merged = self._merge_now(ctx, repo, facts)
         if isinstance(merged, Conflict):
@@ -212,6 +252,11 @@ class Publisher:
 
     def push(self, ctx: StepContext) -> Result:
         facts = self._facts(ctx)
+        if self.forge is not None:
+            pushed = self.forge.push(ctx, facts, self._red)
+            if pushed == Result.PUSHED:
+                self.metrics.merges.inc()
+            return pushed
         with own_repo(self.checkout) as repo:
             base_sha, merged = self._merge_now(ctx, repo, facts)
             if isinstance(merged, Conflict) or (
@@ -248,6 +293,8 @@ class Publisher:
         result = ctx.effect(f"close:{facts.issue}:{facts.attempt}", act)
         if result.get("age_seconds") is not None:
             self.metrics.issue_to_merge_seconds.observe(float(result["age_seconds"]))
+        if self.forge is not None:
+            self.forge.after_close(ctx, facts, sha)
         ctx.say(f"merged as {sha}")
         self.on_merged(facts.issue, sha)
         return Result.CLOSED

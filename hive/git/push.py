@@ -58,10 +58,21 @@ class Moved:
 PushResult = Pushed | Moved
 
 
-def push(repo: Repo, url: str, branch: str, new_sha: str, old_sha: str | None) -> PushResult:
+def push(
+    repo: Repo,
+    url: str,
+    branch: str,
+    new_sha: str,
+    old_sha: str | None,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+) -> PushResult:
     """Set `refs/heads/<branch>` of `url` to commit `new_sha` of `repo` if, and only if,
     it is at `old_sha` (None: only if the branch does not exist yet), sending the
-    objects the remote lacks. Raises PushError, or UnsafeGitError for a refused URL."""
+    objects the remote lacks. `username` and `password` go to an HTTP remote in the
+    Authorization header only (never in the URL). Raises PushError, or UnsafeGitError
+    for a refused URL."""
     check_url(url)
     ref = Ref(f"refs/heads/{branch}".encode())
     if not check_ref_format(ref):
@@ -71,7 +82,10 @@ def push(repo: Repo, url: str, branch: str, new_sha: str, old_sha: str | None) -
         raise PushError(f"{repo.path} has no commit {new_sha}")
     old = None if old_sha is None else ObjectID(old_sha.encode("ascii"))
     where = origin_of(url)
-    client, text_path = get_transport_and_path(url)
+    if username is None and password is None:
+        client, text_path = get_transport_and_path(url)
+    else:
+        client, text_path = get_transport_and_path(url, username=username, password=password)
     path = text_path.encode()
 
     def pack_data(

@@ -8,13 +8,14 @@ store.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from prometheus_client import CollectorRegistry
 
 from hive.errors import HiveError
+from hive.forge.github.hooks import HookAnswer
 from hive.services import changes, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
@@ -44,6 +45,9 @@ class Surface:
     issue: Callable[[int], dict[str, Any]] | None = None
     approve: Callable[[int], dict[str, Any]] | None = None
     close_issue: Callable[[int], dict[str, Any]] | None = None
+    # POST /hooks/github (HIVE_FORGE=github with a webhook secret): headers and the raw
+    # body in, the status and a JSON answer out; it checks the signature itself
+    github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None
 
 
 def store_probe(
@@ -68,6 +72,7 @@ def store_surface(
     url: str,
     registry: CollectorRegistry,
     draining: Callable[[], bool],
+    github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None,
 ) -> Surface:
     """The `Surface` a process serves: every route on the store `db` (a pool: the routes
     run on request threads), readiness from `draining` and a probe of `url`."""
@@ -81,6 +86,7 @@ def store_surface(
         issue=lambda number: detail.issue(db, number),
         approve=lambda number: _approve(db, number),
         close_issue=lambda number: _close(db, number),
+        github_hook=github_hook,
     )
 
 

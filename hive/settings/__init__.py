@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hive.settings import values
+from hive.settings import github, values
 from hive.settings.links import is_service_link
 
 __all__ = ["KNOWN", "PREFIX", "Settings", "SettingsError", "is_service_link"]
@@ -94,6 +94,15 @@ class Settings:
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: int = 1800
     publish: str = "push"
+    forge: str = "local"
+    github_repo: str = ""
+    github_token: str | None = field(default=None, repr=False)
+    github_api_url: str = github.DEFAULT_API_URL
+    github_label: str = "hive"
+    github_webhook_secret: str | None = field(default=None, repr=False)
+    github_merge_method: str = "merge"
+    # the poll of the labelled issues; a quiet poll is a 304 and costs no rate limit
+    github_poll_seconds: float = 60.0
 
     @property
     def is_queen(self) -> bool:
@@ -123,6 +132,7 @@ class Settings:
         reader.refuse_secret_passing(found["agent_pass_env"], found)
         if not found["runner_name"]:
             found["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
+        reader.problems += github.problems(found)
         reader.refuse_unknown()
         if reader.problems:
             raise SettingsError(reader.problems)
@@ -169,11 +179,21 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "PUBLISH": ("publish", values.choice(PUBLISH_MODES)),
+    "FORGE": ("forge", values.choice(github.FORGES)),
+    "GITHUB_REPO": ("github_repo", github.repo),
+    "GITHUB_TOKEN": ("github_token", values.token),
+    "GITHUB_API_URL": ("github_api_url", github.api_url),
+    "GITHUB_LABEL": ("github_label", github.label),
+    "GITHUB_WEBHOOK_SECRET": ("github_webhook_secret", github.secret),
+    "GITHUB_MERGE_METHOD": ("github_merge_method", values.choice(github.MERGE_METHODS)),
+    "GITHUB_POLL_SECONDS": ("github_poll_seconds", values.decimal(0.1, DAY_SECONDS)),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}
 # Their values are shown as <hidden>: a password, a token.
-SECRET_VARIABLES = frozenset({"HIVE_DATABASE_URL", "HIVE_API_TOKEN"})
+SECRET_VARIABLES = frozenset(
+    {"HIVE_DATABASE_URL", "HIVE_API_TOKEN", "HIVE_GITHUB_TOKEN", "HIVE_GITHUB_WEBHOOK_SECRET"}
+)
 SHOWN_MAX_CHARS = 80
 
 
@@ -243,6 +263,8 @@ class _Reader:
         secrets = {
             "the database URL": found.get("database_url"),
             "the API token": found.get("api_token"),
+            "the GitHub token": found.get("github_token"),
+            "the webhook secret": found.get("github_webhook_secret"),
         }
         for name in names:
             for what, secret in secrets.items():

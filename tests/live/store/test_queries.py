@@ -108,6 +108,9 @@ SAMPLES = {
     "days": 30,
     "conversations": [uuid.uuid4()],
     "seqs": [0],
+    # the GitHub forge (forge.sql)
+    "subject": "issue:1",
+    "remote_id": 1,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

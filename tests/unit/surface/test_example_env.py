@@ -10,7 +10,13 @@ EXAMPLE = Path(__file__).resolve().parents[3] / "config" / "hive.example.env"
 _LINE = re.compile(r"^(HIVE_[A-Z0-9_]+)=(.*)$")
 # a variable with no default is listed commented out: set but empty is an error
 _UNSET = re.compile(r"^# (HIVE_[A-Z0-9_]+)=(.*)$")
-UNSET_BY_DEFAULT = {"HIVE_DATABASE_URL", "HIVE_API_TOKEN"}
+UNSET_BY_DEFAULT = {
+    "HIVE_DATABASE_URL",
+    "HIVE_API_TOKEN",
+    "HIVE_GITHUB_REPO",
+    "HIVE_GITHUB_TOKEN",
+    "HIVE_GITHUB_WEBHOOK_SECRET",
+}
 
 
 def example_variables() -> dict[str, str]:

@@ -1,0 +1,129 @@
+"""`POST /hooks/github`: GitHub's webhook deliveries, checked and acted on at once.
+
+GitHub sends no bearer token: a delivery's authentication is its `X-Hub-Signature-256`,
+the HMAC-SHA256 of the raw body under `HIVE_GITHUB_WEBHOOK_SECRET`, compared in constant
+time. A delivery without a valid signature is 401 and nothing of it is read. Then:
+
+- `issues`: the issue in the payload is synced (`intake.sync_one`) and the Queen rounds;
+- `check_run`, `check_suite`, `status`, `pull_request`, `pull_request_review`: the
+  publish job of the `queen-<n>` branch they name is woken (its wait `github:<n>`);
+- `ping` and anything else: 204, nothing done.
+
+A delivery for another repository is 202 and ignored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from hive.forge.github import intake
+from hive.rules.forge import branch_issue
+from hive.store import waits
+from hive.store.db import Db
+
+log = logging.getLogger("hive.forge")
+
+SIGNATURE_HEADER = "x-hub-signature-256"
+EVENT_HEADER = "x-github-event"
+WAKE_KEY = "github:{issue}"
+BODY_MAX_BYTES = 25 * 1024 * 1024  # GitHub caps a delivery's payload at 25 MB
+PR_EVENTS = frozenset({"check_run", "check_suite", "status", "pull_request", "pull_request_review"})
+
+
+def signature_ok(secret: str, body: bytes, given: str | None) -> bool:
+    """Whether `given` (the X-Hub-Signature-256 header) signs `body` under `secret`."""
+    if not secret or not given or not given.startswith("sha256="):
+        return False
+    wanted = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(wanted.encode(), given.strip().encode())
+
+
+def branches_of(event: str, payload: Mapping[str, Any]) -> list[str]:
+    """The branches a pull-request-side event is about."""
+    found: list[str] = []
+    if event == "status":
+        found += [str(b.get("name", "")) for b in payload.get("branches") or ()]
+    for key in ("check_run", "check_suite"):
+        part = payload.get(key) or {}
+        suite = part.get("check_suite") or part
+        found.append(str(suite.get("head_branch") or ""))
+        for pr in part.get("pull_requests") or ():
+            found.append(str((pr.get("head") or {}).get("ref", "")))
+    pr = payload.get("pull_request") or {}
+    found.append(str((pr.get("head") or {}).get("ref", "")))
+    return [b for b in found if b]
+
+
+@dataclass(frozen=True)
+class HookAnswer:
+    status: int
+    body: Mapping[str, Any]
+
+
+class Hooks:
+    """The handler behind the route; `issues_changed` and `jobs_ready` tell the Queen
+    and the job runner (in the Queen's process)."""
+
+    def __init__(
+        self,
+        db: Db,
+        *,
+        secret: str,
+        full_name: str,
+        label: str,
+        issues_changed: Callable[[], object] = lambda: None,
+        jobs_ready: Callable[[], object] = lambda: None,
+        on_refused: Callable[[intake.SyncResult], None] = lambda result: None,
+    ) -> None:
+        self.db = db
+        self._secret = secret
+        self.full_name = full_name
+        self.label = label
+        self.issues_changed = issues_changed
+        self.jobs_ready = jobs_ready
+        self.on_refused = on_refused
+
+    def __repr__(self) -> str:
+        return f"Hooks({self.full_name!r})"  # never the secret
+
+    def handle(self, headers: Mapping[str, str], body: bytes) -> HookAnswer:
+        """One delivery: its status and a small JSON answer."""
+        lower = {k.lower(): v for k, v in headers.items()}
+        if not signature_ok(self._secret, body, lower.get(SIGNATURE_HEADER)):
+            return HookAnswer(401, {"error": "X-Hub-Signature-256 does not sign this body"})
+        event = lower.get(EVENT_HEADER, "")
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            return HookAnswer(400, {"error": "the body is not JSON"})
+        if not isinstance(payload, dict):
+            return HookAnswer(400, {"error": "the body is not a JSON object"})
+        repo = (payload.get("repository") or {}).get("full_name")
+        if repo is not None and str(repo).lower() != self.full_name.lower():
+            return HookAnswer(202, {"ignored": f"a delivery for {repo}"})
+        if event == "issues" and isinstance(payload.get("issue"), dict):
+            done = intake.sync_one(self.db, payload["issue"], self.label)
+            if done.did == intake.Synced.REFUSED:
+                self.on_refused(done)
+            if done.did not in (intake.Synced.SAME, intake.Synced.IGNORED):
+                self.issues_changed()
+            return HookAnswer(200, {"issue": done.number, "synced": done.did.value})
+        if event in PR_EVENTS:
+            woken = self._wake(branches_of(event, payload))
+            return HookAnswer(200, {"woken": woken})
+        return HookAnswer(204, {})
+
+    def _wake(self, branches: Iterable[str]) -> list[int]:
+        woken = []
+        for issue in sorted({n for n in map(branch_issue, branches) if n is not None}):
+            if waits.resolve(self.db, WAKE_KEY.format(issue=issue)):
+                woken.append(issue)
+        if woken:
+            self.jobs_ready()
+        return woken

@@ -1,0 +1,280 @@
+"""The publish job's steps where the forge is GitHub (HIVE_PUBLISH=github).
+
+The job and its table are the local forge's (`hive.rules.jobs`: CHECKS -> GATE -> MERGE
+-> PUSH -> CLOSE); `hive.actors.publish.Publisher` runs GATE and CLOSE for both and hands
+these steps here:
+
+- CHECKS: push the accepted head as `queen-<n>` (a branch there already is not sent
+  again), open the
+  pull request (or update the open one), then read the head's check runs and commit
+  statuses. Still running: the job parks on `github:<n>` (a webhook wakes it) with a
+  wake time as the fallback. None yet: it waits CHECKS_APPEAR_SECONDS for CI to report
+  before it lets the gate wait for a person. Red: the base's checks are read too; a
+  check red on both is inherited (an issue is opened about it, the gate waits for a
+  person), any other red sends the work back with the check's name and summary.
+- MERGE: the pull request as GitHub sees it now, in one case (`hive.rules.forge.Stuck`):
+  mergeable goes on; a conflict sends the work back; a required review, branch
+  protection or a branch behind its base parks with the Queen's next move as the
+  job's sentence; a head that moved goes back to CHECKS.
+- PUSH: merge through the API with the method configured, compare-and-swap on the head
+  sha (GitHub's `sha`), journaled as `push:<merge sha>` once it landed.
+- after CLOSE: the merge is commented on the issue and the issue closed.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hive.actors.branches import head_here
+from hive.actors.publish import Gone
+from hive.forge.github.api import MergeRefused, PullRequest, Repository
+from hive.forge.github.hooks import WAKE_KEY
+from hive.forge.github.push import push_branch
+from hive.forge.github.watch import Watch
+from hive.git.repo import Checkout, own_repo
+from hive.jobs.engine import StepContext
+from hive.rules.forge import (
+    CheckState,
+    Gate,
+    Stuck,
+    gate_case,
+    stuck_of_refusal,
+    stuck_of_state,
+    stuck_sentence,
+)
+from hive.rules.jobs import Result
+from hive.store import forge, publish
+from hive.store.publish import PublishFacts
+
+log = logging.getLogger("hive.publish")
+
+CHECKS_APPEAR_SECONDS = 600  # CI has this long after the push to report a first check
+COMPUTING_RECHECK_SECONDS = 2  # GitHub works mergeability out in a moment
+PR_NOTE = "pr"
+
+Red = Callable[[StepContext, PublishFacts, str], Result]
+
+
+@dataclass(frozen=True)
+class GitHubPublishConfig:
+    token: str
+    base: str
+    merge_method: str = "merge"
+    recheck_seconds: int = 60  # the fallback look at a parked pull request
+    checks_appear_seconds: int = CHECKS_APPEAR_SECONDS
+
+    def __repr__(self) -> str:
+        return f"GitHubPublishConfig(base={self.base!r}, merge_method={self.merge_method!r})"
+
+
+class GitHubSteps:
+    def __init__(
+        self,
+        db: Any,
+        checkout: Checkout,
+        repo: Repository,
+        watch: Watch,
+        config: GitHubPublishConfig,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.db = db
+        self.checkout = checkout
+        self.repo = repo
+        self.watch = watch
+        self.config = config
+        self.clock = clock
+        self._clone_url: str | None = None
+
+    # ---- CHECKS -------------------------------------------------------------------
+
+    def checks(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
+        head = self._push_head(ctx, facts)
+        number = self._pull_request(facts, head)
+        ctx.renew()
+        facts_now = self.repo.checks(head)
+        base_red: list[str] = []
+        if any(c.state == CheckState.FAIL for c in facts_now):
+            on_base = self.repo.checks(self.config.base)
+            base_red = [c.name for c in on_base if c.state == CheckState.FAIL]
+        case = gate_case(facts_now, base_red)
+        if case.gate == Gate.PENDING:
+            running = ", ".join(c.name for c in facts_now if c.state == CheckState.PENDING)
+            return self._park(ctx, facts, f"waits for checks on pull request #{number}: {running}")
+        if case.gate == Gate.NONE:
+            first = ctx.effect(f"first-look:{head}", lambda: {"at": self.clock()})
+            if self.clock() - float(first["at"]) < self.config.checks_appear_seconds:
+                return self._park(ctx, facts, f"waits for CI to report on pull request #{number}")
+            ctx.say(f"pull request #{number}: no checks reported")
+            return Result.NO_CHECKS
+        for check in facts_now:
+            inherited = case.gate == Gate.INHERITED and check.state == CheckState.FAIL
+            tail = check.summary
+            if inherited:
+                tail = f"also red on {self.config.base}: not this work's fault\n{tail}"
+            publish.record_check(
+                self.db,
+                issue=facts.issue,
+                attempt=facts.attempt,
+                job=ctx.job.id,
+                merge_sha=head,
+                name=check.name,
+                result="pass" if check.state == CheckState.PASS else "fail",
+                exit_code=None,
+                seconds=0.0,
+                output_tail=tail,
+            )
+        if case.gate == Gate.RED:
+            first = case.red[0]
+            note = f"check {first.name} failed on pull request #{number} ({head[:12]}):\n"
+            return red(ctx, facts, note + first.summary)
+        if case.gate == Gate.INHERITED:
+            for check in case.red:
+                opened = self.watch.base_red(check, self.config.base, number)
+                ctx.say(f"check {check.name} is red on {self.config.base} too (#{opened})")
+            return Result.PASSED
+        ctx.say(f"{len(facts_now)} checks passed on pull request #{number}")
+        return Result.PASSED
+
+    def gate_sha(self, facts: PublishFacts) -> str | None:
+        """The commit the gate reads checks of: the pull request's head."""
+        return facts.head_sha
+
+    def gate_waits_because(self, facts: PublishFacts) -> str:
+        runs = publish.checks_on(self.db, facts.issue, facts.attempt, facts.head_sha or "")
+        inherited = [r.name for r in runs if r.result != "pass" and "also red on" in r.output_tail]
+        if inherited:
+            return (
+                f"check {', '.join(inherited)} is red on {self.config.base} too, not by this "
+                "work; a person decides whether it merges anyway"
+            )
+        if not runs:
+            return "no checks ran on its pull request"
+        return "its checks have not all passed"
+
+    # ---- MERGE and PUSH -----------------------------------------------------------
+
+    def merge(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
+        pr = self.repo.pull(self._pr_number(facts))
+        if pr.merged:
+            return Result.MERGED
+        stuck = (
+            Stuck.CLOSED if pr.state != "open" else stuck_of_state(pr.mergeable, pr.mergeable_state)
+        )
+        if pr.state == "open" and pr.head_sha != facts.head_sha:
+            stuck = Stuck.STALE
+        return self._stuck(ctx, facts, pr, stuck, red, at_push=False)
+
+    def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
+        pr = self.repo.pull(self._pr_number(facts))
+        sha = pr.merge_commit_sha if pr.merged else None
+        if sha is None:
+            title = f"Merge queen-{facts.issue}: {facts.title}"
+            out = self.repo.merge(pr.number, facts.head_sha or "", self.config.merge_method, title)
+            if isinstance(out, MergeRefused):
+                stuck = stuck_of_refusal(out.status, out.message)
+                return self._stuck(ctx, facts, pr, stuck, red, at_push=True)
+            sha = out
+        merged_sha = sha
+        ctx.effect(f"push:{merged_sha}", lambda: {"pushed": merged_sha})
+        ctx.say(f"pull request #{pr.number} merged as {merged_sha[:12]}")
+        return Result.PUSHED
+
+    def after_close(self, ctx: StepContext, facts: PublishFacts, sha: str) -> None:
+        pr = self._pr_number(facts)
+
+        def close() -> dict[str, int]:
+            self.watch.merged(facts.issue, sha, pr)
+            return {"closed": facts.issue}
+
+        ctx.effect(f"github-close:{facts.issue}:{facts.attempt}", close)
+
+    # ---- helpers ------------------------------------------------------------------
+
+    def _stuck(
+        self,
+        ctx: StepContext,
+        facts: PublishFacts,
+        pr: PullRequest,
+        stuck: Stuck,
+        red: Red,
+        *,
+        at_push: bool,
+    ) -> Result:
+        if stuck == Stuck.NONE:
+            ctx.say(f"pull request #{pr.number} can merge")
+            return Result.MERGED
+        sentence = stuck_sentence(pr.number, stuck)
+        log.info("%s", sentence, extra={"issue": facts.issue})
+        if stuck in (Stuck.STALE, Stuck.CLOSED):
+            forge.drop_note(self.db, f"issue:{facts.issue}", PR_NOTE)  # CHECKS looks again
+            ctx.say(sentence)
+            return Result.MOVED
+        if stuck == Stuck.CONFLICT:
+            if at_push:
+                ctx.say(sentence)
+                return Result.MOVED  # MERGE reads the conflict and sends the work back
+            red(ctx, facts, f"pull request #{pr.number} conflicts with {self.config.base}")
+            return Result.CONFLICT
+        wake = (
+            COMPUTING_RECHECK_SECONDS if stuck == Stuck.COMPUTING else self.config.recheck_seconds
+        )
+        return ctx.park(
+            key=WAKE_KEY.format(issue=facts.issue), wake_in_seconds=wake, detail=sentence
+        )
+
+    def _park(self, ctx: StepContext, facts: PublishFacts, detail: str) -> Result:
+        return ctx.park(
+            key=WAKE_KEY.format(issue=facts.issue),
+            wake_in_seconds=self.config.recheck_seconds,
+            detail=detail,
+        )
+
+    def _clone(self) -> str:
+        if self._clone_url is None:
+            self._clone_url = str(self.repo.info()["clone_url"])
+        return self._clone_url
+
+    def _push_head(self, ctx: StepContext, facts: PublishFacts) -> str:
+        with own_repo(self.checkout) as repo:
+            head = head_here(self.db, repo, facts.issue, facts.head_sha)
+            if head is None:
+                raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
+            branch = f"queen-{facts.issue}"
+            url = self._clone()
+            token = self.config.token
+            # no journal: the push is idempotent (a branch at the head already is read,
+            # not written), and a branch someone moved is put back by the next CHECKS
+            push_branch(repo, url, token, branch, head)
+        return head
+
+    def _pull_request(self, facts: PublishFacts, head: str) -> int:
+        """The number of the open pull request of the accepted head: opened, or updated
+        once per head (a look again at a parked job sends nothing)."""
+        subject = f"issue:{facts.issue}"
+        known = forge.note(self.db, subject, PR_NOTE)
+        if known is not None and known.body == head:
+            return known.remote_id
+        branch = f"queen-{facts.issue}"
+        title = f"{facts.title} (#{facts.issue})"
+        body = (
+            f"Closes #{facts.issue}.\n\nThe hive's work on #{facts.issue}, attempt "
+            f"{facts.attempt}, accepted by its reviewer (head {head[:12]})."
+        )
+        pr = self.repo.open_pull(branch)
+        if pr is None:
+            pr = self.repo.create_pull(title, branch, self.config.base, body)
+            log.info("opened pull request #%d", pr.number, extra={"issue": facts.issue})
+        else:
+            pr = self.repo.update_pull(pr.number, title, body)
+        forge.put_note(self.db, subject, PR_NOTE, pr.number, head)
+        return pr.number
+
+    def _pr_number(self, facts: PublishFacts) -> int:
+        known = forge.note(self.db, f"issue:{facts.issue}", PR_NOTE)
+        if known is None:
+            raise RuntimeError(f"#{facts.issue} has no pull request yet it is past CHECKS")
+        return known.remote_id

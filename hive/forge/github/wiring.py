@@ -1,0 +1,84 @@
+"""The GitHub forge's parts, built once from the settings (HIVE_FORGE=github): the
+client, the repository, the poll, the watch, the webhook's handler and the publish
+steps, sharing one client (one count of requests, one pace under the rate limit)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from hive.errors import HiveError
+from hive.forge.github.api import Repository
+from hive.forge.github.client import GitHubClient, GitHubError
+from hive.forge.github.hooks import Hooks
+from hive.forge.github.intake import Intake, SyncResult
+from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
+from hive.forge.github.watch import Watch
+from hive.git.repo import Checkout
+from hive.settings import Settings
+
+# the fallback look at a parked pull request: the poll's interval, at least a second
+MIN_RECHECK_SECONDS = 1
+
+
+@dataclass
+class GitHubForge:
+    client: GitHubClient
+    repo: Repository
+    intake: Intake
+    watch: Watch
+    hooks: Hooks | None
+    steps: GitHubSteps
+    poll_seconds: float
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: Settings,
+        db: Any,
+        checkout: Checkout,
+        *,
+        issues_changed: Callable[[], object] = lambda: None,
+        jobs_ready: Callable[[], object] = lambda: None,
+    ) -> GitHubForge:
+        if settings.forge != "github" or not settings.github_token:
+            raise HiveError("the GitHub forge needs HIVE_FORGE=github and HIVE_GITHUB_TOKEN")
+        client = GitHubClient(settings.github_api_url, settings.github_token)
+        repo = Repository(client, settings.github_repo)
+        watch = Watch(db, repo, settings.github_label)
+
+        def refused(result: SyncResult) -> None:
+            try:
+                watch.unshaped(result.number, result.reason)
+            except GitHubError as err:
+                import logging
+
+                logging.getLogger("hive.forge").warning("#%d: %s", result.number, err)
+
+        intake = Intake(db, repo, settings.github_label, on_refused=refused)
+        hooks = None
+        if settings.github_webhook_secret:
+            hooks = Hooks(
+                db,
+                secret=settings.github_webhook_secret,
+                full_name=settings.github_repo,
+                label=settings.github_label,
+                issues_changed=issues_changed,
+                jobs_ready=jobs_ready,
+                on_refused=refused,
+            )
+        recheck = max(MIN_RECHECK_SECONDS, int(settings.github_poll_seconds))
+        steps = GitHubSteps(
+            db,
+            checkout,
+            repo,
+            watch,
+            GitHubPublishConfig(
+                token=settings.github_token,
+                base=settings.base_ref,
+                merge_method=settings.github_merge_method,
+                recheck_seconds=recheck,
+            ),
+        )
+        return cls(client, repo, intake, watch, hooks, steps, settings.github_poll_seconds)

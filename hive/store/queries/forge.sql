@@ -1,0 +1,22 @@
+-- name: forge_note
+-- The forge's note of a kind on a subject, if it made one.
+SELECT remote_id, body FROM hive.forge_note WHERE subject = %(subject)s AND kind = %(kind)s;
+
+-- name: put_forge_note
+-- Record (or update) the forge's note of a kind on a subject.
+INSERT INTO hive.forge_note (subject, kind, remote_id, body)
+VALUES (%(subject)s, %(kind)s, %(remote_id)s, %(body)s)
+ON CONFLICT (subject, kind) DO UPDATE SET
+    remote_id = excluded.remote_id, body = excluded.body, updated_at = now()
+RETURNING subject;
+
+-- name: drop_forge_note
+-- Forget the forge's note of a kind on a subject (an issue it opened was closed).
+DELETE FROM hive.forge_note WHERE subject = %(subject)s AND kind = %(kind)s RETURNING subject;
+
+-- name: forge_watch_facts
+-- The open issues and their current order's state, for the night watch (escalated work).
+SELECT i.number AS issue, i.state, d.attempt, d.review_note,
+       hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) AS order_state
+FROM hive.queen_issue i LEFT JOIN hive.queen_dispatch d ON d.issue = i.number
+WHERE i.state = 'open' ORDER BY i.number;

@@ -1,0 +1,143 @@
+"""The GitHub client against the fake GitHub: manners (User-Agent, the token in the
+header only), limits waited out, pages followed, conditional requests, errors named."""
+
+from __future__ import annotations
+
+import pytest
+
+from hive.forge.github.api import Repository
+from hive.forge.github.client import GitHubClient, GitHubError, PermissionMissing
+from hive.rules.forge_limits import MAX_TRIES, SECONDARY_FIRST_SECONDS
+from tests.fakes.fake_github import FakeGitHub
+from tests.unit.forge.conftest import TOKEN
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_700_000_000.0
+        self.slept: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def client(gh: FakeGitHub, clock: Clock | None = None, token: str = TOKEN) -> GitHubClient:
+    clock = clock or Clock()
+    return GitHubClient(gh.api_url, token, sleep=clock.sleep, clock=clock)
+
+
+def test_every_request_carries_a_user_agent_and_the_token_only_in_its_header(github):
+    github.add_issue("one", hook=False)
+    repo = Repository(client(github), github.full_name)
+    repo.labelled_issues("hive", None)
+    repo.info()
+    assert github.seen_headers and all(h.get("user-agent") for h in github.seen_headers)
+    assert all(h["authorization"] == f"Bearer {TOKEN}" for h in github.seen_headers)
+    assert all(TOKEN not in path for _, path, _ in github.calls)
+
+
+def test_a_request_without_a_user_agent_is_refused_by_the_fake_as_by_github(github):
+    import urllib.error
+    import urllib.request
+
+    req = urllib.request.Request(
+        github.api_url + "/repos/octo/hello",
+        headers={"Authorization": f"Bearer {TOKEN}", "User-Agent": ""},
+    )
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(req)
+    assert refused.value.code == 403
+
+
+def test_a_quiet_poll_is_a_304_and_costs_no_rate_limit(github):
+    github.add_issue("one", hook=False)
+    repo = Repository(client(github), github.full_name)
+    first = repo.labelled_issues("hive", None)
+    used = github.rate_used
+    again = repo.labelled_issues("hive", first.etag)
+    assert first.status == 200 and again.status == 304 and again.data is None
+    assert github.rate_used == used
+    assert repo.client.counts.not_modified == 1
+    github.add_issue("two", hook=False)
+    changed = repo.labelled_issues("hive", first.etag)
+    assert changed.status == 200 and len(changed.data) == 2
+
+
+def test_every_page_of_a_listing_is_followed(github):
+    for n in range(230):
+        github.add_issue(f"issue {n}", hook=False)
+    got = Repository(client(github), github.full_name).labelled_issues("hive", None)
+    assert len(got.data) == 230
+    assert len({i["number"] for i in got.data}) == 230
+    assert len([c for c in github.calls if c[1].endswith("/issues")]) == 3
+
+
+def test_a_server_error_is_sent_again(github):
+    clock = Clock()
+    github.fail_next(502, message="Bad Gateway", times=2)
+    info = Repository(client(github, clock), github.full_name).info()
+    assert info["full_name"] == github.full_name
+    assert clock.slept == [1.0, 2.0]
+
+
+def test_a_server_error_that_lasts_is_raised_after_the_last_try(github):
+    github.fail_next(503, message="Unavailable", times=MAX_TRIES)
+    with pytest.raises(GitHubError, match="503"):
+        Repository(client(github), github.full_name).info()
+
+
+def test_a_secondary_limit_waits_retry_after_then_a_doubling_minute(github):
+    clock = Clock()
+    github.fail_next(403, {"retry-after": "3"}, "You have exceeded a secondary rate limit")
+    github.fail_next(429, {}, "You have exceeded a secondary rate limit", times=2)
+    Repository(client(github, clock), github.full_name).info()
+    assert clock.slept == [3.0, 2 * SECONDARY_FIRST_SECONDS, 4 * SECONDARY_FIRST_SECONDS]
+
+
+def test_a_primary_limit_waits_for_the_reset(github):
+    clock = Clock()
+    reset = str(int(clock.now) + 42)
+    github.fail_next(
+        403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, "API rate limit exceeded"
+    )
+    Repository(client(github, clock), github.full_name).info()
+    assert clock.slept == [42.0]
+
+
+def test_a_missing_permission_is_one_error_naming_it(github):
+    github.permissions.discard("pulls:write")
+    repo = Repository(client(github), github.full_name)
+    with pytest.raises(PermissionMissing) as missing:
+        repo.create_pull("t", "queen-1", "main", "b")
+    assert "pull_requests=write" in str(missing.value)
+    assert TOKEN not in str(missing.value)
+
+
+def test_a_bad_token_is_an_error_without_the_token(github):
+    with pytest.raises(GitHubError) as bad:
+        Repository(client(github, token="wrong-token-value"), github.full_name).info()
+    assert "401" in str(bad.value) and "wrong-token-value" not in str(bad.value)
+    assert "wrong-token-value" not in repr(client(github, token="wrong-token-value"))
+
+
+def test_an_unreachable_github_is_one_line(github):
+    lost = GitHubClient("http://127.0.0.1:9", TOKEN, sleep=lambda s: None)
+    with pytest.raises(GitHubError, match="unreachable"):
+        Repository(lost, "octo/hello").info()
+
+
+def test_check_runs_and_statuses_are_read_newest_first(github):
+    sha = github.base_sha()
+    github.set_check(sha, "unit", "failure", "1 failed", hook=False)
+    github.set_check(sha, "unit", "success", "all passed", hook=False)
+    github.set_check(sha, "lint", None, hook=False)
+    github.set_status(sha, "ci/legacy", "pending")
+    github.set_status(sha, "ci/legacy", "error", "exploded")
+    facts = {c.name: c for c in Repository(client(github), github.full_name).checks(sha)}
+    assert facts["unit"].state == "pass" and "all passed" in facts["unit"].summary
+    assert facts["lint"].state == "pending"
+    assert facts["ci/legacy"].state == "fail" and facts["ci/legacy"].summary == "exploded"

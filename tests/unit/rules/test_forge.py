@@ -1,0 +1,165 @@
+"""The forge's rules: an issue body's sections, the gate's case from the checks, the case
+of a pull request that will not merge, and the watch's comments."""
+
+from __future__ import annotations
+
+import pytest
+
+from hive.rules.forge import (
+    NEXT_MOVE,
+    CheckFact,
+    CheckState,
+    Gate,
+    Note,
+    Stuck,
+    body_sections,
+    branch_issue,
+    check_run_state,
+    gate_case,
+    note_action,
+    note_body,
+    status_state,
+    stuck_of_refusal,
+    stuck_of_state,
+    stuck_sentence,
+)
+
+BODY = """Say hello properly.
+
+## Boundary
+- `hello.py`
+- docs/hello.md
+* hello.py
+
+### Acceptance criteria:
+1. file `hello.py` contains `print("hello")`
+2) - [ ] the docs mention it
+- [x] file `docs/hello.md` contains `hello`
+
+## Notes
+- not/a/path.py
+"""
+
+
+def test_the_boundary_and_criteria_sections_are_read():
+    found = body_sections(BODY)
+    assert found.boundary == ("hello.py", "docs/hello.md")
+    assert found.criteria == (
+        'file `hello.py` contains `print("hello")`',
+        "- [ ] the docs mention it",
+        "file `docs/hello.md` contains `hello`",
+    )
+
+
+def test_a_body_without_sections_has_neither():
+    assert body_sections("just words\n- a list\n").boundary == ()
+    assert body_sections(None).criteria == ()
+    assert body_sections("## Files\r\n- a.py\r\n").boundary == ("a.py",)
+
+
+def _c(name: str, state: CheckState, summary: str = "") -> CheckFact:
+    return CheckFact(name, state, summary)
+
+
+P, F, W = CheckState.PASS, CheckState.FAIL, CheckState.PENDING
+
+
+def test_zero_checks_never_open_the_gate():
+    assert gate_case([], []).gate == Gate.NONE
+
+
+def test_a_pending_check_waits():
+    assert gate_case([_c("a", P), _c("b", W)], []).gate == Gate.PENDING
+
+
+def test_all_green_is_green():
+    assert gate_case([_c("a", P), _c("b", P)], []).gate == Gate.GREEN
+
+
+def test_a_red_check_green_on_base_is_the_bees():
+    case = gate_case([_c("a", P), _c("lint", F, "E501")], [])
+    assert case.gate == Gate.RED and case.red == (_c("lint", F, "E501"),)
+
+
+def test_a_red_check_also_red_on_base_is_inherited():
+    case = gate_case([_c("a", P), _c("lint", F)], ["lint"])
+    assert case.gate == Gate.INHERITED and [c.name for c in case.red] == ["lint"]
+
+
+def test_one_own_red_beside_an_inherited_one_is_the_bees():
+    case = gate_case([_c("unit", F), _c("lint", F)], ["lint"])
+    assert case.gate == Gate.RED and [c.name for c in case.red] == ["unit"]
+
+
+@pytest.mark.parametrize(
+    ("status", "conclusion", "state"),
+    [
+        ("queued", None, W),
+        ("in_progress", None, W),
+        ("completed", "success", P),
+        ("completed", "neutral", P),
+        ("completed", "skipped", P),
+        ("completed", "failure", F),
+        ("completed", "timed_out", F),
+        ("completed", "cancelled", F),
+        ("completed", "action_required", F),
+        ("completed", "stale", F),
+    ],
+)
+def test_check_run_states(status, conclusion, state):
+    assert check_run_state(status, conclusion) == state
+
+
+def test_commit_status_states():
+    assert [status_state(s) for s in ("success", "failure", "error", "pending", None)] == [
+        P,
+        F,
+        F,
+        W,
+        W,
+    ]
+
+
+def test_a_pull_request_state_names_one_case():
+    assert stuck_of_state(True, "clean") == Stuck.NONE
+    assert stuck_of_state(True, "unstable") == Stuck.NONE
+    assert stuck_of_state(False, "dirty") == Stuck.CONFLICT
+    assert stuck_of_state(None, "unknown") == Stuck.COMPUTING
+    assert stuck_of_state(True, "blocked") == Stuck.NONE  # the merge's refusal says which
+    assert stuck_of_state(True, "behind") == Stuck.BEHIND
+
+
+def test_a_refused_merge_names_one_case():
+    assert (
+        stuck_of_refusal(409, "Head branch was modified. Review and try the merge again.")
+        == Stuck.STALE
+    )
+    assert (
+        stuck_of_refusal(
+            405, "At least 1 approving review is required by reviewers with write access."
+        )
+        == Stuck.REVIEW
+    )
+    assert stuck_of_refusal(405, 'Required status check "ci" is expected.') == Stuck.PROTECTED
+    assert stuck_of_refusal(405, "Pull Request is not mergeable") == Stuck.CONFLICT
+
+
+def test_every_case_has_the_queens_next_move():
+    assert set(NEXT_MOVE) == set(Stuck) - {Stuck.NONE}
+    line = stuck_sentence(7, Stuck.REVIEW)
+    assert line.startswith("pull request #7 will not merge (required review): ")
+
+
+def test_a_note_is_created_once_then_edited_only_when_it_changes():
+    body = note_body(Note.MERGED, "merged as abc")
+    assert body.endswith("<!-- hive:merged -->")
+    assert note_action(None, body) == "create"
+    assert note_action(body, body) == "none"
+    assert note_action(body, note_body(Note.MERGED, "merged as def")) == "edit"
+
+
+def test_a_queen_branch_names_its_issue():
+    assert branch_issue("queen-12") == 12
+    assert [branch_issue(b) for b in ("main", "queen-0", "queen-012", None, "queen-1x")] == [
+        None
+    ] * 5
