@@ -20,6 +20,7 @@ from hive.errors import UsageError
 from hive.git.repo import open_checkout
 from hive.http import HttpConfig, check_config
 from hive.settings import Settings
+from hive.stopping_early import stop_before_start
 from hive.store import connect, migrate
 
 log = logging.getLogger("hive.serve")
@@ -33,6 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    stop_before_start()  # the console script's way in: `python -m hive` did it already
     settings = Settings.from_env()
     logs.setup(settings.log_format, settings.log_level)
     check_config(HttpConfig.from_settings(settings))
