@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run test check lint types bench mutate clean agents system
+.PHONY: help run test check lint types bench chaos mutate clean agents system
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -52,6 +52,9 @@ check: test lint types ## what CI runs (.ci/run): tests, lint, types
 
 bench: $(STAMP) ## every benchmark, side by side with its ceiling
 	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
+
+chaos: $(STAMP) ## the big chaos run: 300 orders, 6 runners, 10 minutes of faults (SEED=N replays one)
+	$(BIN)/hive chaos --size big $(if $(SEED),--seed $(SEED))
 
 mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heartbeat and reaper
 	$(BIN)/mutmut run --max-children 2

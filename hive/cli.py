@@ -14,6 +14,7 @@ from hive import __version__
 from hive.commands import (
     approve,
     bench,
+    chaos,
     db,
     demo,
     drain_plan,
@@ -46,6 +47,7 @@ VERBS = (
     drain_plan,
     demo,
     bench,
+    chaos,
 )
 
 

@@ -1,0 +1,60 @@
+"""The chaos run's agent and its log.
+
+The agent is a shell script (`command:sh agent.sh <ctl>`): it reads its turn's length in
+ticks from `<ctl>/ticks/<issue>`, appends `start`, one `tick` per TICK_SECONDS and, once
+it has committed its line to its boundary file with the git binary, `end` to
+`<ctl>/turns.log`. Each line is one short append (atomic under O_APPEND), so the file's
+order is the order the turns did things in: the overlap check needs no clock. A turn is
+named by its runner (the directory its worktree is in) and its pid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LOG_NAME = "turns.log"
+
+SCRIPT = r"""#!/bin/sh
+# The chaos bee (hive/chaos/agent.py): a turn of random length that logs itself.
+ctl=$1
+n=$HIVE_ISSUE
+runner=$(basename "$(dirname "$PWD")")
+turn="$runner/$$"
+file=$(printf '%s\n' "$HIVE_BOUNDARY" | head -n 1)
+ticks=$(cat "$ctl/ticks/$n")
+echo "start $n $turn" >> "$ctl/turns.log"
+i=0
+while [ "$i" -lt "$ticks" ]; do
+    sleep 0.1
+    echo "tick $n $turn" >> "$ctl/turns.log"
+    i=$((i + 1))
+done
+echo "chaos $n turn $turn" >> "$file"
+git -c user.name=bee -c user.email=bee@hive.invalid -c commit.gpgsign=false \
+    commit -q -a -m "chaos $n turn $turn" || exit 1
+echo "end $n $turn" >> "$ctl/turns.log"
+"""
+
+
+@dataclass(frozen=True)
+class TurnEvent:
+    kind: str  # start, tick, end
+    issue: int
+    turn: str  # runner/pid
+
+
+def parse_log(text: str) -> list[TurnEvent]:
+    """The log's lines in order; a torn or foreign line (a turn killed mid-write) is
+    skipped."""
+    events = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) != 3 or parts[0] not in ("start", "tick", "end") or not parts[1].isdigit():
+            continue
+        events.append(TurnEvent(parts[0], int(parts[1]), parts[2]))
+    return events
+
+
+def work_line(issue: int, turn: str) -> str:
+    """The line a turn adds to its boundary file (a finished order's bundle holds one)."""
+    return f"chaos {issue} turn {turn}"

@@ -1,0 +1,93 @@
+"""What a chaos run left, read once it is over: each issue's attempts from the store,
+the agents' log, and each finished order's bundle as the git binary reads it (verified
+and fetched into a clone of the upstream repository)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from hive.chaos.agent import TurnEvent, parse_log, work_line
+from hive.chaos.invariants import FINISHED, BundleCheck
+from hive.chaos.world import issue_file
+from hive.errors import HiveError
+from hive.git.safety import git_environment
+from hive.store import bundles, orders
+
+GIT_TIMEOUT_SECONDS = 60
+
+
+def attempts(db: psycopg.Connection[Any], issues: Iterable[int]) -> dict[int, list[str | None]]:
+    """Each issue's attempts' outcomes, oldest first (its archived rows, then its row)."""
+    found: dict[int, list[str | None]] = {}
+    for issue in issues:
+        seen: list[str | None] = [a.snapshot.get("outcome") for a in orders.history(db, issue)]
+        current = orders.get(db, issue)
+        if current is not None:
+            seen.append(current.outcome)
+        found[issue] = seen
+    return found
+
+
+def turn_events(log: Path) -> list[TurnEvent]:
+    return parse_log(log.read_text(encoding="utf-8", errors="replace"))
+
+
+def check_bundles(
+    db: psycopg.Connection[Any],
+    finished: Iterable[int],
+    events: list[TurnEvent],
+    upstream: Path,
+    scratch: Path,
+) -> list[BundleCheck]:
+    """Each finished order's bundle, written out, verified and fetched by the git binary
+    in a clone of `upstream`; its branch must hold the line of a turn that logged `end`."""
+    if shutil.which("git") is None:
+        raise HiveError("hive chaos checks bundles with the git binary: install git")
+    clone = scratch / "verify"
+    _git("clone", "-q", str(upstream), str(clone), cwd=scratch)
+    ended: dict[int, set[str]] = {}
+    for event in events:
+        if event.kind == "end":
+            ended.setdefault(event.issue, set()).add(event.turn)
+    found = []
+    for issue in finished:
+        stored = bundles.get(db, issue)
+        if stored is None:
+            found.append(BundleCheck(issue, False, False, False, False))
+            continue
+        path = scratch / f"queen-{issue}.bundle"
+        path.write_bytes(stored.data)
+        verified = _git("bundle", "verify", "-q", str(path), cwd=clone) is not None
+        ref = f"refs/chaos/{issue}"
+        fetched = _git("fetch", "-q", str(path), f"queen-{issue}:{ref}", cwd=clone) is not None
+        text = _git("show", f"{ref}:{issue_file(issue)}", cwd=clone) if fetched else None
+        lines = set((text or "").splitlines())
+        holds = any(work_line(issue, turn) in lines for turn in ended.get(issue, ()))
+        found.append(BundleCheck(issue, True, verified, fetched, holds))
+    return found
+
+
+def finished_issues(outcomes: dict[int, list[str | None]]) -> list[int]:
+    return [issue for issue, seen in sorted(outcomes.items()) if seen and seen[-1] == FINISHED]
+
+
+def _git(*args: str, cwd: Path) -> str | None:
+    """git's output, or None when it failed."""
+    env = git_environment(os.environ) | {"HOME": str(cwd)}
+    done = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GIT_TIMEOUT_SECONDS,
+        check=False,
+    )
+    return done.stdout if done.returncode == 0 else None

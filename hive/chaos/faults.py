@@ -1,0 +1,162 @@
+"""Each fault of the plan acted on the world; what it saw is kept in `Seen`.
+
+A killed or SIGTERMed process is replaced at once (a new runner in its slot, a Queen
+with her name). A killed runner's agents are found by their working directory (under its
+workdir) before the kill, and timed until they are gone. A stalled runner gets SIGSTOP,
+stays stopped until the orders it held are reaped (its silent window and the reaper's
+pass), then SIGCONT. A PostgreSQL restart is `pg_ctl stop -m fast` and a start.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import threading
+import time
+from dataclasses import dataclass, field
+
+import psycopg
+
+from hive.chaos.invariants import OUTLIVE_BOUND_SECONDS, Outliving
+from hive.chaos.plan import Fault, FaultKind
+from hive.chaos.world import SILENT_MINUTES, World
+from hive.store import embedded, orders
+from hive.swarm import WaitTimeout, processes_under, wait_for
+
+log = logging.getLogger("hive.chaos")
+
+# how long after its silent window a stalled runner stays stopped at most (the reaper's
+# pass comes within a quarter of the window; the rest is slack for a loaded machine)
+STALL_SLACK_SECONDS = 10.0
+POLL_SECONDS = 0.1
+
+
+@dataclass
+class Seen:
+    outliving: list[Outliving] = field(default_factory=list)
+    acted: list[str] = field(default_factory=list)  # one line per fault, as it happened
+
+
+def act(world: World, fault: Fault, seen: Seen, began: float) -> None:
+    """Do `fault` now; append what happened to `seen`."""
+    world.replace_exited()  # a process that died by itself is not this fault's
+    at = time.monotonic() - began
+    what = _ACTS[fault.kind](world, fault, seen)
+    line = f"{at:6.1f} s  {fault.kind.value}: {what}"
+    seen.acted.append(line)
+    log.info("%s", line)
+
+
+def _kill_runner(world: World, fault: Fault, seen: Seen) -> str:
+    old = world.runners[fault.target]
+    workdir = world.workdir(old)
+    agents = tuple(processes_under(workdir))
+    old.kill()
+    died = time.monotonic()
+    world.killed.append(old)
+    new = world.start_runner(fault.target)
+    gone: float | None
+    try:
+        wait_for(
+            lambda: not [p for p in agents if p in processes_under(workdir)],
+            OUTLIVE_BOUND_SECONDS * 3,
+            "a dead runner's agents to go",
+            poll_seconds=POLL_SECONDS,
+        )
+        gone = time.monotonic() - died
+    except WaitTimeout:
+        gone = None
+    seen.outliving.append(Outliving(old.name, agents, gone))
+    return f"{old.name} ({len(agents)} agent processes); {new.name} replaces it"
+
+
+def _term_runner(world: World, fault: Fault, seen: Seen) -> str:
+    old = world.runners[fault.target]
+    old.send(signal.SIGTERM)
+    world.signalled.append(old)
+    new = world.start_runner(fault.target)
+    return f"{old.name} drains; {new.name} replaces it"
+
+
+def _kill_queen(world: World, fault: Fault, seen: Seen) -> str:
+    old = world.queen
+    assert old is not None
+    old.kill()
+    world.killed.append(old)
+    new = world.start_queen()
+    return f"{old.name}; {new.name} replaces her"
+
+
+def _term_queen(world: World, fault: Fault, seen: Seen) -> str:
+    old = world.queen
+    assert old is not None
+    old.send(signal.SIGTERM)
+    world.signalled.append(old)
+    new = world.start_queen()
+    return f"{old.name} drains; {new.name} replaces her"
+
+
+def _restart_postgres(world: World, fault: Fault, seen: Seen) -> str:
+    began = time.monotonic()
+    embedded.stop(world.pgdata)
+    url = embedded.start(world.pgdata)
+    assert url == world.url, f"the server came back at {url}, not {world.url}"
+    return f"down and up again in {time.monotonic() - began:.1f} s"
+
+
+def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
+    """Stops the target slot's runner, or the next slot's that holds orders now (a stall
+    of an idle runner tests nothing)."""
+    slots = sorted(world.runners)
+    at = slots.index(fault.target)
+    for slot in slots[at:] + slots[:at]:
+        serve = world.runners[slot]
+        held = _held(world, serve.name)
+        if held:
+            break
+    else:
+        serve, held = world.runners[fault.target], set()
+    os.kill(serve.pid, signal.SIGSTOP)
+    stopped = time.monotonic()
+    window = SILENT_MINUTES * 60
+    pause = threading.Event()
+    try:
+        pause.wait(window)  # the fault itself: this long without a heartbeat, at least
+        if held:
+            wait_for(
+                lambda: not _held(world, serve.name),
+                STALL_SLACK_SECONDS,
+                "a stalled runner's orders to be reaped",
+                poll_seconds=POLL_SECONDS,
+            )
+        else:
+            pause.wait(STALL_SLACK_SECONDS / 4)
+    except WaitTimeout:
+        pass
+    finally:
+        os.kill(serve.pid, signal.SIGCONT)
+    return (
+        f"{serve.name} stopped {time.monotonic() - stopped:.1f} s holding {sorted(held)}, "
+        f"{sorted(_held(world, serve.name))} still held at SIGCONT"
+    )
+
+
+def _held(world: World, runner: str) -> set[int]:
+    """The issues `runner` holds unfinished orders of (empty when the store is away)."""
+    try:
+        with world.connect() as db:
+            held = orders.listing(db, unfinished_only=True)
+    except psycopg.Error:
+        return set()
+    return {o.issue for o in held if o.claimed_by == runner}
+
+
+_ACTS = {
+    FaultKind.KILL_RUNNER: _kill_runner,
+    FaultKind.TERM_RUNNER: _term_runner,
+    FaultKind.KILL_QUEEN: _kill_queen,
+    FaultKind.TERM_QUEEN: _term_queen,
+    FaultKind.RESTART_POSTGRES: _restart_postgres,
+    FaultKind.STALL_RUNNER: _stall_runner,
+}

@@ -1,0 +1,180 @@
+"""One chaos run, from an empty directory to the table: build the world, start a Queen
+and the runners, act each fault of the plan at its time, wait until every order has
+finished (or the deadline), SIGTERM every process and wait for its exit, then read what
+was left and check the invariants. Whatever happens, nothing is left running: every
+process under the run's directory is killed and the server stopped."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import psycopg
+
+from hive.chaos import evidence
+from hive.chaos.faults import Seen, act
+from hive.chaos.invariants import (
+    OUTLIVE_BOUND_SECONDS,
+    Check,
+    Outliving,
+    ended_once,
+    lost_bundles,
+    outliving,
+    overlapping_turns,
+    sigterm_exits,
+)
+from hive.chaos.plan import Plan, Shape, make_plan
+from hive.chaos.world import World
+from hive.store import orders
+from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait_for
+
+log = logging.getLogger("hive.chaos")
+
+POLL_SECONDS = 0.5
+START_SECONDS = 120.0
+SERVING = "serve: serving as"  # the line `hive serve` logs once its tree is built
+# a SIGTERMed process drains its bees (the drain's cap, the hand-back) and exits
+EXIT_SECONDS = 90.0
+
+
+@dataclass(frozen=True)
+class Result:
+    plan: Plan
+    seconds: float
+    checks: tuple[Check, ...]
+    acted: tuple[str, ...]
+    unasked: tuple[tuple[str, int, str], ...]  # processes that exited by themselves
+
+    @property
+    def ok(self) -> bool:
+        return all(c.ok for c in self.checks)
+
+
+def run(
+    root: Path,
+    shape: Shape,
+    seed: int,
+    *,
+    finish_seconds: float,
+    say: Callable[[str], None] = lambda line: None,
+) -> Result:
+    """The whole run under `root` (an empty directory); every order gets
+    `finish_seconds` after the last fault to finish."""
+    plan = make_plan(shape, seed)
+    world = World(root, shape)
+    seen = Seen()
+    started = began = time.monotonic()
+    try:
+        world.build(plan)
+        say(f"{shape.orders} orders, {shape.runners} runners, {len(plan.faults)} faults")
+        world.start_queen()
+        for slot in range(shape.runners):
+            world.start_runner(slot)
+        _wait_serving(world)
+        began = time.monotonic()  # the faults' clock starts once the swarm is up
+        say(f"the swarm serves after {began - started:.1f} s; faults begin")
+        pause = threading.Event()
+        for fault in plan.faults:
+            pause.wait(max(0.0, began + fault.at_seconds - time.monotonic()))  # the schedule
+            act(world, fault, seen, began)
+            say(seen.acted[-1])
+        _wait_finished(world, plan, finish_seconds)
+        say(f"{time.monotonic() - began:.1f} s: stopping every process")
+        exits = _stop_all(world)
+        seen.outliving.append(_left_at_the_end(world))
+        checks = _check(world, plan, seen, exits)
+    finally:
+        kill_everything_under(world.procs, world.every_serve())
+        world.remove_server()
+    return Result(plan, time.monotonic() - began, checks, tuple(seen.acted), tuple(world.unasked))
+
+
+def _wait_serving(world: World) -> None:
+    """Until each process has logged that it serves (its tree runs)."""
+    try:
+        wait_for(
+            lambda: all(SERVING in serve.log() for serve in world.live()),
+            START_SECONDS,
+            "every process to serve",
+            poll_seconds=POLL_SECONDS,
+        )
+    except WaitTimeout as err:
+        log.warning("%s", err)
+
+
+def _wait_finished(world: World, plan: Plan, seconds: float) -> None:
+    """Until every order's row has finished; past `seconds`, the checks say which not."""
+    issues = set(plan.ticks)
+
+    def all_finished() -> bool:
+        world.replace_exited()
+        try:
+            with world.connect() as db:
+                rows = orders.listing(db)
+        except psycopg.Error:
+            return False  # the server restarts: look again
+        done = {o.issue for o in rows if o.outcome == "finished"}
+        return done >= issues
+
+    try:
+        wait_for(
+            all_finished,
+            seconds,
+            "every order to finish",
+            poll_seconds=POLL_SECONDS,
+        )
+    except WaitTimeout as err:
+        log.warning("%s", err)
+
+
+def _stop_all(world: World) -> list[tuple[str, int | None]]:
+    """SIGTERM the live processes; every SIGTERMed process's exit code (None: none)."""
+    world.replace_exited()
+    for serve in world.live():
+        serve.send(signal.SIGTERM)
+        world.signalled.append(serve)
+    exits: list[tuple[str, int | None]] = []
+    for serve in world.signalled:
+        try:
+            exits.append((serve.name, serve.wait(EXIT_SECONDS)))
+        except WaitTimeout:
+            exits.append((serve.name, None))
+    return exits
+
+
+def _left_at_the_end(world: World) -> Outliving:
+    """Agents still alive once every runner exited, and how long they took to go."""
+    ended = time.monotonic()
+    left = tuple(processes_under(world.procs))
+    gone: float | None = 0.0
+    if left:
+        try:
+            wait_for(lambda: not processes_under(world.procs), OUTLIVE_BOUND_SECONDS * 3, "agents")
+            gone = time.monotonic() - ended
+        except WaitTimeout:
+            gone = None
+    return Outliving("every runner, at the end", left, gone)
+
+
+def _check(
+    world: World, plan: Plan, seen: Seen, exits: list[tuple[str, int | None]]
+) -> tuple[Check, ...]:
+    events = evidence.turn_events(world.turns_log)
+    with world.connect() as db:
+        outcomes = evidence.attempts(db, plan.ticks)
+        finished = evidence.finished_issues(outcomes)
+        scratch = world.root / "verify"
+        scratch.mkdir()
+        stored = evidence.check_bundles(db, finished, events, world.upstream, scratch)
+    return (
+        ended_once(outcomes),
+        overlapping_turns(events),
+        lost_bundles(stored),
+        outliving(seen.outliving),
+        sigterm_exits(exits),
+    )

@@ -1,0 +1,191 @@
+"""The world of one chaos run: a private embedded PostgreSQL (so the run may restart it;
+its data in a directory of its own under /tmp, see `pgbase`), and under the run's root
+the upstream repository (`upstream/`), the agent's control directory (`ctl/`: its
+script, each issue's ticks, the turns' log), and the `hive serve` processes, each with
+its own workdir under `procs/` and its log under `logs/`.
+
+A runner slot holds one runner process at a time; a replacement gets a new name (a new
+pod). The Queen's replacement keeps her name, as a StatefulSet's pod does: her lease is
+held by name, so she goes on at once instead of waiting out the lease of the one killed.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from hive.chaos.agent import LOG_NAME, SCRIPT
+from hive.chaos.plan import Plan, Shape
+from hive.errors import HiveError
+from hive.git.commits import init_repository
+from hive.store import embedded, issues, migrate
+from hive.store.issues import NewIssue
+from hive.swarm import Serve, start_serve
+
+BASE = "main"
+QUEEN = "queen"
+SLOTS_PER_RUNNER = 2
+LANES_PER_KEY = 4
+SILENT_MINUTES = 0.1  # 6 s without a heartbeat and a runner's orders are reaped
+DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
+
+CLOCKS = {
+    "HIVE_QUEEN_TICK_SECONDS": "0.5",
+    "HIVE_RUNNER_SECONDS": "0.2",
+    "HIVE_RUNNER_SILENT_MINUTES": str(SILENT_MINUTES),
+    "HIVE_RUNNER_DRAIN_SECONDS": str(DRAIN_SECONDS),
+    "HIVE_HTTP_ADDR": "127.0.0.1:0",
+    "HIVE_BEE_MEMORY_MB": "0",
+    "HIVE_WORKER_LANES_PER_KEY": str(LANES_PER_KEY),
+    "HIVE_RUNNER_SLOTS": str(SLOTS_PER_RUNNER),
+    "HIVE_PUBLISH": "off",
+}
+
+
+@dataclass
+class World:
+    root: Path
+    shape: Shape
+    url: str = ""
+    runners: dict[int, Serve] = field(default_factory=dict)  # slot -> its live runner
+    queen: Serve | None = None
+    signalled: list[Serve] = field(default_factory=list)  # got SIGTERM: each must exit 0
+    killed: list[Serve] = field(default_factory=list)
+    # exited before anyone signalled it: (name, exit code, its log's last line)
+    unasked: list[tuple[str, int, str]] = field(default_factory=list)
+    _made: int = 0
+
+    # the server's data, in a directory of its own under /tmp: as root the server runs as
+    # another user, who must traverse every ancestor (a pytest tmp_path is 0700)
+    pgbase: Path | None = None
+
+    @property
+    def pgdata(self) -> Path:
+        assert self.pgbase is not None, "the world is not built"
+        return self.pgbase / "pg"
+
+    @property
+    def upstream(self) -> Path:
+        return self.root / "upstream"
+
+    @property
+    def ctl(self) -> Path:
+        return self.root / "ctl"
+
+    @property
+    def procs(self) -> Path:
+        return self.root / "procs"
+
+    @property
+    def turns_log(self) -> Path:
+        return self.ctl / LOG_NAME
+
+    def connect(self) -> psycopg.Connection[Any]:
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=10)
+
+    # ---- set-up ------------------------------------------------------------------
+
+    def build(self, plan: Plan) -> None:
+        """The server (migrated), the repository, the agent, and one issue per order."""
+        self.pgbase = Path(tempfile.mkdtemp(prefix="hive-chaos-", dir="/tmp"))
+        try:
+            self.url = embedded.start(self.pgdata)
+        except HiveError:
+            raise
+        except Exception as err:  # the package's own error: its first line is enough
+            first = str(err).strip().splitlines()[0] if str(err).strip() else repr(err)
+            raise HiveError(f"could not start the embedded PostgreSQL: {first}") from err
+        migrate.apply(self.url)
+        files = {issue_file(n): f"file {n}\n" for n in plan.ticks}
+        init_repository(
+            self.upstream, files, branch=BASE, message="chaos\n", author=b"chaos <c@hive.invalid>"
+        )
+        (self.ctl / "ticks").mkdir(parents=True)
+        (self.ctl / "agent.sh").write_text(SCRIPT)
+        self.turns_log.touch()
+        for n, ticks in plan.ticks.items():
+            (self.ctl / "ticks" / str(n)).write_text(f"{ticks}\n")
+        with self.connect() as db:
+            for n in plan.ticks:
+                issue = NewIssue(
+                    title=f"chaos {n}",
+                    body=f"A line in {issue_file(n)}.",
+                    boundary=(issue_file(n),),
+                )
+                issues.upsert(db, n, issue)
+
+    # ---- processes ---------------------------------------------------------------
+
+    def env(self, name: str, role: str) -> dict[str, str]:
+        slots = self.shape.runners * SLOTS_PER_RUNNER
+        env = {
+            "HIVE_DATABASE_URL": self.url,
+            "HIVE_REPO_URL": str(self.upstream),
+            "HIVE_BASE_REF": BASE,
+            "HIVE_WORKDIR": str(self.procs / name),
+            "HIVE_ROLE": role,
+            "HIVE_RUNNER_NAME": QUEEN if role == "queen" else name,
+            "HIVE_AGENT": f"command:sh {self.ctl / 'agent.sh'} {self.ctl}",
+            "HIVE_MAX_WORKERS": str(slots),
+            **CLOCKS,
+        }
+        for k in range(math.ceil(slots / LANES_PER_KEY)):
+            env["HIVE_WORKER_KEY" + ("" if k == 0 else f"_{k + 1}")] = f"sk-chaos-{k:04d}"
+        if role == "queen":
+            env["HIVE_QUEEN_BEES_RUN_ELSEWHERE"] = "on"
+        return env
+
+    def _start(self, prefix: str, role: str) -> Serve:
+        self._made += 1
+        name = f"{prefix}-{self._made}"
+        return start_serve(name, self.env(name, role), cwd=self.root, log_dir=self.root / "logs")
+
+    def start_queen(self) -> Serve:
+        self.queen = self._start(QUEEN, "queen")
+        return self.queen
+
+    def start_runner(self, slot: int) -> Serve:
+        self.runners[slot] = self._start(f"runner{slot}", "runner")
+        return self.runners[slot]
+
+    def replace_exited(self) -> None:
+        """Replace each live process that exited by itself (a restart policy would);
+        each is noted in `unasked`."""
+        gone = [] if self.queen is None or self.queen.exit_code() is None else [self.queen]
+        if gone:
+            self.start_queen()
+        for slot, serve in sorted(self.runners.items()):
+            if serve.exit_code() is not None:
+                gone.append(serve)
+                self.start_runner(slot)
+        for serve in gone:
+            last = (serve.tail(1) or "(no output)").strip()
+            self.unasked.append((serve.name, serve.exit_code() or 0, last))
+            self.killed.append(serve)  # nothing more to ask of it; swept at the end
+
+    def live(self) -> list[Serve]:
+        """The Queen and the runners the slots hold now."""
+        found = [self.queen] if self.queen is not None else []
+        return found + [self.runners[slot] for slot in sorted(self.runners)]
+
+    def remove_server(self) -> None:
+        """Stop the server and remove its data (safe when it never started)."""
+        if self.pgbase is not None:
+            embedded.stop(self.pgdata)
+            shutil.rmtree(self.pgbase, ignore_errors=True)
+
+    def every_serve(self) -> list[Serve]:
+        return [*self.live(), *self.signalled, *self.killed]
+
+    def workdir(self, serve: Serve) -> Path:
+        return self.procs / serve.name
+
+
+def issue_file(n: int) -> str:
+    return f"files/f{n}.txt"

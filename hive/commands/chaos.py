@@ -1,0 +1,105 @@
+"""`hive chaos [--size small|big] [--seed N] [--orders N] [--runners N] [--minutes M]
+[--dir D]`: a Queen and runners as real processes on a private embedded PostgreSQL, the
+orders of a `command:` agent of random length, and seeded faults (SIGKILL and SIGTERM of
+runners and of the Queen, PostgreSQL restarts, a runner stalled past its silent window);
+then the invariants as a table (hive/chaos). The seed is printed first: the same seed
+replays the same orders and faults. Exit 0 when every invariant holds, 1 when one broke.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shutil
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from hive.chaos.invariants import table
+from hive.chaos.plan import big, small
+from hive.chaos.run import run as run_chaos
+from hive.errors import HiveError
+
+MARKER = ".hive-chaos"  # a directory holding it is a chaos run's own, safe to clear
+# after the last fault, how long every order has to finish
+# (two failed attempts in a row wait 60 s: hive/rules/retry.py)
+FINISH_SECONDS = {"small": 90.0, "big": 600.0}
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = sub.add_parser(
+        "chaos",
+        help="a run under random faults, then its invariants as a table",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--size",
+        choices=("small", "big"),
+        default="big",
+        help="small: one fault of each kind (make test); big: many, two restarts (big)",
+    )
+    parser.add_argument("--seed", type=_count(0, 2**63 - 1, "seed"), help="default: random")
+    parser.add_argument("--orders", type=_count(1, 2000, "number of orders"))
+    parser.add_argument("--runners", type=_count(1, 16, "number of runners"))
+    parser.add_argument(
+        "--minutes", type=_minutes, help="the window the faults fall in (big only; 10)"
+    )
+    parser.add_argument(
+        "--dir", type=Path, default=Path(".hive/chaos"), help="where it works (.hive/chaos)"
+    )
+    parser.set_defaults(func=run)
+
+
+def _count(low: int, high: int, what: str) -> argparse._ActionType:
+    def parse(raw: str) -> int:
+        if not raw.isascii() or not raw.isdigit() or not low <= int(raw) <= high:
+            raise argparse.ArgumentTypeError(f"{raw!r} is not a {what} from {low} to {high}")
+        return int(raw)
+
+    return parse
+
+
+def _minutes(raw: str) -> float:
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not raw.isascii() or not 0.5 <= value <= 120:
+        raise argparse.ArgumentTypeError(f"{raw!r} is not a number of minutes from 0.5 to 120")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.size == "small" and args.minutes is not None:
+        raise HiveError("--minutes is for --size big; a small run's faults fall in 25 s")
+    shape = small() if args.size == "small" else big(minutes=args.minutes or 10.0)
+    if args.orders is not None:
+        shape = replace(shape, orders=args.orders)
+    if args.runners is not None:
+        shape = replace(shape, runners=args.runners)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    root = _fresh_directory(args.dir)
+    print(f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed})")
+    sys.stdout.flush()
+    result = run_chaos(root, shape, seed, finish_seconds=FINISH_SECONDS[args.size], say=_say)
+    print(table(result.checks))
+    for name, code, last in result.unasked:
+        print(f"exited by itself (replaced): {name}, exit {code}: {last}")
+    verdict = "every invariant holds" if result.ok else "an invariant broke"
+    print(f"hive chaos: seed {seed}, {result.seconds:.1f} s, {verdict} (logs in {root / 'logs'})")
+    return 0 if result.ok else 1
+
+
+def _say(line: str) -> None:
+    print(f"  {line}", flush=True)
+
+
+def _fresh_directory(path: Path) -> Path:
+    root = path.resolve()
+    if root.exists() and any(root.iterdir()) and not (root / MARKER).exists():
+        raise HiveError(f"{root} exists and is not a hive chaos directory: choose another --dir")
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    (root / MARKER).write_text("made by `hive chaos`; cleared by the next one\n")
+    return root

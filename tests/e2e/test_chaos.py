@@ -1,0 +1,48 @@
+"""A small chaos run as `make test` makes it: `hive chaos --size small` with a fixed seed
+(one fault of each kind: a runner SIGKILLed and one SIGTERMed, the Queen SIGKILLed and
+SIGTERMed, a PostgreSQL restart, a runner stopped past its silent window) keeps every
+invariant, and prints its seed first so a failure can be replayed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive.swarm import clean_environment, processes_under
+
+pytestmark = [pytest.mark.e2e, pytest.mark.live]
+
+SEED = 15
+RUN_SECONDS = 280  # a run is about a minute here; its own deadlines come well before this
+INVARIANTS = (
+    "every order ended once as finished",
+    "0 overlapping turns of one issue",
+    "0 lost bundles",
+    "no agent outlives its runner",
+    "every SIGTERM exits 0",
+)
+
+
+def test_a_small_chaos_run_keeps_every_invariant(tmp_path: Path):
+    root = tmp_path / "chaos"
+    command = [sys.executable, "-m", "hive", "chaos", "--size", "small", "--seed", str(SEED)]
+    done = subprocess.run(
+        [*command, "--dir", str(root)],
+        env=clean_environment({}),
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+        check=False,
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    lines = out.splitlines()
+    assert lines[0].startswith(f"hive chaos: seed {SEED} (replay: hive chaos --size small")
+    for name in INVARIANTS:
+        row = next(line for line in lines if line.startswith(name))
+        assert row[len(name) :].split()[0] == "ok", row
+    assert sum(1 for line in lines if " s  " in line and ":" in line) == 6  # the faults
+    assert processes_under(tmp_path) == []

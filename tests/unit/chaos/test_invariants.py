@@ -1,0 +1,116 @@
+"""The chaos run's invariants as pure functions: each holds on a clean run and names
+every violation on a broken one."""
+
+from __future__ import annotations
+
+from hive.chaos.agent import TurnEvent, parse_log, work_line
+from hive.chaos.invariants import (
+    BundleCheck,
+    Outliving,
+    ended_once,
+    lost_bundles,
+    outliving,
+    overlapping_turns,
+    sigterm_exits,
+    table,
+)
+
+
+def events(*lines: str) -> list[TurnEvent]:
+    return parse_log("\n".join(lines))
+
+
+def test_an_order_finished_once_after_a_handed_back_attempt_holds():
+    check = ended_once({1: ["handed back", "finished"], 2: ["finished"]})
+    assert check.ok
+    assert check.measured == "2 orders, 3 attempts"
+
+
+def test_an_order_finished_twice_or_not_at_all_is_named():
+    check = ended_once(
+        {1: ["finished", "finished"], 2: ["reaped: runner silent"], 3: [None], 4: []}
+    )
+    assert check.violations == (
+        "#1: 2 finished in [finished, finished]",
+        "#2: 0 finished in [reaped: runner silent]",
+        "#3: 0 finished in [not ended]",
+        "#4: 0 finished in []",
+    )
+
+
+def test_a_finished_attempt_that_is_not_the_last_is_named():
+    check = ended_once({5: ["finished", "reaped: runner silent"]})
+    assert check.violations == ("#5: 1 finished in [finished, reaped: runner silent]",)
+
+
+def test_turns_one_after_another_do_not_overlap():
+    log = events(
+        "start 1 r1/10", "tick 1 r1/10", "end 1 r1/10",
+        "start 1 r2/11", "start 2 r1/12", "tick 1 r2/11", "end 2 r1/12",
+    )  # fmt: skip
+    check = overlapping_turns(log)
+    assert check.ok and check.measured == "3 turns logged"
+
+
+def test_a_turn_that_starts_while_another_of_its_issue_still_ticks_overlaps():
+    # the first turn was never logged as ended (killed), but it ticked after the second began
+    log = events("start 1 r1/10", "tick 1 r1/10", "start 1 r2/11", "tick 1 r1/10", "end 1 r2/11")
+    assert overlapping_turns(log).violations == ("#1: r2/11 started while r1/10 was alive",)
+
+
+def test_an_overlap_inside_a_long_turn_is_found_past_a_short_one():
+    log = events("start 3 a/1", "start 3 b/2", "end 3 b/2", "start 3 c/3", "end 3 c/3", "end 3 a/1")
+    assert overlapping_turns(log).violations == (
+        "#3: b/2 started while a/1 was alive",
+        "#3: c/3 started while a/1 was alive",
+    )
+
+
+def test_torn_and_foreign_lines_are_skipped():
+    assert parse_log("start 1 r/1\nsta\nhello world x\ntick x r/1\nend 1 r/1 extra\n") == [
+        TurnEvent("start", 1, "r/1")
+    ]
+
+
+def test_the_work_line_names_the_issue_and_the_turn():
+    assert work_line(4, "runner0-2/77") == "chaos 4 turn runner0-2/77"
+
+
+def test_a_bundle_is_lost_unless_stored_verified_fetched_and_holding_work():
+    check = lost_bundles(
+        [
+            BundleCheck(1, True, True, True, True),
+            BundleCheck(2, False, False, False, False),
+            BundleCheck(3, True, False, True, False),
+        ]
+    )
+    assert check.violations == (
+        "#2: not stored, git bundle verify failed, git fetch failed, "
+        "no ended turn's work on the branch",
+        "#3: git bundle verify failed, no ended turn's work on the branch",
+    )
+    assert check.measured == "3 bundles fetched and verified"
+
+
+def test_agents_gone_within_the_bound_hold_and_late_or_never_are_named():
+    fine = outliving([Outliving("r1", (10, 11), 0.4), Outliving("r2", (), None)], 5.0)
+    assert fine.ok and fine.measured == "2 agents of 2 dead runners, gone within 0.4 s"
+    late = outliving([Outliving("r1", (10,), 5.5), Outliving("r2", (12,), None)], 5.0)
+    assert late.violations == ("r1: pids [10] gone after 5.5 s", "r2: pids [12] gone after never")
+
+
+def test_every_sigterm_must_exit_zero():
+    assert sigterm_exits([("r1", 0), ("queen-1", 0)]).ok
+    check = sigterm_exits([("r1", 0), ("r2", -15), ("queen-3", None), ("r4", 1)])
+    assert check.violations == ("r2: exit -15", "queen-3: no exit", "r4: exit 1")
+
+
+def test_the_table_has_a_row_per_check_and_names_at_most_five_violations_each():
+    broken = ended_once({n: ["ended badly"] for n in range(1, 8)})
+    text = table([sigterm_exits([("r1", 0)]), broken])
+    lines = text.splitlines()
+    assert lines[0].split() == ["invariant", "result", "measured"]
+    assert lines[1].startswith("every SIGTERM exits 0") and " ok " in lines[1]
+    assert "FAIL 7" in lines[2]
+    assert len([line for line in lines if "0 finished in" in line]) == 5
+    assert lines[-1].endswith("... and 2 more")
