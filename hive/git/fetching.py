@@ -5,7 +5,9 @@ times).
 The clone's haves are every ref it holds (dulwich offers only `refs/heads`, and a
 runner's clone may have none: each refresh would then bring the whole history again).
 A fetch with `depth` makes or deepens a shallow clone, recorded in its `shallow` file as
-git records it.
+git records it. The server is asked for the one branch (protocol v2's ref prefix, as
+git's single-branch clone asks): a forge's mirror would otherwise advertise all its refs,
+ten thousand pull requests and tags for a real project, each parsed and held.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ def fetch_branch(
                 _walker(repo),
                 sink.write,
                 depth=depth,
+                ref_prefix=[ref],
             )
         if result.object_format not in (None, "sha1"):
             raise ValueError(f"the remote's objects are {result.object_format}; sha1 only")
