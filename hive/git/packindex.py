@@ -130,7 +130,9 @@ class _Indexer:
         self.types = bytearray(count)  # 0 until known; a delta gets its base's type
         self.first_child = array("i", [_NO_CHILD]) * count
         self.next_sibling = array("i", [_NO_CHILD]) * count
-        self.ref_children: dict[bytes, list[int]] = {}
+        # a ref delta's base id -> its first child; the rest follow by next_sibling
+        # (a delta hangs on one base, by offset or by id): one int a base, not a list
+        self.ref_first: dict[bytes, int] = {}
         self.whole = array("i")  # entries that are whole objects: where walks start
         self.resolved = 0
         self.external: list[bytes] = []  # the bases taken from outside, in use order
@@ -151,7 +153,8 @@ class _Indexer:
             elif kind == _REF_DELTA:
                 base_ref = head[used : used + _SHA_BYTES]
                 used += _SHA_BYTES
-                self.ref_children.setdefault(base_ref, []).append(i)
+                self.next_sibling[i] = self.ref_first.get(base_ref, _NO_CHILD)
+                self.ref_first[base_ref] = i
             elif kind not in _TYPE_NAMES:
                 raise PackError(f"entry {i} at {at} has unknown type {kind}")
             data, after = self._inflate(at + used, size, None)
@@ -215,11 +218,11 @@ class _Indexer:
         the bases outside the pack, for a thin one."""
         for i in self.whole:
             if self.first_child[i] != _NO_CHILD or (
-                self.ref_children and self.sha(i) in self.ref_children
+                self.ref_first and self.sha(i) in self.ref_first
             ):
                 self._walk(i, self.types[i], None)
-        for base in list(self.ref_children):
-            if base not in self.ref_children:
+        for base in list(self.ref_first):
+            if base not in self.ref_first:
                 continue  # resolved meanwhile, as the child of an outside base
             try:
                 kind, data = get_external(RawObjectID(base))
@@ -233,7 +236,11 @@ class _Indexer:
             raise PackError(f"{self.count - self.resolved} deltas could not be resolved")
 
     def _children(self, i: int | None, sha: bytes) -> list[int]:
-        kids = self.ref_children.pop(sha, [])
+        kids = []
+        child = self.ref_first.pop(sha, _NO_CHILD)
+        while child != _NO_CHILD:
+            kids.append(child)
+            child = self.next_sibling[child]
         if i is not None:
             child = self.first_child[i]
             while child != _NO_CHILD:
