@@ -8,6 +8,7 @@ import argparse
 import json
 
 from hive.commands import store_connection
+from hive.rules.text import shown
 from hive.services import changes, issues
 from hive.settings import Settings
 from hive.store.issues import NewIssue
@@ -104,10 +105,11 @@ def run_list(args: argparse.Namespace) -> int:
         return 0
     print(f"{'#':>5}  {'state':<6}  {'title':<{TITLE_COLUMN_CHARS}}  labels / boundary")
     for i in found:
-        title = i["title"]
+        # a row stored before the door refused control characters is printed escaped
+        title = shown(i["title"])
         if len(title) > TITLE_COLUMN_CHARS:
             title = title[: TITLE_COLUMN_CHARS - 3] + "..."
-        extra = " ".join([*i["labels"], *i["boundary"]])
+        extra = shown(" ".join([*i["labels"], *i["boundary"]]))
         print(f"{i['number']:>5}  {i['state']:<6}  {title:<{TITLE_COLUMN_CHARS}}  {extra}")
     return 0
 

@@ -24,6 +24,7 @@ import psycopg
 
 from hive.commands import store_connection
 from hive.errors import HiveError, UsageError
+from hive.rules.text import shown
 from hive.services.status import report
 from hive.settings import Settings
 
@@ -53,8 +54,8 @@ def run(args: argparse.Namespace) -> int:
         return watch(watch_seconds(args.watch), args.json)
     settings = Settings.from_env()
     with store_connection(settings) as db:
-        shown = report(settings, db)
-    print(json.dumps(shown, sort_keys=True) if args.json else table(shown))
+        found = report(settings, db)
+    print(json.dumps(found, sort_keys=True) if args.json else table(found))
     return 0
 
 
@@ -82,25 +83,25 @@ def watch(seconds: float, as_json: bool) -> int:
             try:
                 if db is None:
                     db = held.enter_context(store_connection(settings))
-                shown: dict[str, Any] | str = report(settings, db, now)
+                found: dict[str, Any] | str = report(settings, db, now)
             except (psycopg.Error, HiveError) as err:
                 held.close()  # a broken connection is opened again at the next frame
                 db = None
-                shown = f"store unavailable: {str(err).strip().splitlines()[0]}"
-            _draw(shown, now, seconds, as_json, tty)
+                found = f"store unavailable: {str(err).strip().splitlines()[0]}"
+            _draw(found, now, seconds, as_json, tty)
             stopping.wait(seconds)
     return 0
 
 
 def _draw(
-    shown: dict[str, Any] | str, now: datetime, seconds: float, as_json: bool, tty: bool
+    found: dict[str, Any] | str, now: datetime, seconds: float, as_json: bool, tty: bool
 ) -> None:
     if as_json:
-        frame = {"at": now.isoformat(), "error": shown} if isinstance(shown, str) else shown
+        frame = {"at": now.isoformat(), "error": found} if isinstance(found, str) else found
         print(json.dumps(frame, sort_keys=True), flush=True)
         return
     header = f"hive status at {now:%Y-%m-%d %H:%M:%S} UTC, every {seconds:g} s (Ctrl-C to stop)"
-    body = shown if isinstance(shown, str) else table(shown)
+    body = found if isinstance(found, str) else table(found)
     print(f"{CLEAR_SCREEN if tty else ''}{header}\n\n{body}\n", flush=True)
 
 
@@ -160,7 +161,7 @@ def table(report: dict[str, Any]) -> str:
         "no keys (set HIVE_WORKER_KEY)",
     )
     drain = report["drain"]
-    draining = ", ".join(drain["draining_runners"]) or "none"
+    draining = shown(", ".join(drain["draining_runners"])) or "none"
     lines += [
         "",
         "DRAIN",
@@ -175,7 +176,10 @@ def _rows(rows: list[dict[str, Any]], columns: list[tuple[str, str]], empty: str
     if not rows:
         return [f"  {empty}"]
     cells = [[title for _, title in columns]]
-    cells += [["-" if row[key] is None else str(row[key]) for key, _ in columns] for row in rows]
+    # a runner name or an outcome from the store is printed escaped: it cannot steer a terminal
+    cells += [
+        ["-" if row[key] is None else shown(str(row[key])) for key, _ in columns] for row in rows
+    ]
     widths = [max(len(line[i]) for line in cells) for i in range(len(columns))]
     return [
         "  " + "  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip()

@@ -16,6 +16,7 @@ from typing import Any
 import psycopg
 
 from hive.rules.shape import PathFault, plain_path
+from hive.rules.text import LINE_BREAKS, first_control, named
 from hive.services.errors import BadRequest
 from hive.store import issues
 from hive.store.db import Db
@@ -100,30 +101,47 @@ def from_json(data: object) -> NewIssue:
 
 
 def check(issue: NewIssue) -> NewIssue:
-    """`issue` with its title trimmed and its boundary paths normalised, or BadIssue
-    naming the first wrong field."""
+    """`issue` with its title trimmed, its body's CR LF made LF and its boundary paths
+    normalised, or BadIssue naming the first wrong field. No field holds a control
+    character (NUL, ESC, CR, a bidirectional override) but a body's or a criterion's line
+    breaks and tabs: it would be stored, then printed to a terminal."""
     title = issue.title.strip()
     if not title:
         raise BadIssue("title: must not be empty")
     if len(title) > TITLE_MAX_CHARS or "\n" in title:
         raise BadIssue(f"title: one line of at most {TITLE_MAX_CHARS} characters")
-    if len(issue.body) > BODY_MAX_CHARS:
+    _no_control("title", title)
+    body = issue.body.replace("\r\n", "\n")
+    if len(body) > BODY_MAX_CHARS:
         raise BadIssue(f"body: at most {BODY_MAX_CHARS} characters")
+    _no_control("body", body, LINE_BREAKS)
     for i, label in enumerate(issue.labels):
         if not label.strip() or len(label) > LABEL_MAX_CHARS:
             raise BadIssue(
                 f"labels[{i}]: a non-empty label of at most {LABEL_MAX_CHARS} characters"
             )
+        _no_control(f"labels[{i}]", label)
     boundary = []
     for i, path in enumerate(issue.boundary):
         plain = plain_path(path)
         if isinstance(plain, PathFault):
             raise BadIssue(f"boundary[{i}]: {path!r} {plain.value}")
+        _no_control(f"boundary[{i}]", path)
         boundary.append(plain)
     for i, criterion in enumerate(issue.criteria):
         if not isinstance(criterion, str) or not criterion.strip():
             raise BadIssue(f"criteria[{i}]: must not be empty")
-    return replace(issue, title=title, boundary=tuple(boundary))
+        _no_control(f"criteria[{i}]", criterion, LINE_BREAKS)
+    return replace(issue, title=title, body=body, boundary=tuple(boundary))
+
+
+def _no_control(name: str, text: str, allowed: frozenset[str] = frozenset()) -> None:
+    bad = first_control(text, allowed)
+    if bad is not None:
+        raise BadIssue(
+            f"{name}: holds {named(bad)} (no control character, bidirectional control "
+            "or lone surrogate)"
+        )
 
 
 def _string(name: str, value: object) -> str:

@@ -19,6 +19,8 @@ from typing import Any
 
 import psycopg
 
+from hive.rules.text import first_control
+
 _ON = ("on", "true", "yes", "1")
 _OFF = ("off", "false", "no", "0")
 _INTEGER_RE = re.compile(r"[0-9]+")
@@ -52,15 +54,9 @@ Parser = Callable[[str], Any]
 
 
 def has_control(text: str) -> bool:
-    """True when `text` holds a C0 or C1 control character, DEL, or a bidirectional
-    override (they rewrite what a terminal shows)."""
-    return any(
-        ord(c) < 32
-        or 127 <= ord(c) < 160
-        or 0x202A <= ord(c) <= 0x202E
-        or 0x2066 <= ord(c) <= 0x2069
-        for c in text
-    )
+    """True when `text` holds a control character or a bidirectional override (they
+    rewrite what a terminal shows)."""
+    return first_control(text) is not None
 
 
 # ---- numbers ---------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+"""Hostile bodies against the real database: a NUL, a lone surrogate, anything at all is
+a 201 or a 400 naming a field, never a 500 and never a traceback (issue 14)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hive.store import issues
+from tests.unit.surface.helpers import call, post_json
+from tests.unit.surface.test_http_properties import FIELDS, Faults, issue_bodies
+
+pytestmark = pytest.mark.live
+
+
+def one_server(world, serve):
+    """One server for every example hypothesis draws (the fixtures run once per test)."""
+    if not hasattr(world, "server"):
+        world.server = serve()
+    return world.server
+
+
+@pytest.mark.parametrize("field", ["title", "body", "labels", "boundary", "criteria"])
+def test_a_nul_in_any_field_is_400_and_nothing_is_stored(world, serve, field):
+    server = serve()
+    value = "a\x00b"
+    issue = {"title": "t", field: [value] if field in ("labels", "boundary", "criteria") else value}
+    with Faults() as faults:
+        answer = post_json(server, "/api/issues", issue)
+    assert answer.status == 400
+    assert answer.json()["error"].startswith(field)
+    assert issues.listing(world.db) == []
+    assert faults.found == []
+
+
+def test_an_escape_sequence_is_never_stored(world, serve):
+    server = serve()
+    answer = post_json(server, "/api/issues", {"title": "\x1b]0;owned\x07 hi"})
+    assert answer.status == 400
+    assert issues.listing(world.db) == []
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(issue=issue_bodies)
+def test_any_body_is_stored_or_refused_naming_a_field(world, serve, issue):
+    server = one_server(world, serve)
+    with Faults() as faults:
+        answer = call(server, "POST", "/api/issues", json.dumps(issue).encode())
+    assert answer.status in (201, 400), answer.body
+    if answer.status == 400:
+        assert answer.json()["error"].split(":")[0].split("[")[0] in (*FIELDS, "body")
+    else:
+        stored = issues.get(world.db, answer.json()["number"])
+        assert stored is not None and stored.title == issue["title"].strip()
+    assert faults.found == []
+
+
+@given(text=st.text(max_size=30))
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_export_path_is_a_clear_answer(world, serve, text):
+    server = one_server(world, serve)
+    target = "/queen/export/" + "".join(c if 33 <= ord(c) < 127 else "%20" for c in text)
+    with Faults() as faults:
+        answer = call(server, "GET", target)
+    assert answer.status in (400, 404, 409), answer.body
+    assert faults.found == []
