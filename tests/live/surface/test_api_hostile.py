@@ -64,10 +64,16 @@ def test_any_body_is_stored_or_refused_naming_a_field(world, serve, issue):
 @settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-def test_any_export_path_is_a_clear_answer(world, serve, text):
+def test_any_issue_or_export_path_is_a_clear_answer(world, serve, text):
     server = one_server(world, serve)
-    target = "/queen/export/" + "".join(c if 33 <= ord(c) < 127 else "%20" for c in text)
+    tail = "".join(c if 33 <= ord(c) < 127 else "%20" for c in text)
     with Faults() as faults:
-        answer = call(server, "GET", target)
-    assert answer.status in (400, 404, 409), answer.body
+        for method, target in (
+            ("GET", f"/queen/export/{tail}"),
+            ("GET", f"/api/issues/{tail}"),
+            ("POST", f"/api/issues/{tail}/approve"),
+            ("POST", f"/api/issues/{tail}/close"),
+        ):
+            answer = call(server, method, target)
+            assert answer.status in (200, 400, 404, 405, 409), (target, answer.body)
     assert faults.found == []

@@ -1,0 +1,337 @@
+"""The server's loop: one thread owns every socket, a fixed pool of workers answers.
+
+A connection lives in three phases: READING (the loop gathers the head and the body
+until the request is whole or its deadline passes), AT_WORKER (off the selector, one
+worker runs the routes), WRITING (the loop sends the answer as the client reads, then
+closes). A fault found while reading is answered by the loop itself, at once, without a
+worker: 400, 408, 411, 413, 431, 501, 505, and 503 when the pool's queue or the
+connection count is full. One request per connection (`Connection: close`).
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import enum
+import logging
+import queue
+import selectors
+import socket
+import threading
+import time
+
+from hive.http.head import Fault, Head, parse_head
+from hive.http.routes import Request, Response, Routes, error
+
+log = logging.getLogger("hive.http")
+
+REQUEST_DEADLINE_SECONDS = 10.0  # from accept to the last byte of the body
+WRITE_STALL_SECONDS = 10.0  # a client that reads nothing for this long is dropped
+LINGER_SECONDS = 2.0  # after an early answer, how long the rest of a request is read
+HEAD_MAX_BYTES = 16 * 1024
+READ_CHUNK_BYTES = 64 * 1024
+TICK_SECONDS = 0.5  # the loop looks at deadlines at least this often
+FULL_LOG_EVERY_SECONDS = 10.0
+WORKER_JOIN_SECONDS = 5.0
+_CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
+
+
+class Phase(enum.Enum):
+    READING = 1
+    AT_WORKER = 2
+    WRITING = 3
+    LINGERING = 4  # answered before the request was read whole: read and drop the rest
+
+
+class _Conn:
+    __slots__ = (
+        "addr",
+        "buf",
+        "deadline",
+        "head",
+        "linger",
+        "out",
+        "phase",
+        "request",
+        "sock",
+        "started",
+    )
+
+    def __init__(self, sock: socket.socket, addr: str, now: float) -> None:
+        self.sock = sock
+        self.addr = addr
+        self.started = now
+        self.deadline = now + REQUEST_DEADLINE_SECONDS
+        self.buf = bytearray()
+        self.head: Head | None = None
+        self.request: Request | None = None
+        self.out = memoryview(b"")
+        self.phase = Phase.READING
+        self.linger = False
+
+
+class Loop:
+    """Start with `start()`; `stop()` closes the listener and every connection, tells the
+    workers to end, and waits up to WORKER_JOIN_SECONDS for them."""
+
+    def __init__(
+        self,
+        listener: socket.socket,
+        routes: Routes,
+        *,
+        workers: int,
+        queue_max: int,
+        connections_max: int,
+    ) -> None:
+        self.listener = listener
+        self.port = int(listener.getsockname()[1])
+        self.routes = routes
+        self.connections_max = connections_max
+        self._selector = selectors.DefaultSelector()
+        self._waker_r, self._waker_w = socket.socketpair()
+        self._waker_r.setblocking(False)
+        self._waker_w.setblocking(False)
+        # unbounded, so a stop's sentinels always fit; only the loop puts requests, and it
+        # keeps them at most `queue_max`
+        self._jobs: queue.Queue[_Conn | None] = queue.Queue()
+        self.queue_max = queue_max
+        self._done: collections.deque[tuple[_Conn, Response]] = collections.deque()
+        self._conns: dict[int, _Conn] = {}
+        self._stopping = threading.Event()
+        self._full_at = 0.0
+        self._full_count = 0
+        self._thread = threading.Thread(target=self._run, name="hive-http", daemon=True)
+        self._workers = [
+            threading.Thread(target=self._work, name=f"hive-http-{i}", daemon=True)
+            for i in range(workers)
+        ]
+
+    def start(self) -> None:
+        self._selector.register(self.listener, selectors.EVENT_READ, "accept")
+        self._selector.register(self._waker_r, selectors.EVENT_READ, "wake")
+        for worker in self._workers:
+            worker.start()
+        self._thread.start()
+
+    @property
+    def waiting(self) -> int:
+        """Requests read whole and waiting for a worker."""
+        return self._jobs.qsize()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake()
+        self._thread.join()
+        with contextlib.suppress(queue.Empty):  # the loop closed their sockets: drop them
+            while True:
+                self._jobs.get_nowait()
+        for _ in self._workers:
+            self._jobs.put(None)
+        deadline = time.monotonic() + WORKER_JOIN_SECONDS
+        for worker in self._workers:  # a worker stuck in a route is left behind (daemon)
+            worker.join(max(0.0, deadline - time.monotonic()))
+        self._waker_r.close()
+        self._waker_w.close()
+
+    # ---- the loop thread -------------------------------------------------------------
+
+    def _run(self) -> None:
+        try:
+            while not self._stopping.is_set():
+                for key, events in self._selector.select(TICK_SECONDS):
+                    if key.data == "accept":
+                        self._accept()
+                    elif key.data == "wake":
+                        self._drain_waker()
+                    elif key.data.phase is Phase.LINGERING:
+                        self._drop_input(key.data)
+                    elif events & selectors.EVENT_READ:
+                        self._read(key.data)
+                    else:
+                        self._write(key.data)
+                self._take_answers()
+                self._expire(time.monotonic())
+        except Exception:
+            log.exception("the HTTP loop failed; the server stops answering")
+        finally:
+            for conn in list(self._conns.values()):
+                self._close(conn)
+            self._selector.close()
+            self.listener.close()
+
+    def _accept(self) -> None:
+        for _ in range(64):  # a burst is accepted in one go, not one per select
+            try:
+                sock, addr = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as err:  # out of file descriptors, say: the next tick retries
+                log.warning("accept failed: %s", err)
+                return
+            sock.setblocking(False)
+            conn = _Conn(sock, str(addr[0]), time.monotonic())
+            self._conns[sock.fileno()] = conn
+            if len(self._conns) > self.connections_max:
+                self._full("connections")
+                self._answer(conn, error(503, "the server is full; try again"), log_it=False)
+                continue
+            self._selector.register(sock, selectors.EVENT_READ, conn)
+
+    def _read(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(READ_CHUNK_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:  # the client went away before its request was whole
+            self._close(conn)
+            return
+        conn.buf += data
+        if conn.head is None:
+            found = parse_head(conn.buf, HEAD_MAX_BYTES, self.routes.body_max_bytes)
+            if found is None:
+                return
+            if isinstance(found, Fault):
+                self._answer(conn, error(found.status, found.message), log_it=True)
+                return
+            conn.head = found
+            if found.expect_continue and len(conn.buf) < found.size + found.body_length:
+                self._send_now(conn, _CONTINUE)
+        head = conn.head
+        if len(conn.buf) < head.size + head.body_length:
+            return
+        body = bytes(conn.buf[head.size : head.size + head.body_length])
+        conn.request = Request(head.method, head.target, head.headers, body, conn.addr)
+        conn.buf = bytearray()
+        self._selector.unregister(conn.sock)
+        conn.phase = Phase.AT_WORKER
+        if self._jobs.qsize() >= self.queue_max:
+            self._full("workers")
+            self._answer(conn, error(503, "the server is busy; try again"), log_it=False)
+            return
+        self._jobs.put(conn)
+
+    def _write(self, conn: _Conn) -> None:
+        try:
+            sent = conn.sock.send(conn.out)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            self._close(conn)
+            return
+        conn.out = conn.out[sent:]
+        conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
+        if conn.out:
+            return
+        if not conn.linger:
+            self._close(conn)
+            return
+        # closing with unread input would reset the connection, and the client could
+        # lose the answer: say we are done, then read until the client closes too
+        try:
+            conn.sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            self._close(conn)
+            return
+        conn.phase = Phase.LINGERING
+        conn.deadline = time.monotonic() + LINGER_SECONDS
+        self._selector.modify(conn.sock, selectors.EVENT_READ, conn)
+
+    def _drop_input(self, conn: _Conn) -> None:
+        try:
+            data = conn.sock.recv(READ_CHUNK_BYTES)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        if not data:
+            self._close(conn)
+
+    def _answer(self, conn: _Conn, response: Response, *, log_it: bool) -> None:
+        """Start writing `response` on `conn` (from the loop thread only)."""
+        if conn.phase is Phase.READING:
+            conn.linger = True
+            if conn.sock.fileno() in self._selector.get_map():
+                self._selector.unregister(conn.sock)
+        if log_it:
+            self._log(conn, response)
+        # HEAD: the head GET would send (its Content-Length too), without the body
+        head_only = conn.request is not None and conn.request.method == "HEAD"
+        version = conn.head.version if conn.head is not None else "HTTP/1.1"
+        conn.out = memoryview(response.head(version) + (b"" if head_only else response.body))
+        conn.phase = Phase.WRITING
+        conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
+        self._selector.register(conn.sock, selectors.EVENT_WRITE, conn)
+
+    def _send_now(self, conn: _Conn, data: bytes) -> None:
+        # a failed send is settled by the body's read or its deadline
+        with contextlib.suppress(OSError):
+            conn.sock.send(data)
+
+    def _take_answers(self) -> None:
+        while self._done:
+            conn, response = self._done.popleft()
+            if conn.sock.fileno() == -1:
+                continue
+            self._answer(conn, response, log_it=False)
+
+    def _expire(self, now: float) -> None:
+        for conn in [c for c in self._conns.values() if c.deadline < now]:
+            if conn.phase is Phase.READING:
+                message = f"the request was not whole within {REQUEST_DEADLINE_SECONDS:g} s"
+                self._answer(conn, error(408, message), log_it=False)
+            elif conn.phase is Phase.WRITING:
+                log.debug("%s stopped reading its answer; dropped", conn.addr)
+                self._close(conn)
+            elif conn.phase is Phase.LINGERING:
+                self._close(conn)
+
+    def _close(self, conn: _Conn) -> None:
+        fd = conn.sock.fileno()
+        if fd != -1 and fd in self._selector.get_map():
+            self._selector.unregister(conn.sock)
+        self._conns.pop(fd, None)
+        conn.sock.close()
+
+    def _full(self, what: str) -> None:
+        self._full_count += 1
+        now = time.monotonic()
+        if now - self._full_at >= FULL_LOG_EVERY_SECONDS:
+            log.warning("HTTP %s full: %d answered 503", what, self._full_count)
+            self._full_at, self._full_count = now, 0
+
+    def _wake(self) -> None:
+        with contextlib.suppress(OSError):  # already awake (the buffer is full) or stopped
+            self._waker_w.send(b"x")
+
+    def _drain_waker(self) -> None:
+        try:
+            while self._waker_r.recv(4096):
+                pass
+        except (BlockingIOError, InterruptedError):
+            pass
+
+    # ---- the workers -----------------------------------------------------------------
+
+    def _work(self) -> None:
+        while True:
+            conn = self._jobs.get()
+            if conn is None:
+                return
+            request = conn.request
+            assert request is not None
+            response = self.routes.answer(request)
+            self._log(conn, response)
+            self._done.append((conn, response))
+            self._wake()
+
+    def _log(self, conn: _Conn, response: Response) -> None:
+        request = conn.request
+        method = request.method if request else "-"
+        path = self.routes.shown(request.path) if request else "-"
+        quiet = request is not None and self.routes.quiet(request, response.status)
+        level = logging.DEBUG if quiet else logging.INFO
+        millis = (time.monotonic() - conn.started) * 1000
+        # the path only, never the query string nor a header
+        log.log(level, "%s %s %d %.0f ms from %s", method, path, response.status, millis, conn.addr)

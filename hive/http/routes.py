@@ -1,0 +1,282 @@
+"""The routes: a whole request in, a whole response out, no socket in sight.
+
+`Routes.answer(request)` is what every transport calls once it holds a request with its
+whole body; it never raises. Every failure is an answer: a use case's refusal carries its
+status, the store unreachable is 503, and only a fault of the hive's own is a 500 (with
+the traceback in the log). `HEAD` is routed as `GET`; the transport sends the head only.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import hmac
+import json
+import logging
+import re
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from prometheus_client.exposition import choose_encoder
+
+from hive.errors import HiveError
+from hive.http.coalesce import Coalesced
+from hive.http.surface import Surface
+from hive.rules.text import shown
+from hive.services import issues
+from hive.services.errors import ServiceError
+from hive.services.export import bundle_name
+
+log = logging.getLogger("hive.http")
+
+# Probes and scrapes arrive every few seconds; their access lines would drown the rest.
+QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+OPEN_PATHS = QUIET_PATHS  # answered without the token: probes and scrapers carry none
+PATH_SHOWN_MAX_CHARS = 200
+_REASONS = {
+    200: "OK", 201: "Created", 304: "Not Modified", 400: "Bad Request",
+    401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
+    409: "Conflict", 411: "Length Required", 413: "Content Too Large",
+    431: "Request Header Fields Too Large", 500: "Internal Server Error",
+    501: "Not Implemented", 503: "Service Unavailable", 505: "HTTP Version Not Supported",
+}  # fmt: skip
+METHODS = frozenset({"GET", "HEAD", "POST"})
+# GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
+ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
+# what a scraper's Accept may ask for: OpenMetrics, or else Prometheus' text format
+_OPENMETRICS = "application/openmetrics-text"
+_ENCODINGS = (_OPENMETRICS, "")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One request, read whole: header names in lower case."""
+
+    method: str
+    target: str  # as sent: the path and any query string
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+    client: str = "-"
+
+    @property
+    def path(self) -> str:
+        return self.target.split("?", 1)[0]
+
+
+@dataclass(frozen=True)
+class Response:
+    status: int
+    body: bytes = b""
+    content_type: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+
+    def head(self, version: str = "HTTP/1.1") -> bytes:
+        """The status line and headers, ending with the blank line; the connection closes
+        after every answer."""
+        lines = [f"{version} {self.status} {reason(self.status)}"]
+        if self.content_type:
+            lines.append(f"Content-Type: {self.content_type}")
+        lines += [f"{name}: {value}" for name, value in self.headers]
+        lines += [f"Content-Length: {len(self.body)}", "Connection: close", "", ""]
+        return "\r\n".join(lines).encode("latin-1")
+
+
+def reason(status: int) -> str:
+    return _REASONS.get(status, "Error")
+
+
+def json_response(status: int, value: Any, headers: Mapping[str, str] | None = None) -> Response:
+    body = json.dumps(value, default=str).encode() + b"\n"
+    return Response(status, body, "application/json", tuple((headers or {}).items()))
+
+
+def error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
+    return json_response(status, {"error": message}, headers)
+
+
+class Routes:
+    """The hive's routes over `surface`, behind `api_token` when one is set."""
+
+    def __init__(self, surface: Surface, api_token: str | None, body_max_bytes: int) -> None:
+        self.surface = surface
+        self._token = api_token
+        self.body_max_bytes = body_max_bytes
+        # a store query and an encoding each: many clients at once share one
+        self._orders_listing = Coalesced(self._list_orders)
+        self._metrics_text = {
+            kind: Coalesced(functools.partial(self._encode_metrics, kind)) for kind in _ENCODINGS
+        }
+
+    def answer(self, request: Request) -> Response:
+        """The response to `request`; never raises (see the module)."""
+        method, path = request.method, request.path
+        try:
+            if path not in OPEN_PATHS and not self._authorized(request):
+                return error(
+                    401,
+                    "missing or wrong bearer token",
+                    {"WWW-Authenticate": 'Bearer realm="hive"'},
+                )
+            route = self._route(path)
+            if route is None:
+                return error(404, f"no route {shown(path[:PATH_SHOWN_MAX_CHARS])}")
+            allowed, answer = route
+            asked = "GET" if method == "HEAD" else method
+            if asked != allowed:
+                allow = "GET, HEAD" if allowed == "GET" else allowed
+                return error(405, f"{method} is not allowed here; use {allow}", {"Allow": allow})
+            response = answer(request)
+        except ServiceError as err:  # a use case's refusal carries its status
+            return error(err.status, str(err))
+        except psycopg.OperationalError as err:
+            log.warning("%s %s: the store is unreachable: %s", method, self.shown(path), _last(err))
+            return error(503, "the store is unreachable; try again")
+        except HiveError as err:  # a git or store problem the operator can read and act on
+            log.error("%s %s: %s", method, self.shown(path), err)
+            return error(500, str(err))
+        except Exception:
+            log.exception("%s %s failed", method, self.shown(path))
+            return error(500, "internal error; the server's log has the cause")
+        return response
+
+    def shown(self, text: str) -> str:
+        """`text` as a log line may show it: escaped, cut, and without the token (a
+        client that puts the token in its path must not get it into the log)."""
+        text = shown(text[:PATH_SHOWN_MAX_CHARS])
+        return text.replace(self._token, "<token>") if self._token else text
+
+    def quiet(self, request: Request, status: int) -> bool:
+        return request.path in QUIET_PATHS and status == 200
+
+    # ---- routing ---------------------------------------------------------------------
+
+    def _route(self, path: str) -> tuple[str, Callable[[Request], Response]] | None:
+        fixed: dict[str, tuple[str, Callable[[Request], Response]]] = {
+            "/healthz": ("GET", lambda r: json_response(200, {"alive": True})),
+            "/readyz": ("GET", lambda r: self._readyz()),
+            "/metrics": ("GET", self._metrics),
+            "/queen/export": ("GET", lambda r: self._branches()),
+            "/api/orders": ("GET", lambda r: self._orders()),
+            "/api/issues": ("POST", self._add_issue),
+        }
+        if path in fixed:
+            return fixed[path]
+        if path.startswith("/queen/export/"):
+            issue = path.removeprefix("/queen/export/")
+            return "GET", lambda r: self._bundle(r, issue)
+        about = ISSUE_PATH.fullmatch(path)
+        if about is not None:
+            text, action = about["issue"], about["action"]
+            if action is None:
+                return "GET", lambda r: self._issue(text)
+            return "POST", lambda r: self._issue_action(action, text)
+        return None
+
+    def _authorized(self, request: Request) -> bool:
+        if not self._token:
+            return True
+        given = request.headers.get("authorization", "").encode("utf-8", "surrogateescape")
+        # digests of equal length: the comparison's time tells nothing, not even the length
+        wanted = hashlib.sha256(f"Bearer {self._token}".encode()).digest()
+        return hmac.compare_digest(hashlib.sha256(given).digest(), wanted)
+
+    # ---- routes ----------------------------------------------------------------------
+
+    def _readyz(self) -> Response:
+        reasons = []
+        if _asks(self.surface.draining, "draining", default=True):
+            reasons.append("draining")
+        if not _asks(self.surface.store_reachable, "store_reachable", default=False):
+            reasons.append("store unreachable")
+        if reasons:
+            return json_response(503, {"ready": False, "error": ", ".join(reasons)})
+        return json_response(200, {"ready": True})
+
+    def _metrics(self, request: Request) -> Response:
+        accept = request.headers.get("accept", "")
+        kind = _OPENMETRICS if _OPENMETRICS in accept else ""
+        return self._metrics_text[kind]()
+
+    def _encode_metrics(self, accept: str) -> Response:
+        encoder, content_type = choose_encoder(accept)
+        return Response(200, encoder(self.surface.registry), content_type)
+
+    def _branches(self) -> Response:
+        if self.surface.exports is None:
+            return error(503, "exports are not served by this process")
+        return json_response(200, self.surface.exports.branches())
+
+    def _bundle(self, request: Request, text: str) -> Response:
+        issue = issues.issue_number(text)
+        if self.surface.exports is None:
+            return error(503, "exports are not served by this process")
+        ref = self.surface.exports.find(issue)
+        etag = f'"{ref.head_sha}"'
+        headers = {"ETag": etag, "X-Hive-Bundle-Source": ref.source}
+        if _matches(request.headers.get("if-none-match"), etag):
+            return Response(304, b"", None, tuple(headers.items()))
+        headers["Content-Disposition"] = f'attachment; filename="{bundle_name(issue)}"'
+        return Response(200, ref.read(), "application/octet-stream", tuple(headers.items()))
+
+    def _orders(self) -> Response:
+        if self.surface.orders is None:
+            return error(503, "orders are not served by this process")
+        return self._orders_listing()
+
+    def _list_orders(self) -> Response:
+        assert self.surface.orders is not None
+        return json_response(200, self.surface.orders())
+
+    def _add_issue(self, request: Request) -> Response:
+        if self.surface.add_issue is None:
+            return error(503, "issues are not accepted by this process")
+        try:
+            data = json.loads(request.body)
+        except RecursionError:
+            return error(400, "body: JSON nested too deeply")
+        except (UnicodeDecodeError, ValueError) as err:  # ValueError: a 5000-digit number
+            return error(400, f"body: not JSON ({shown(str(err))[:200]})")
+        number = self.surface.add_issue(issues.from_json(data))
+        return json_response(201, {"number": number}, {"Location": f"/api/issues/{number}"})
+
+    def _issue(self, text: str) -> Response:
+        number = issues.issue_number(text)
+        if self.surface.issue is None:
+            return error(503, "issues are not served by this process")
+        return json_response(200, self.surface.issue(number))
+
+    def _issue_action(self, action: str, text: str) -> Response:
+        # a body, if any, was read whole by the transport and is not used
+        number = issues.issue_number(text)
+        act = self.surface.approve if action == "approve" else self.surface.close_issue
+        if act is None:
+            return error(503, f"{action} is not served by this process")
+        return json_response(200, act(number))
+
+
+def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:
+    try:
+        return bool(question())
+    except Exception:
+        log.exception("readiness: %s raised", name)
+        return default
+
+
+def _last(err: Exception) -> str:
+    text = str(err).strip()
+    return text.splitlines()[-1] if text else type(err).__name__
+
+
+def _matches(if_none_match: str | None, etag: str) -> bool:
+    if not if_none_match:
+        return False
+    if if_none_match.strip() == "*":
+        return True
+    return any(tag.strip().removeprefix("W/") == etag for tag in if_none_match.split(","))
+
+
+def elapsed_ms(started: float) -> float:
+    return (time.monotonic() - started) * 1000
