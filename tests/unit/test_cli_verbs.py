@@ -23,6 +23,7 @@ BENCH_HELPERS = {
     "gitdaemon",
     "gitrepo",
     "procstat",
+    "http_load",
 }
 
 
