@@ -98,6 +98,9 @@ class Loop:
         self._done: collections.deque[tuple[_Conn, Response]] = collections.deque()
         self._conns: dict[int, _Conn] = {}
         self._stopping = threading.Event()
+        # a wake byte is in the socket pair and the loop has not read it yet: the answers
+        # handed in meanwhile ride on it (one send per loop turn, not one per answer)
+        self._wake_sent = False
         self._full_at = 0.0
         self._full_count = 0
         self._thread = threading.Thread(target=self._run, name="hive-http", daemon=True)
@@ -311,6 +314,9 @@ class Loop:
                 pass
         except (BlockingIOError, InterruptedError):
             pass
+        # after the bytes are read (a byte sent from here on stays for the next select)
+        # and before the answers are taken (one handed in from here on sends again)
+        self._wake_sent = False
 
     # ---- the workers -----------------------------------------------------------------
 
@@ -324,7 +330,9 @@ class Loop:
             response = self.routes.answer(request)
             self._log(conn, response)
             self._done.append((conn, response))
-            self._wake()
+            if not self._wake_sent:
+                self._wake_sent = True
+                self._wake()
 
     def _log(self, conn: _Conn, response: Response) -> None:
         request = conn.request
