@@ -51,7 +51,7 @@ BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 
 MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 259200)
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
-REAPERS = ("boot", "stall", "two_hour")
+REAPERS = ("boot", "stall", "two_hour", "refused")
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
 
 # the libraries whose version hive_build_info names beside the hive's and Python's
@@ -79,7 +79,7 @@ class HiveMetrics:
       `bee_seconds.labels(outcome=...).observe(turn seconds)` when it ends;
     - `heartbeats.inc()` per renewal that landed, `heartbeat_lost.inc()` when one renewed
       zero rows;
-    - `reaped.labels(reaper="boot"|"stall"|"two_hour").inc(n)`;
+    - `reaped.labels(reaper="boot"|"stall"|"two_hour"|"refused").inc(n)`;
     - `key_refusals.inc()` when this runner refuses an order's key;
     - `drain_held.set(n)` while draining, `handed_back.inc()` per bee handed back;
     - `bundle_bytes.observe(len(bundle))` per bundle stored;

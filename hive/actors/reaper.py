@@ -11,7 +11,8 @@ of a bee this process runs (its issues are passed as `spare`).
   `HIVE_RUNNER_SILENT_MINUTES`, never salvaged (nothing of that bee is on this disk), and
   ends started orders whose turn began more than `HIVE_STALL_MINUTES` ago by
   `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
-  reaped.
+  reaped, unless every runner refused it: after the silent window it ends as `refused`
+  with a sentence naming them (hive/actors/refused.py).
 
 After a reap the Queen is told `OrdersReaped`: the freed issue is dispatched again at once.
 """
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, OrdersReaped
+from hive.actors.refused import end_refused_orders
 from hive.actors.runtime import Runtime
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
@@ -72,9 +74,10 @@ class ReapPass:
     stalled: tuple[int, ...] = ()
     boot: tuple[int, ...] = ()
     salvaged: tuple[int, ...] = ()
+    refused: tuple[int, ...] = ()
 
     def __bool__(self) -> bool:
-        return bool(self.silent or self.stalled or self.boot)
+        return bool(self.silent or self.stalled or self.boot or self.refused)
 
     def __str__(self) -> str:
         parts = [
@@ -83,6 +86,7 @@ class ReapPass:
                 ("reaped at boot", self.boot),
                 ("released (runner silent)", self.silent),
                 ("reaped (no completion)", self.stalled),
+                ("ended (every runner refused)", self.refused),
                 ("salvaged", self.salvaged),
             )
             if issues
@@ -124,9 +128,17 @@ class Reaper:
         salvaged = self._salvage([o for o in stalled if o.queued_at is None])
         rt.metrics.reaped.labels(reaper="stall").inc(len(silent))
         rt.metrics.reaped.labels(reaper="two_hour").inc(len(stalled))
-        result = ReapPass(silent=_issues(silent), stalled=_issues(stalled), salvaged=salvaged)
+        unclaimable = end_refused_orders(rt.db, cfg.silent_minutes * 60)
+        rt.metrics.reaped.labels(reaper="refused").inc(len(unclaimable.issues))
+        rt.metrics.illegal_transitions.inc(unclaimable.illegal)
+        result = ReapPass(
+            silent=_issues(silent),
+            stalled=_issues(stalled),
+            salvaged=salvaged,
+            refused=unclaimable.issues,
+        )
         if result:
-            rt.names.tell(QUEEN, OrdersReaped(result.silent + result.stalled))
+            rt.names.tell(QUEEN, OrdersReaped(result.silent + result.stalled + result.refused))
         return result
 
     def close(self) -> None:

@@ -232,6 +232,16 @@ def refuse(db: Db, fence: Fence) -> bool:
     return one(db, "refuse_order", _fence(fence)) is not None
 
 
+def end_refused(db: Db, issue: int, conversation_id: uuid.UUID, detail: str) -> Move:
+    """End a queued, unclaimed attempt as `refused` with `detail` (every runner refused
+    it; END, and its outcome makes it REFUSED); it does not land when a runner claimed
+    it or it ended meanwhile."""
+    params = {"issue": issue, "conversation_id": conversation_id, "detail": detail}
+    return move(
+        db, "end_refused_order", params, issue=issue, conversation_id=conversation_id, event=END
+    )
+
+
 def release(db: Db, fence: Fence) -> bool:
     """Give back a claim this runner could not start (its `queued_at` keeps its place in
     the queue); other runners are woken."""

@@ -191,6 +191,14 @@ UNION ALL
 SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
 WHERE found.state <> ALL (%(from_states)s::integer[]);
 
+-- name: end_refused_order
+-- End a queued order nobody holds as refused (END, only from the states it may leave), with the sentence that names its refusers; an earlier attempt's bundle stays (the next attempt continues it).
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'refused', detail = %(detail)s
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND queued_at IS NOT NULL
+  AND claimed_by IS NULL AND finished_at IS NULL
+  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s::integer[])
+RETURNING issue;
+
 -- name: reap_silent_runners
 -- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named, only from the states REAP_STALL may leave (refused_state as reap_at_boot).
 WITH found AS (
