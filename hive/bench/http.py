@@ -75,6 +75,8 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             for name in ("p50_ms", "p99_ms", "max_ms", "per_s"):
                 result[f"{kind}_{name}"] = statistics.median(r[name] for r in runs)
             result[f"{kind}_errors"] = sum(r["errors"] for r in runs)
+            # slow clients the server answered (a 408 at its deadline) and that came back
+            result[f"{kind}_slow_answered"] = sum(r["slow_answered"] for r in runs)
             kinds: Counter[str] = Counter()
             for r in runs:
                 kinds.update(r["error_kinds"])
