@@ -33,7 +33,7 @@ from hive.settings import Settings
 log = logging.getLogger("hive.http")
 
 BODY_MAX_BYTES = 64 * 1024  # a new issue is a title, a body and a few lists
-WORKERS = 16  # the routes wait on the store, and a caller waits for a shared listing
+WORKERS = 32  # the routes wait on the store or on a listing another worker computes
 QUEUE_MAX = 64  # requests read whole and waiting for a worker; one more is a 503
 CONNECTIONS_MAX = 512  # open sockets (slow clients included); one more is a 503
 BACKLOG = 1024  # connections the kernel holds before the loop accepts them
