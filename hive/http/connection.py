@@ -30,7 +30,8 @@ WRITE_STALL_SECONDS = 10.0  # a client that reads nothing for this long is dropp
 LINGER_SECONDS = 2.0  # after an early answer, how long the rest of a request is read
 HEAD_MAX_BYTES = 16 * 1024
 READ_CHUNK_BYTES = 64 * 1024
-TICK_SECONDS = 0.5  # the loop looks at deadlines at least this often
+TICK_SECONDS = 0.5  # the loop wakes at least this often
+EXPIRE_EVERY_SECONDS = 0.1  # and looks at the deadlines at most this often
 FULL_LOG_EVERY_SECONDS = 10.0
 WORKER_JOIN_SECONDS = 5.0
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
@@ -102,6 +103,7 @@ class Loop:
         # handed in meanwhile ride on it (one send per loop turn, not one per answer)
         self._wake_sent = False
         self._full_at = 0.0
+        self._expire_at = 0.0
         self._full_count = 0
         self._thread = threading.Thread(target=self._run, name="hive-http", daemon=True)
         self._workers = [
@@ -153,7 +155,10 @@ class Loop:
                     else:
                         self._write(key.data)
                 self._take_answers()
-                self._expire(time.monotonic())
+                now = time.monotonic()
+                if now >= self._expire_at:  # every connection is looked at, so not too often
+                    self._expire(now)
+                    self._expire_at = now + EXPIRE_EVERY_SECONDS
         except Exception:
             log.exception("the HTTP loop failed; the server stops answering")
         finally:
