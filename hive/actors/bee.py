@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from hive.actors.ending import Leftover, close_order, order_ending
+from hive.actors.ending import Leftover, close_order, keep_conversation, order_ending
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
 from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
@@ -35,7 +35,7 @@ from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.settings import Settings
-from hive.store import bundles, listen, orders
+from hive.store import bundles, conversations, listen, orders
 from hive.store.orders import Fence, OrderEnding
 from supervisors import SupervisedActor
 
@@ -263,6 +263,7 @@ class Bee:
                 on_line=writer.put,
                 earlier_bundle=self._earlier_bundle,
                 on_spawn=on_spawn,
+                earlier_conversation=lambda: conversations.get(rt.db, self.issue),
             )
         except Exception as err:
             writer.close()
@@ -332,6 +333,7 @@ class Bee:
             self._remove_worktree(worktree)
             return  # the row is no longer this turn's: write nothing to it
         plan = self.order.plan
+        keep_conversation(rt.db, self.order.fence, plan.agent, started.turn)
         closing = close_order(
             rt.db,
             rt.checkout,

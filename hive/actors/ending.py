@@ -15,14 +15,15 @@ from typing import Any
 import psycopg
 from psycopg_pool import ConnectionPool
 
-from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
+from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending, Turn
+from hive.agents.conversation import RESUMING_AGENTS
 from hive.git.bundles import BundleTooLarge, bundle
 from hive.git.repo import Checkout, own_repo
 from hive.git.salvage import salvage
 from hive.metrics import HiveMetrics
 from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
-from hive.store import orders
+from hive.store import conversations, orders
 from hive.store.bundles import NewBundle
 from hive.store.orders import Fence, OrderEnding
 from hive.store.transitions import Move
@@ -70,6 +71,19 @@ def order_ending(fence: Fence, ending: Ending, handed_back: bool) -> OrderEnding
         provider=usage.provider if usage else None,
         model=usage.model if usage else None,
     )
+
+
+def keep_conversation(db: ConnectionPool[Any], fence: Fence, agent: str, turn: Turn) -> None:
+    """Store the conversation the turn's agent left for the next attempt (or drop the
+    issue's earlier one when it left none), before the ending: a next attempt may be
+    claimed on another runner as soon as the ending lands. A failure is logged."""
+    if agent not in RESUMING_AGENTS:
+        return
+    try:
+        if not conversations.keep(db, fence, turn.conversation):
+            log.info("conversation not stored: the row is no longer this turn's")
+    except Exception as err:
+        log.warning("conversation not stored: %s", err, extra={"issue": fence.issue})
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from pathlib import Path
 from dulwich.objects import ObjectID
 
 from hive.agents import Ending, Turn, TurnContext, start_turn
+from hive.agents.conversation import RESUMING_AGENTS, Conversation
 from hive.agents.launch import Launch
 from hive.agents.transcript import OnLine
 from hive.git.importing import UnknownPrerequisite, import_bundle
@@ -68,11 +69,13 @@ def cut_and_start(
     on_end: Callable[[Ending], None] | None = None,
     earlier_bundle: Callable[[], bytes | None] | None = None,
     on_spawn: Callable[[Turn], None] | None = None,
+    earlier_conversation: Callable[[], Conversation | None] | None = None,
 ) -> Started | None:
     """Cut, start, ledger, then begin (see the module). None when the ledger did not
     land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
     and whatever the ledger raises (the turn is stopped first). `on_spawn` hears of the
-    turn as soon as it exists, before the ledger (so a kill can reach it)."""
+    turn as soon as it exists, before the ledger (so a kill can reach it);
+    `earlier_conversation` gives what an agent that resumes one resumes."""
     with checkout.lock:
         base = _cut_base(checkout, plan)
         _continue_from_bundle(checkout, plan.issue, earlier_bundle, plan.repo_url)
@@ -91,6 +94,7 @@ def cut_and_start(
         on_line=on_line,
         on_end=on_end,
         launch=plan.launch,
+        resume=_earlier_conversation(plan, earlier_conversation),
     )
     turn = start_turn(plan.agent, ctx, begin=False)
     try:
@@ -105,6 +109,20 @@ def cut_and_start(
         return None
     turn.begin()
     return Started(cut, turn, base)
+
+
+def _earlier_conversation(
+    plan: StartPlan, earlier: Callable[[], Conversation | None] | None
+) -> Conversation | None:
+    """The conversation the issue's last attempt left, for an agent that resumes one;
+    None (a fresh one) when there is none or it cannot be read."""
+    if earlier is None or plan.agent not in RESUMING_AGENTS:
+        return None
+    try:
+        return earlier()
+    except Exception as err:  # the turn starts all the same, afresh
+        log.warning("earlier conversation not read (%s)", err, extra={"issue": plan.issue})
+        return None
 
 
 def _cut_base(checkout: Checkout, plan: StartPlan) -> str:

@@ -33,7 +33,13 @@ from typing import Any
 
 from hive.agents.base import TurnContext
 from hive.agents.command import CommandTurn
-from hive.agents.conversation import CONVERSATION_MAX_BYTES, Conversation, without_key
+from hive.agents.conversation import (
+    CONVERSATION_MAX_BYTES,
+    Conversation,
+    not_kept,
+    restorable,
+    without_key,
+)
 from hive.agents.protocol import Usage, refusal_kind
 
 AGENT = "claude"
@@ -183,11 +189,12 @@ class ClaudeTurn(CommandTurn):
             env[KEY_VARIABLE] = self.ctx.key
         if self._resume is not None:
             try:
+                data = restorable(self._resume)
                 where = project_dir(config, self.ctx.worktree)
                 where.mkdir(parents=True)
-                (where / f"{self._resume.session_id}.jsonl").write_bytes(self._resume.data)
+                (where / f"{self._resume.session_id}.jsonl").write_bytes(data)
                 self._resumed = self._resume.session_id
-            except OSError as exc:
+            except (OSError, ValueError) as exc:
                 del self._argv[-2:]  # no --resume: a fresh conversation
                 self._fresh = f"the earlier conversation was not restored ({exc}): starting fresh"
 
@@ -209,6 +216,10 @@ class ClaudeTurn(CommandTurn):
 
     def _before_cleanup(self) -> None:
         """Keep the session's file for the next attempt (capped, without the key)."""
+        if self._session_id is None and self._resumed is not None:
+            self.transcript.note(
+                "the CLI could not resume the earlier conversation: the next attempt starts fresh"
+            )
         if self._session_id is None or self._config_dir is None:
             return
         path = project_dir(self._config_dir, self.ctx.worktree) / f"{self._session_id}.jsonl"
@@ -218,9 +229,9 @@ class ClaudeTurn(CommandTurn):
             self.transcript.note("the CLI left no session file: the next attempt starts fresh")
             return
         if size > CONVERSATION_MAX_BYTES:
-            self.transcript.note(
-                f"the session file ({size} bytes) is over {CONVERSATION_MAX_BYTES}: not kept"
-            )
+            why = f"the session file ({size} bytes) was over {CONVERSATION_MAX_BYTES}"
+            self.transcript.note(f"{why}: not kept")
+            self.conversation = not_kept(AGENT, self._session_id, why)
             return
         data = without_key(path.read_bytes(), self.ctx.key)
         self.conversation = Conversation(AGENT, self._session_id, data)

@@ -37,7 +37,13 @@ from urllib.parse import urlsplit
 
 from hive.agents.base import TurnContext, TurnStartError
 from hive.agents.command import CommandTurn
-from hive.agents.conversation import CONVERSATION_MAX_BYTES, Conversation, without_key
+from hive.agents.conversation import (
+    CONVERSATION_MAX_BYTES,
+    Conversation,
+    not_kept,
+    restorable,
+    without_key,
+)
 from hive.agents.protocol import Usage
 
 AGENT = "codex"
@@ -240,6 +246,7 @@ class CodexTurn(CommandTurn):
         self._home: Path | None = None
         self._earlier = Usage(provider=PROVIDER)
         self._fresh: str | None = None  # why an earlier conversation was not resumed
+        self._resumed = False
         resume = ctx.resume if ctx.resume and ctx.resume.agent == AGENT else None
         self._resume = resume
         argv = [
@@ -269,10 +276,12 @@ class CodexTurn(CommandTurn):
             env[KEY_VARIABLE] = self.ctx.key
         if self._resume is not None:
             try:
-                where = home / session_path(self._resume.data, self._resume.session_id)
+                data = restorable(self._resume)
+                where = home / session_path(data, self._resume.session_id)
                 where.parent.mkdir(parents=True)
-                where.write_bytes(self._resume.data)
-                self._earlier = earlier_total(self._resume.data)
+                where.write_bytes(data)
+                self._earlier = earlier_total(data)
+                self._resumed = True
             except (OSError, ValueError) as exc:
                 self._argv[-3:-1] = []  # no `resume <id>`: a fresh thread
                 self._fresh = f"the earlier conversation was not restored ({exc}): starting fresh"
@@ -301,6 +310,10 @@ class CodexTurn(CommandTurn):
     def _before_cleanup(self) -> None:
         """Keep the thread's session file for the next attempt (capped, without the key),
         and name the model the turn used."""
+        if self._thread_id is None and self._resumed:
+            self.transcript.note(
+                "the CLI could not resume the earlier conversation: the next attempt starts fresh"
+            )
         if self._thread_id is None or self._home is None:
             return
         found = sorted((self._home / "sessions").glob(f"*/*/*/rollout-*-{self._thread_id}.jsonl"))
@@ -309,9 +322,9 @@ class CodexTurn(CommandTurn):
             return
         size = found[-1].stat().st_size
         if size > CONVERSATION_MAX_BYTES:
-            self.transcript.note(
-                f"the session file ({size} bytes) is over {CONVERSATION_MAX_BYTES}: not kept"
-            )
+            why = f"the session file ({size} bytes) was over {CONVERSATION_MAX_BYTES}"
+            self.transcript.note(f"{why}: not kept")
+            self.conversation = not_kept(AGENT, self._thread_id, why)
             return
         data = found[-1].read_bytes()
         model = last_model(data)
