@@ -18,6 +18,9 @@ from tests.live.runtime.conftest import eventually, queue
 
 # the turn says who it is, then sleeps: only a kill ends it early
 TURN = "command:echo $$ > ../turn-$HIVE_ISSUE.pid; exec sleep 600"
+# a deadline for an event (each wait returns as soon as it holds), long enough for a
+# loaded machine
+EVENT_SECONDS = 60.0
 
 
 def ledger_waits(url: str) -> bool:
@@ -45,21 +48,26 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
 
     bee = Bee(rt, BeeOrder(claimed.fence, plan, ledger), rt.bee)
     pid_file = rt.checkout.workdir / "turn-13.pid"
-    # the row is locked: the bee's ledger (reset dispatched_at) waits behind it
-    with pool.connect(hive_db_url) as locker, locker.transaction() as tx:
-        locker.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 13 FOR UPDATE")
-        ref = BeeActor.start(bee)
-        actor = BeeActor.of(ref)
-        assert isinstance(actor, BeeActor)
-        eventually(lambda: pid_file.exists() and pid_file.read_text().strip())
-        turn_pid = int(pid_file.read_text())
-        eventually(lambda: ledger_waits(hive_db_url))  # the turn runs, its row is not written
-        actor.on_kill()  # what the supervisor's kill does, in its own thread
-        try:
-            eventually(lambda: not pid_alive(turn_pid), timeout_seconds=5)
-        finally:  # a failure leaves no turn behind
+    turn_pid: int | None = None
+    ref = None
+    try:
+        # the row is locked: the bee's ledger (reset dispatched_at) waits behind it
+        with pool.connect(hive_db_url) as locker, locker.transaction() as tx:
+            locker.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 13 FOR UPDATE")
+            ref = BeeActor.start(bee)
+            actor = BeeActor.of(ref)
+            assert isinstance(actor, BeeActor)
+            eventually(lambda: pid_file.exists() and pid_file.read_text().strip(), EVENT_SECONDS)
+            turn_pid = int(pid_file.read_text())
+            # the turn runs, its row is not written
+            eventually(lambda: ledger_waits(hive_db_url), EVENT_SECONDS)
+            actor.on_kill()  # what the supervisor's kill does, in its own thread
+            eventually(lambda: not pid_alive(turn_pid), EVENT_SECONDS)
+            raise psycopg.Rollback(tx)
+        assert bee.wait(EVENT_SECONDS)  # the killed turn still ends its order
+    finally:  # a failure leaves no turn (a 600 s sleep) and no actor behind
+        if turn_pid is not None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(turn_pid, signal.SIGKILL)
-        raise psycopg.Rollback(tx)
-    assert bee.wait(30)  # the killed turn still ends its order
-    ref.stop()
+        if ref is not None:
+            ref.stop(timeout=EVENT_SECONDS)

@@ -5,7 +5,6 @@ a Queen and a runner in two trees, and the exit with no bees."""
 from __future__ import annotations
 
 import logging
-import time
 import urllib.error
 import urllib.request
 
@@ -20,7 +19,7 @@ from hive.tree import build
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually
 
-NO_BEE_EXIT_SECONDS = 2.0
+EXIT_SECONDS = 60.0  # a deadline for the tree's exit, not a measure of it
 
 
 def add(hive, number: int, path: str = "src/app.py") -> None:
@@ -71,14 +70,13 @@ def test_the_tree_runs_an_issue_to_its_end(hive_tree):
     assert bundles.get(hive.runtime.db, 1) is not None
 
 
-def test_with_no_bees_the_drain_exits_well_under_two_seconds(hive_tree, caplog):
+def test_with_no_bees_the_drain_waits_for_nothing_and_exits(hive_tree, caplog):
+    # how fast (issue 6: under 2 s) is `hive bench drain`'s to measure
     caplog.set_level(logging.INFO, logger="hive.drain")
     hive = hive_tree(AGENT + "finish")
-    began = time.monotonic()
     hive.drain()
-    reason = hive.root.wait(10)
+    reason = hive.root.wait(EXIT_SECONDS)
     assert reason is not None and reason.normal
-    assert time.monotonic() - began < NO_BEE_EXIT_SECONDS
     summaries = [r.getMessage() for r in caplog.records if r.getMessage().startswith("drain: cap")]
     assert len(summaries) == 1
     # the Queen's rounds are left to the store: the next process rounds again
@@ -163,7 +161,8 @@ def test_a_draining_runner_says_so_in_queen_runner_at_once(hive_tree):
         rows = [r for r in runners.listing(hive.runtime.db) if r.name == hive.settings.runner_name]
         return bool(rows) and rows[0].draining
 
-    eventually(says_draining, timeout_seconds=5)
+    # within the 30 s heartbeat: only the drain's own write can have said it
+    eventually(says_draining, timeout_seconds=20)
     agents.RELEASE.set()
 
 
