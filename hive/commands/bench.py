@@ -7,11 +7,22 @@ from __future__ import annotations
 import argparse
 import json
 
-from hive.bench import claim, drain, endings, git, http, latency, publish, recovery, scale
+from hive.bench import (
+    claim,
+    drain,
+    endings,
+    git,
+    http,
+    latency,
+    peers,
+    publish,
+    recovery,
+    scale,
+)
 from hive.settings import Settings
 
 # in the order `hive bench --help` lists them
-BENCHES = (claim, latency, drain, git, endings, recovery, publish, http, scale)
+BENCHES = (claim, latency, drain, git, endings, recovery, publish, http, scale, peers)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,6 +24,7 @@ BENCH_HELPERS = {
     "gitrepo",
     "procstat",
     "http_load",
+    "peerworkers",
 }
 
 
