@@ -7,7 +7,10 @@ of that one branch; the `queen-*` branches live in the clone itself.
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,6 +19,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 
 from dulwich.client import LocalGitClient, get_transport_and_path
 from dulwich.errors import NotGitRepository
+from dulwich.file import FileLocked
 from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
@@ -26,6 +30,9 @@ from hive.git.local import link_clone, read_branch
 from hive.git.safety import check_url
 
 REPO_DIRNAME = "repo.git"
+REF_LOCK_WAIT_SECONDS = 5.0  # a ref's lock file is held for the instant of one write
+
+log = logging.getLogger("hive.git")
 
 
 class GitError(HiveError):
@@ -175,7 +182,7 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
         # holds that commit (a linked clone, a base that did not move) nothing is fetched
         tip = _local_tip(remote_path, wanted)
         if tip is not None and tip in repo.object_store:
-            repo.refs[tracking] = tip
+            set_ref(repo, tracking, tip)
             return tip.decode()
         depth = None  # dulwich serving a path records no shallow boundary
     elif tracking in repo.refs:
@@ -189,8 +196,32 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
         raise GitError(f"cannot fetch {base} from {where}: {redact(str(err), url)}") from err
     if sha is None:
         raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
-    repo.refs[tracking] = sha
+    set_ref(repo, tracking, sha)
     return sha.decode()
+
+
+def set_ref(repo: Repo, ref: Ref, sha: ObjectID) -> None:
+    """Point `ref` at `sha`. Another writer of the same ref (a thread with a `Repo` of its
+    own, as `own_repo` gives) holds `<ref>.lock` for the instant of its write, and dulwich
+    refuses at once where git would wait: so wait, up to REF_LOCK_WAIT_SECONDS, then raise
+    GitError naming the lock file (one a crashed writer left behind)."""
+    deadline = time.monotonic() + REF_LOCK_WAIT_SECONDS
+    pause = 0.001
+    while True:
+        try:
+            repo.refs[ref] = sha
+            return
+        except FileLocked as err:
+            if time.monotonic() >= deadline:
+                raise GitError(
+                    f"{os.fsdecode(err.lockfilename)} stayed for"
+                    f" {REF_LOCK_WAIT_SECONDS:g} s: another writer holds it, or a crashed"
+                    " one left it (remove it when no hive process runs on this clone)"
+                ) from err
+            if pause == 0.001:
+                log.info("%s is being written by another writer: waiting", ref.decode())
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
 
 def deepen_base(repo: Repo, url: str, base: str, wanted: Sequence[str]) -> bool:

@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import logging
+import threading
 from pathlib import Path
 
 import pytest
 
-from hive.git.repo import GitError, open_checkout, origin_of, redact, resolve
+import hive.git.repo as repo_module
+from hive.git.repo import GitError, open_checkout, origin_of, redact, refresh_base, resolve
 
 from .conftest import Git, head_of, write
 
@@ -75,3 +78,58 @@ def test_redact_hides_the_password_in_every_form_and_a_token_user() -> None:
     )
     assert redact("no ghp_token123 here", "https://ghp_token123@x.org/r") == "no *** here"
     assert redact("plain", "/srv/repo") == "plain"
+
+
+def test_a_base_refresh_waits_for_another_writer_of_the_ref(
+    tmp_path: Path, upstream: Path, git: Git, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two writers of refs/remotes/origin/main (the Queen's refresh, a publish step's own
+    Repo): dulwich refuses a held lock at once; the refresh waits for it instead."""
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    lock = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main.lock"
+    lock.write_bytes(b"")  # the other writer, mid-write
+    waiting = threading.Event()
+
+    class Seen(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            if "being written by another writer" in record.getMessage():
+                waiting.set()
+
+    seen = Seen()
+    logging.getLogger("hive.git").addHandler(seen)
+    logging.getLogger("hive.git").setLevel(logging.INFO)
+    done: list[str | BaseException] = []
+
+    def refresh() -> None:
+        try:
+            done.append(refresh_base(checkout.repo, str(upstream), "main"))
+        except BaseException as err:  # the test reads it below
+            done.append(err)
+
+    worker = threading.Thread(target=refresh)
+    worker.start()
+    try:
+        assert waiting.wait(30), "the refresh never waited for the lock"
+        lock.unlink()  # the other writer is done
+        worker.join(30)
+    finally:
+        logging.getLogger("hive.git").removeHandler(seen)
+    assert done == [head_of(git, upstream, "main")]
+    assert resolve(checkout.repo, "refs/remotes/origin/main") == done[0]
+
+
+def test_a_lock_left_by_a_crashed_writer_is_named(
+    tmp_path: Path, upstream: Path, git: Git, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    lock = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main.lock"
+    lock.write_bytes(b"")
+    monkeypatch.setattr(repo_module, "REF_LOCK_WAIT_SECONDS", 0.05)
+    with pytest.raises(GitError, match=r"main\.lock stayed for 0\.05 s: .*crashed"):
+        refresh_base(checkout.repo, str(upstream), "main")
