@@ -109,6 +109,10 @@ class FakeGitHub:
         self.hook_secret = ""
         self.deliveries: list[tuple[str, int]] = []
         self.merge_methods: list[str] = []
+        # the repository's CI: called with (branch, sha) for each new head pushed to a
+        # queen-* branch, answers the check runs it reports [(name, conclusion, summary)]
+        self.ci: Callable[[str, str], list[tuple[str, str, str]]] | None = None
+        self.pr_opened_at: dict[int, float] = {}
         self.block_merge: str | None = None  # "review", "protected", "conflict", "stale"
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
@@ -272,11 +276,30 @@ class FakeGitHub:
                     [("WWW-Authenticate", 'Basic realm="GitHub"'), ("Content-Length", "0")],
                 )
                 return [b""]
-            return self._git(environ, start)  # type: ignore[no-any-return]
+            answer = list(self._git(environ, start))
+            if path.endswith("/git-receive-pack") and self.ci is not None:
+                self._run_ci()
+            return answer
         status, headers, body = self._api(environ)
         reason = {200: "OK", 201: "Created", 204: "No Content", 304: "Not Modified"}
         start(f"{status} {reason.get(status, 'Error')}", list(headers.items()))
         return [body]
+
+    def _run_ci(self) -> None:
+        assert self.ci is not None
+        with Repo(str(self.repo_path)) as repo:
+            heads = {
+                ref[len(b"refs/heads/") :].decode(): sha.decode()
+                for ref, sha in repo.get_refs().items()
+                if ref.startswith(b"refs/heads/queen-")
+            }
+        for branch, sha in sorted(heads.items()):
+            with self.lock:
+                if sha in self.state.check_runs:
+                    continue
+                self.state.check_runs[sha] = []
+            for name, conclusion, summary in self.ci(branch, sha):
+                self.set_check(sha, name, conclusion, summary)
 
     def _git_auth(self, environ: dict[str, Any]) -> bool:
         import base64
@@ -495,6 +518,7 @@ class FakeGitHub:
             if pr["head_ref"] == head and pr["state"] == "open":
                 return 422, {"message": f"A pull request already exists for {head}."}, {}
         number = self._next_number()
+        self.pr_opened_at[number] = time.time()
         self.state.pulls[number] = {
             "number": number,
             "id": self._next_id(),

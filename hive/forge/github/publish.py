@@ -169,18 +169,19 @@ class GitHubSteps:
         return self._stuck(ctx, facts, pr, stuck, red, at_push=False)
 
     def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
-        pr = self.repo.pull(self._pr_number(facts))
-        sha = pr.merge_commit_sha if pr.merged else None
-        if sha is None:
-            title = f"Merge queen-{facts.issue}: {facts.title}"
-            out = self.repo.merge(pr.number, facts.head_sha or "", self.config.merge_method, title)
-            if isinstance(out, MergeRefused):
+        number = self._pr_number(facts)
+        title = f"Merge queen-{facts.issue}: {facts.title}"
+        out = self.repo.merge(number, facts.head_sha or "", self.config.merge_method, title)
+        if isinstance(out, MergeRefused):
+            # refused: merged already (a job stopped before it recorded the merge), or stuck
+            pr = self.repo.pull(number)
+            if not (pr.merged and pr.merge_commit_sha):
                 stuck = stuck_of_refusal(out.status, out.message)
                 return self._stuck(ctx, facts, pr, stuck, red, at_push=True)
-            sha = out
-        merged_sha = sha
+            out = pr.merge_commit_sha
+        merged_sha = out
         ctx.effect(f"push:{merged_sha}", lambda: {"pushed": merged_sha})
-        ctx.say(f"pull request #{pr.number} merged as {merged_sha[:12]}")
+        ctx.say(f"pull request #{number} merged as {merged_sha[:12]}")
         return Result.PUSHED
 
     def after_close(self, ctx: StepContext, facts: PublishFacts, sha: str) -> None:

@@ -220,3 +220,32 @@ def test_a_restarted_job_never_merges_or_comments_twice(
     assert _run(db, publisher).finished == 1
     assert len(github.comments_on(number)) == 1
     assert len(github.merge_methods) == 1
+
+
+def test_a_merge_that_landed_before_a_restart_is_recorded_not_repeated(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    publisher = _publisher(db, queen_checkout, hive_repo, forge)
+    real_push = forge.steps.push
+    killed = []
+
+    def merge_then_die(ctx: Any, facts: Any, red: Any) -> Any:
+        if not killed:
+            killed.append(1)
+            pr = forge.repo.open_pull(f"queen-{number}")
+            assert pr is not None
+            forge.repo.merge(pr.number, work.head_sha, "merge", "t")
+            raise RuntimeError("killed after GitHub merged, before the journal")
+        return real_push(ctx, facts, red)
+
+    forge.steps.push = merge_then_die  # type: ignore[method-assign]
+    assert _run(db, publisher).errors == 1
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    assert len(github.merge_methods) == 1
+    merged = github.base_sha()
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") == merged

@@ -1,0 +1,149 @@
+"""The whole loop with HIVE_FORGE=github, one process on a real PostgreSQL against the
+fake GitHub (its CI reports checks on each pushed head): label an issue -> a bee ->
+review -> a pull request -> checks green -> merged -> the issue closed with a comment;
+and a check red on the base too, which is not the bee's fault. The API calls per issue
+and the cost of quiet polling are counted; the token is in no log line or row."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from hive.store import publish
+from hive.testing import git, wait_for_merge, wait_for_row
+from tests.fakes.fake_github import FakeGitHub
+
+pytestmark = pytest.mark.live
+
+TOKEN = "ghp_loopTOKENthatMustNeverLeak4242424242"
+BODY = """Write the notes.
+
+write `docs/notes.md`: {text}
+
+## Boundary
+- docs/notes.md
+
+## Criteria
+- file `docs/notes.md` contains `{text}`
+"""
+
+
+@pytest.fixture
+def github(hive_repo: Path) -> Iterator[FakeGitHub]:
+    with FakeGitHub(hive_repo, token=TOKEN) as gh:
+        yield gh
+
+
+def _forge(github: FakeGitHub, **more: str) -> dict[str, str]:
+    return {
+        "FORGE": "github",
+        "PUBLISH": "github",
+        "GITHUB_REPO": github.full_name,
+        "GITHUB_TOKEN": TOKEN,
+        "GITHUB_API_URL": github.api_url,
+        "GITHUB_POLL_SECONDS": "0.5",
+        **more,
+    }
+
+
+def _store_text(url: str) -> str:
+    with psycopg.connect(url) as conn:
+        tables = [
+            r[0]
+            for r in conn.execute(
+                "SELECT table_name FROM information_schema.tables WHERE table_schema = 'hive'"
+            )
+        ]
+        return "\n".join(
+            row[0]
+            for table in tables
+            for row in conn.execute(f"SELECT to_jsonb(t)::text FROM hive.{table} t")
+        )
+
+
+def test_a_labelled_issue_becomes_a_merged_pull_request_and_a_closed_issue(
+    hive_tree: Callable[..., Any],
+    hive_db_url: str,
+    hive_repo: Path,
+    github: FakeGitHub,
+    caplog: pytest.LogCaptureFixture,
+    record_property: Callable[[str, Any], None],
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    github.ci = lambda branch, sha: [("unit", "success", "12 passed")]
+    number = github.add_issue("Write the notes", BODY.format(text="merged on GitHub"), ["hive"])
+    labelled = len(github.calls)
+    hive = hive_tree("demo", **_forge(github))
+    sha = wait_for_merge(hive_db_url, number, timeout_seconds=90)
+    wait_for_row(hive_db_url, "SELECT 1 FROM hive.queen_job WHERE state = 'done'", ())
+    assert github.base_sha() == sha
+    assert git("show", f"{sha}:docs/notes.md", cwd=hive_repo) == "merged on GitHub"
+    (pr,) = github.state.pulls.values()
+    assert pr["merged"] and pr["head_ref"] == f"queen-{number}"
+    issue = github.state.issues[number]
+    assert issue["state"] == "closed"
+    (comment,) = github.comments_on(number)
+    assert f"Merged as {sha}" in comment["body"]
+    # label -> pull request: the pull request opened within 5 s of the acceptance
+    reviewed = wait_for_row(
+        hive_db_url,
+        "SELECT extract(epoch FROM reviewed_at) FROM hive.queen_dispatch WHERE issue = %s",
+        (number,),
+    )[0]
+    opened_after = github.pr_opened_at[pr["number"]] - float(reviewed)
+    assert opened_after < 5.0
+    calls = github.calls[labelled:]
+    record_property("api_calls_label_to_close", len(calls))
+    record_property("pr_opened_after_acceptance_seconds", round(opened_after, 3))
+    # a quiet spell: once the close was seen by a poll, every poll is a 304 and costs
+    # no rate limit
+    deadline = time.monotonic() + 30
+    while not any(s == 304 for _, _, s in github.calls[-1:]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    used, polls = github.rate_used, len(github.calls)
+    while len(github.calls) < polls + 6 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    quiet = github.calls[polls:]
+    assert len(quiet) >= 6 and all(status == 304 for _, _, status in quiet)
+    assert github.rate_used == used
+    record_property("quiet_polls", len(quiet))
+    hive.stop(timeout=60)
+    assert TOKEN not in caplog.text
+    assert TOKEN not in _store_text(hive_db_url)
+    print(f"\nAPI calls label->close: {len(calls)}; PR opened {opened_after:.2f}s after acceptance")
+    print("\n".join(f"{m} {p} {s}" for m, p, s in calls))
+
+
+def test_a_check_red_on_the_base_too_waits_for_a_person_and_opens_an_issue(
+    hive_tree: Callable[..., Any],
+    hive_db_url: str,
+    hive_repo: Path,
+    github: FakeGitHub,
+) -> None:
+    github.set_check(github.base_sha(), "lint", "failure", "E501 on main", hook=False)
+    github.ci = lambda branch, sha: [("unit", "success", "ok"), ("lint", "failure", "E501")]
+    number = github.add_issue("Write the notes", BODY.format(text="red on base"), ["hive"])
+    hive = hive_tree("demo", **_forge(github))
+    wait_for_row(
+        hive_db_url,
+        "SELECT id FROM hive.queen_job WHERE issue = %s AND state = 'parked' AND step = 'gate'",
+        (number,),
+        timeout_seconds=90,
+    )
+    state, sendbacks = wait_for_row(
+        hive_db_url, "SELECT review_state, sendbacks FROM hive.queen_dispatch", ()
+    )
+    assert (state, sendbacks) == ("accept", 0)  # not sent back: not the bee's fault
+    opened = [i for i in github.state.issues.values() if i["title"] == "Check lint is red on main"]
+    assert len(opened) == 1
+    assert publish.approve(hive.runtime.db, number, "ada")
+    sha = wait_for_merge(hive_db_url, number, timeout_seconds=60)
+    assert github.base_sha() == sha
+    assert len([i for i in github.state.issues.values() if "is red on main" in i["title"]]) == 1
+    hive.stop(timeout=60)
