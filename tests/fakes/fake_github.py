@@ -113,6 +113,7 @@ class FakeGitHub:
         # queen-* branch, answers the check runs it reports [(name, conclusion, summary)]
         self.ci: Callable[[str, str], list[tuple[str, str, str]]] | None = None
         self.pr_opened_at: dict[int, float] = {}
+        self.link_base: str | None = None  # where a Link header points (default: here)
         self.block_merge: str | None = None  # "review", "protected", "conflict", "stale"
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
@@ -387,8 +388,9 @@ class FakeGitHub:
             if page < pages:
                 nxt = urlencode({**query, "page": page + 1})
                 last = urlencode({**query, "page": pages})
+                base = self.link_base or self.url
                 headers["Link"] = (
-                    f'<{self.url}{path}?{nxt}>; rel="next", <{self.url}{path}?{last}>; rel="last"'
+                    f'<{base}{path}?{nxt}>; rel="next", <{base}{path}?{last}>; rel="last"'
                 )
             value = value[(page - 1) * per_page : page * per_page]
         if status == 200:

@@ -211,7 +211,8 @@ class GitHubSteps:
         sentence = stuck_sentence(pr.number, stuck)
         log.info("%s", sentence, extra={"issue": facts.issue})
         if stuck in (Stuck.STALE, Stuck.CLOSED):
-            forge.drop_note(self.db, f"issue:{facts.issue}", PR_NOTE)  # CHECKS looks again
+            # CHECKS pushes the accepted head again and opens or updates the pull request
+            forge.put_note(self.db, f"issue:{facts.issue}", PR_NOTE, pr.number, "")
             ctx.say(sentence)
             return Result.MOVED
         if stuck == Stuck.CONFLICT:

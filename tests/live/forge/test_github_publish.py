@@ -249,3 +249,33 @@ def test_a_merge_that_landed_before_a_restart_is_recorded_not_repeated(
     assert len(github.merge_methods) == 1
     merged = github.base_sha()
     assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") == merged
+
+
+def test_a_head_moved_between_the_look_and_the_merge_is_not_merged(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    from dulwich.repo import Repo
+
+    from tests.fakes.origin import commit_files
+
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    publisher = _publisher(db, queen_checkout, hive_repo, forge)
+    real_merge = forge.steps.merge
+    moved: list[bytes] = []
+
+    def look_then_someone_pushes(ctx: Any, facts: Any, red: Any) -> Any:
+        answer = real_merge(ctx, facts, red)
+        if not moved:
+            with Repo(str(github.repo_path)) as repo:
+                other = commit_files(repo, {"x.md": b"x\n"}, [work.head_sha.encode()], "other\n")
+                repo.refs[f"refs/heads/queen-{number}".encode()] = other
+            moved.append(other)
+        return answer
+
+    forge.steps.merge = look_then_someone_pushes  # type: ignore[method-assign]
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    with Repo(str(github.repo_path)) as repo:
+        tree = repo[repo[github.base_sha().encode()].tree]
+        assert b"x.md" not in tree  # only the accepted head was merged (compare-and-swap)

@@ -35,7 +35,8 @@ def test_every_request_carries_a_user_agent_and_the_token_only_in_its_header(git
     repo = Repository(client(github), github.full_name)
     repo.labelled_issues("hive", None)
     repo.info()
-    assert github.seen_headers and all(h.get("user-agent") for h in github.seen_headers)
+    assert github.seen_headers
+    assert all(h.get("user-agent", "").startswith("hive-forge") for h in github.seen_headers)
     assert all(h["authorization"] == f"Bearer {TOKEN}" for h in github.seen_headers)
     assert all(TOKEN not in path for _, path, _ in github.calls)
 
@@ -141,3 +142,11 @@ def test_check_runs_and_statuses_are_read_newest_first(github):
     assert facts["unit"].state == "pass" and "all passed" in facts["unit"].summary
     assert facts["lint"].state == "pending"
     assert facts["ci/legacy"].state == "fail" and facts["ci/legacy"].summary == "exploded"
+
+
+def test_a_link_to_another_host_is_not_followed(github):
+    for n in range(120):
+        github.add_issue(f"issue {n}", hook=False)
+    github.link_base = "http://127.0.0.1:9"  # the token must go nowhere else
+    got = Repository(client(github), github.full_name).labelled_issues("hive", None)
+    assert len(got.data) == 100
