@@ -87,7 +87,8 @@ class HiveMetrics:
     - `reviews.labels(verdict=...).inc()` per review that answered;
     - `illegal_transitions.inc()` per move of an order the state table refused;
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
-      `issue_to_merge_seconds.observe(...)` per merge pushed.
+      `issue_to_merge_seconds.observe(...)` per merge pushed;
+    - `spend(key_index, usd)` per ending that landed with a known cost.
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -189,6 +190,13 @@ class HiveMetrics:
             buckets=MERGE_BUCKETS_SECONDS,
             registry=r,
         )
+        self.spend_usd = Counter(
+            "hive_spend_usd_total",
+            "US dollars the turns this process ended spent (the agent's own figure, else"
+            " the price table's), by key_index; a turn whose cost is unknown adds nothing.",
+            labelnames=("key_index",),
+            registry=r,
+        )
         for reaper in REAPERS:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:
@@ -200,6 +208,11 @@ class HiveMetrics:
     def turn_ended(self, outcome: str, seconds: float) -> None:
         """Count a turn that ended with the order outcome `outcome` after `seconds`."""
         self.bee_seconds.labels(outcome=outcome_code(outcome).value).observe(seconds)
+
+    def spend(self, key_index: int | None, usd: float) -> None:
+        """Count `usd` spent on key `key_index` (an order without a key: label "none")."""
+        label = "none" if key_index is None else str(key_index)
+        self.spend_usd.labels(key_index=label).inc(max(0.0, usd))
 
     def watch_queue(self, read: Callable[[], QueueNumbers]) -> None:
         """Report queue depth, in-flight orders and the oldest queued age from `read`,

@@ -22,10 +22,16 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from hive.actors.ending import Leftover, close_order, keep_conversation, order_ending
+from hive.actors.ending import (
+    Accounting,
+    Leftover,
+    close_order,
+    keep_conversation,
+    order_ending,
+)
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
 from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
@@ -54,6 +60,8 @@ class BeeConfig:
     start: StartConfig
     heartbeat_seconds: float = 15.0
     bundle_max_bytes: int = 100 * 1024 * 1024
+    # how an ending is priced and rests its key (the packaged price table by default)
+    accounting: Accounting = field(default_factory=Accounting.packaged)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> BeeConfig:
@@ -61,6 +69,7 @@ class BeeConfig:
             StartConfig.from_settings(settings),
             heartbeat_seconds=settings.runner_seconds,
             bundle_max_bytes=settings.bundle_max_bytes,
+            accounting=Accounting.from_settings(settings),
         )
 
 
@@ -76,6 +85,7 @@ class BeeOrder:
     fence: Fence
     plan: StartPlan
     ledger: Callable[[], bool]
+    key_index: int | None = None  # the order's key (its spend is counted by key)
 
 
 class BeeState(enum.Enum):
@@ -326,7 +336,9 @@ class Bee:
         worktree = Path(started.cut.path)
         with self._changed:
             was = self._to(BeeState.ENDING)
-        turn_end = order_ending(self.order.fence, ending, was is BeeState.HANDING_BACK)
+        turn_end = order_ending(
+            self.order.fence, ending, was is BeeState.HANDING_BACK, self.config.accounting
+        )
         outcome = turn_end.outcome
         rt.metrics.turn_ended(outcome, ending.seconds)
         if was is BeeState.LOST:
@@ -344,6 +356,7 @@ class Bee:
             # gone before the row ends: the ending lets a next attempt be claimed here,
             # and its cut takes the same path
             before_end=lambda: self._remove_worktree(worktree),
+            key_index=self.order.key_index,
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None

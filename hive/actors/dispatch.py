@@ -69,7 +69,7 @@ def dispatch(
 
     if not leases.held(rt.db, lease):
         return LEASE_GONE  # its turn would start before its insert is refused: not at all
-    started = Bee(rt, BeeOrder(fence, plan, ledger=ledger), bee)
+    started = Bee(rt, BeeOrder(fence, plan, ledger=ledger, key_index=new.key_index), bee)
     if not rt.host.start(started):
         return "no bee can start in this process now"
     if not started.wait_decided(START_WAIT_SECONDS):

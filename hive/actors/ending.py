@@ -8,21 +8,26 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
 
+from hive import prices
 from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending, Turn
 from hive.agents.conversation import RESUMING_AGENTS
+from hive.agents.protocol import Usage
 from hive.git.bundles import BundleTooLarge, bundle
 from hive.git.repo import Checkout, own_repo
 from hive.git.salvage import salvage
 from hive.metrics import HiveMetrics
 from hive.rules.keys import refusal_outcome, sort_refusal
+from hive.rules.rests import QUOTA_REST_SECONDS
+from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
+from hive.settings import Settings
 from hive.store import conversations, orders
 from hive.store.bundles import NewBundle
 from hive.store.orders import Fence, OrderEnding
@@ -57,11 +62,49 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
     return ending.outcome, None
 
 
-def order_ending(fence: Fence, ending: Ending, handed_back: bool) -> OrderEnding:
-    """The order's ending as the turn left it: its outcome and detail (`order_outcome`)
-    and the usage the agent reported. Closing adds the salvage and the bundle."""
+@dataclass(frozen=True)
+class Accounting:
+    """How an ending is priced and rests its key: the price table, the provider and
+    model a turn runs on when its agent does not say (HIVE_WORKER_PROVIDER,
+    HIVE_WORKER_MODEL), and a quota's rest when the agent gave no reset time
+    (HIVE_QUOTA_REST_SECONDS)."""
+
+    prices: PriceTable = field(default_factory=dict)
+    provider: str | None = None
+    model: str | None = None
+    quota_rest_seconds: int = QUOTA_REST_SECONDS
+
+    @classmethod
+    def packaged(cls) -> Accounting:
+        """The packaged price table, and no provider or model to fall back on."""
+        return cls(prices.load())
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Accounting:
+        return cls(
+            prices.load(settings.prices_file),
+            settings.worker_provider,
+            settings.worker_model or None,
+            settings.quota_rest_seconds,
+        )
+
+    def cost(self, usage: Usage | None) -> Cost | None:
+        """What a turn that reported `usage` cost (hive/rules/spend.py); None: unknown."""
+        if usage is None:
+            return None
+        price = price_of(self.prices, usage.provider or self.provider, usage.model or self.model)
+        return cost_of(usage.cost_usd, usage.input_tokens, usage.output_tokens, price)
+
+
+def order_ending(
+    fence: Fence, ending: Ending, handed_back: bool, accounting: Accounting | None = None
+) -> OrderEnding:
+    """The order's ending as the turn left it: its outcome and detail (`order_outcome`),
+    the usage the agent reported and what it cost, and a refusal's reset time. Closing
+    adds the salvage and the bundle."""
     outcome, detail = order_outcome(ending, handed_back)
     usage = ending.usage
+    counted = accounting or Accounting()
     return OrderEnding(
         fence,
         outcome,
@@ -70,6 +113,9 @@ def order_ending(fence: Fence, ending: Ending, handed_back: bool) -> OrderEnding
         output_tokens=usage.output_tokens if usage else None,
         provider=usage.provider if usage else None,
         model=usage.model if usage else None,
+        cost=counted.cost(usage),
+        resets_at=ending.resets_at,
+        quota_rest_seconds=counted.quota_rest_seconds,
     )
 
 
@@ -124,6 +170,7 @@ def close_order(
     left: Leftover,
     max_bytes: int,
     before_end: Callable[[], None] = lambda: None,
+    key_index: int | None = None,
 ) -> Closing:
     """Salvage what the turn left uncommitted inside its boundary, bundle
     `base_rev..queen-<issue>`, call `before_end` (a runner removes its worktree there:
@@ -160,6 +207,8 @@ def close_order(
         metrics.illegal_transitions.inc()
     if moved.landed and ending.bundle is not None:
         metrics.bundle_bytes.observe(len(ending.bundle.data))
+    if moved.landed and ending.cost is not None:
+        metrics.spend(key_index, ending.cost.usd)
     return Closing(moved.landed, ending)
 
 

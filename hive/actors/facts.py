@@ -148,6 +148,8 @@ def round_facts(
     last_key: int | None,
     host_ready: bool,
     free_memory_mb: int | None,
+    spent_today_usd: float = 0.0,
+    spend_cap_usd: float = 0.0,
 ) -> RoundFacts:
     """Everything a round decides by, from the rows read at `now`."""
     found = candidates_of(open_issues, orders, base, now)
@@ -165,6 +167,8 @@ def round_facts(
         last_key=last_key,
         host_ready=host_ready,
         free_memory_mb=free_memory_mb,
+        spent_today_usd=spent_today_usd,
+        spend_cap_usd=spend_cap_usd,
     )
 
 

@@ -1,55 +1,28 @@
-"""Keys that rest after a provider refused a turn on them (RULES 7), as the Queen sees
-it from the orders' endings.
+"""Keys that rest after a provider refused a turn on them (RULES 7), as a round reads them.
 
-A transient refusal (rate limit, overload; the order ended `refused`) rests its key for
-`key_rest_seconds(strikes)`: 5 s, doubling with each refusal in a row, at most 300 s. A
-quota refusal (`quota exhausted`) rests it for the cap: the provider's reset time is not
-known here. Any other ending on the key ends the run of strikes. A resting key is
-skipped by the key choice, so the next free key is used.
+The ending that met the refusal wrote the rest to the store, in its own transaction
+(`hive.store.keyrests`; the rule is `hive.rules.rests.rest_after`): a transient refusal
+rests the key 5 s, doubling with each refusal in a row, at most 300 s; a quota refusal
+until the reset time the agent reported, else HIVE_QUOTA_REST_SECONDS. Any other ending
+of a turn on the key ends its rest. So a restarted Queen, or a standby one taking over,
+skips the same keys, and an ending that lands after a newer one (its `finished_at` is
+older: its transaction began first) still rests its key; the Queen once counted endings
+herself past a `finished_at` watermark, and such an ending fell behind it unseen.
+
+A resting key is skipped by the key choice, so the next free key is used. A rest written
+for another key at the same index (its fingerprint differs) rests nothing here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timedelta
 
-from hive.rules.keys import KEY_REST_CAP_SECONDS, key_rest_seconds
-from hive.rules.states import QUOTA_EXHAUSTED, REFUSED_OUTCOME
-from hive.store.orders import Order
+from hive.rules.keys import KeySlot
+from hive.store import keyrests
+from hive.store.db import Db
 
 
-class KeyRests:
-    def __init__(self) -> None:
-        self.strikes: dict[int, int] = {}
-        self._until: dict[int, datetime] = {}
-        self._seen: datetime | None = None  # the newest ending already counted
-
-    def observe(self, orders: Iterable[Order]) -> None:
-        """Count the endings not seen yet, oldest first."""
-        ended: list[tuple[datetime, int, Order]] = []
-        for o in orders:
-            if o.finished_at is None or o.key_index is None:
-                continue
-            if self._seen is None or o.finished_at > self._seen:
-                ended.append((o.finished_at, o.key_index, o))
-        ended.sort(key=lambda item: item[0])
-        for at, key, order in ended:
-            if order.outcome == REFUSED_OUTCOME:
-                self.strikes[key] = self.strikes.get(key, 0) + 1
-                rest = key_rest_seconds(self.strikes[key])
-                self._until[key] = at + timedelta(seconds=rest)
-            elif order.outcome == QUOTA_EXHAUSTED:
-                self.strikes[key] = self.strikes.get(key, 0) + 1
-                self._until[key] = at + timedelta(seconds=KEY_REST_CAP_SECONDS)
-            else:
-                self.strikes[key] = 0
-                self._until.pop(key, None)
-            self._seen = at
-
-    def resting(self, now: datetime) -> dict[int, int]:
-        """The keys resting at `now`, with the whole seconds left (at least 1)."""
-        return {
-            key: max(1, int((until - now).total_seconds()))
-            for key, until in self._until.items()
-            if until > now
-        }
+def resting(db: Db, keys: Iterable[KeySlot]) -> dict[int, int]:
+    """The keys of `keys` resting now, with the whole seconds left (at least 1)."""
+    fingerprints = {k.index: k.fingerprint for k in keys}
+    return {r.key_index: r.seconds_left for r in keyrests.resting(db, fingerprints)}

@@ -25,11 +25,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum, auto
 
-from hive.actors import facts
+from hive.actors import facts, keyrest
 from hive.actors.bee import DEMO_BEES, BeeConfig
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
-from hive.actors.keyrest import KeyRests
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
 from hive.actors.reaper import Reaper, ReaperConfig
@@ -51,8 +50,9 @@ from hive.rules.round import (
     plan_round,
     render,
 )
+from hive.rules.spend import day_start
 from hive.settings import Settings
-from hive.store import floors, issues, leases, orders, reports
+from hive.store import floors, issues, leases, orders, reports, spend
 from hive.store.issues import Issue
 
 log = logging.getLogger("hive.queen")
@@ -101,6 +101,7 @@ class QueenConfig:
     round_max_seconds: float = ROUND_MAX_SECONDS
     lease_ttl_seconds: float = QUEEN_LEASE_TTL_SECONDS
     keys: tuple[KeySlot, ...] = ()
+    spend_cap_usd: float = 0.0  # a UTC day's spend that stops new orders (0: no cap)
     repo_url: str | None = None  # base is refreshed from it before each round
     bee: BeeConfig = DEMO_BEES  # her own bees' (local mode)
 
@@ -118,6 +119,7 @@ class QueenConfig:
             bee_memory_mb=settings.bee_memory_mb,
             provider=settings.worker_provider,
             model=settings.worker_model,
+            spend_cap_usd=settings.spend_cap_usd,
         )
 
 
@@ -161,7 +163,6 @@ class Queen:
         self.lease: leases.Lease | None = None
         self._facts: BaseFacts | None = None
         self._last_key: int | None = None
-        self.rests = KeyRests()
         self._seeded = False
 
     # --- the round, bounded ---------------------------------------------------------
@@ -253,7 +254,9 @@ class Queen:
         state.at("reading base")
         base = self._base_facts()
         now = facts.utcnow()
-        self.rests.observe(all_orders)
+        state.at("reading key rests and the day's spend")
+        resting = keyrest.resting(rt.db, self.keys)
+        spent = spend.since(rt.db, day_start(now)) if cfg.spend_cap_usd > 0 else 0.0
         found = facts.round_facts(
             open_issues,
             all_orders,
@@ -261,10 +264,12 @@ class Queen:
             now,
             limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
             keys=[k.index for k in self.keys],
-            resting=self.rests.resting(now),
+            resting=resting,
             last_key=self._last_key,
             host_ready=rt.host.ready,
             free_memory_mb=self._free_memory_mb(),
+            spent_today_usd=spent,
+            spend_cap_usd=cfg.spend_cap_usd,
         )
         return Gathered(open_issues, found, base.sha, facts.carried_notes(all_orders))
 

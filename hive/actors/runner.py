@@ -188,7 +188,7 @@ class Claimer:
         def ledger() -> bool:
             return orders.mark_started(rt.db, fence)
 
-        bee = Bee(rt, BeeOrder(fence, plan, ledger), self.config.bee)
+        bee = Bee(rt, BeeOrder(fence, plan, ledger, order.key_index), self.config.bee)
         if rt.host.start(bee):
             return True
         # the pool went away, or the drain began, between the check and the start

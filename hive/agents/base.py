@@ -31,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from hive.agents.conversation import Conversation
@@ -80,6 +81,8 @@ class Ending:
     refusal: str | None = None
     usage: Usage | None = None
     error: str | None = None
+    # when the provider said the refused key works again (None: not said)
+    resets_at: datetime | None = None
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,7 @@ class Turn:
         self._stop_reason: str | None = None
         self._exit_seen = False
         self._refusal: str | None = None
+        self._resets_at: datetime | None = None
         self._usage: Usage | None = None
         self._ending: Ending | None = None
         self.transcript = Transcript(ctx.on_line, self._begun, ctx.issue, ctx.key)
@@ -244,8 +248,11 @@ class Turn:
     def _started(self) -> None:
         self._bound.start()
 
-    def _saw_refusal(self, kind: str) -> None:
+    def _saw_refusal(self, kind: str, resets_at: datetime | None = None) -> None:
+        """The agent reported a refusal of `kind` (the last one wins, with its reset time:
+        when the provider says the key works again, if it said)."""
         self._refusal = kind
+        self._resets_at = resets_at
 
     def _saw_usage(self, usage: Usage) -> None:
         with self._lock:
@@ -283,6 +290,7 @@ class Turn:
             refusal=self._refusal,
             usage=self._usage,
             error=error,
+            resets_at=self._resets_at if self._refusal is not None else None,
         )
         self._bound.cancel()
         self.transcript.note(_ending_line(ending))

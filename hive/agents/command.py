@@ -44,7 +44,7 @@ from hive.agents.base import (
     TurnStartError,
 )
 from hive.agents.launch import RunAs, UserError, passed_variables
-from hive.agents.protocol import ProtocolError, parse_refusal, parse_usage
+from hive.agents.protocol import ProtocolError, parse_refusal_line, parse_usage
 from hive.agents.stopping import (
     GROUP_POLL_SECONDS,
     KILL_LANDS_MS,
@@ -241,13 +241,13 @@ class CommandTurn(Turn):
 
     def _protocol(self, text: str) -> None:
         try:
-            kind = parse_refusal(text)
+            refusal = parse_refusal_line(text)
             usage = parse_usage(text)
         except ProtocolError as exc:
             self.transcript.note(str(exc))
             return
-        if kind is not None:
-            self._saw_refusal(kind)
+        if refusal is not None:
+            self._saw_refusal(refusal.kind, refusal.resets_at)
         if usage is not None:
             self._saw_usage(usage)
 

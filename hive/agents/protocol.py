@@ -1,15 +1,20 @@
 """What an agent may tell the hive on its standard output, one line each.
 
-    HIVE-REFUSAL: <kind>
+    HIVE-REFUSAL: <kind> [resets=<time>]
         The provider refused the turn. <kind> is one word (letters, digits, `_`, `-`,
         `.`; at most 64 characters, case ignored): `quota` when the quota or balance is
         exhausted, `rate_limit` or `overloaded` for a transient refusal, or the
         provider's own word or status code (`insufficient_quota`, `429`, ...). The adapter
         only reports it: the last such line wins, the turn's ending carries it, and the
         table in `hive/rules/keys.py` (`sort_refusal`) decides what it means for the key.
-    HIVE-USAGE: provider=<name> model=<name> input=<tokens> output=<tokens>
-        Provider usage; every field is optional. Token counts add up over the turn's
-        lines (an agent may report per request); provider and model keep the last value.
+        `resets=` is when the provider says the key works again: Unix seconds, or an
+        ISO 8601 time with its zone (`2026-12-01T05:00:00Z`); a quota rests the key
+        until then (hive/rules/rests.py).
+    HIVE-USAGE: provider=<name> model=<name> input=<tokens> output=<tokens> cost_usd=<USD>
+        Provider usage; every field is optional. Token counts and costs add up over the
+        turn's lines (an agent may report per request); provider and model keep the last
+        value. `cost_usd` is the agent's own figure (a decimal number of US dollars);
+        without one the hive prices the tokens by its price table (hive/rules/spend.py).
 
 A line must start with the marker (no leading space). It still goes to the transcript
 like any other line. A marked line that does not parse is not an error of the turn:
@@ -18,15 +23,20 @@ the adapter notes it in the transcript and carries on.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 REFUSAL_MARK = "HIVE-REFUSAL:"
 USAGE_MARK = "HIVE-USAGE:"
 # the words an agent should prefer; any word of the form below is reported
 REFUSAL_KINDS = ("quota", "rate_limit", "overloaded")
 _KIND = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
-_USAGE_FIELDS = ("provider", "model", "input", "output")
+_USAGE_FIELDS = ("provider", "model", "input", "output", "cost_usd")
+_COST = re.compile(r"^[0-9]{1,9}(?:\.[0-9]{1,12})?$")
+_UNIX_SECONDS = re.compile(r"^[0-9]{1,12}$")
+RESETS_FIELD = "resets"
 
 
 class ProtocolError(ValueError):
@@ -62,15 +72,55 @@ def refusal_kind(word: str) -> str:
         raise ProtocolError(
             f"{REFUSAL_MARK} {kind!r} is not a refusal kind: expected one word such as "
             + ", ".join(REFUSAL_KINDS)
+            + f", then optionally {RESETS_FIELD}=<time>"
         )
     return kind
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A refusal an agent reported: its kind, and when the provider says the key works
+    again (None: not said)."""
+
+    kind: str
+    resets_at: datetime | None = None
+
+
 def parse_refusal(line: str) -> str | None:
     """The refusal kind on a `HIVE-REFUSAL:` line, None for any other line."""
+    found = parse_refusal_line(line)
+    return None if found is None else found.kind
+
+
+def parse_refusal_line(line: str) -> Refusal | None:
+    """The refusal on a `HIVE-REFUSAL:` line (its kind and reset time), None for any
+    other line."""
     if not line.startswith(REFUSAL_MARK):
         return None
-    return refusal_kind(line[len(REFUSAL_MARK) :])
+    text = line[len(REFUSAL_MARK) :]
+    words = text.split()
+    resets_at = None
+    if len(words) == 2 and words[1].startswith(RESETS_FIELD + "="):
+        resets_at = reset_time(words[1][len(RESETS_FIELD) + 1 :])
+        text = words[0]
+    return Refusal(refusal_kind(text), resets_at)
+
+
+def reset_time(text: str) -> datetime:
+    """`text` as a reset time: Unix seconds, or ISO 8601 with its zone; ProtocolError when
+    it is neither."""
+    if _UNIX_SECONDS.match(text):
+        return datetime.fromtimestamp(int(text), UTC)
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        when = None
+    if when is None or when.tzinfo is None:
+        raise ProtocolError(
+            f"{REFUSAL_MARK} resets={text!r} is not a time: expected Unix seconds or ISO 8601"
+            " with its zone (2026-12-01T05:00:00Z)"
+        )
+    return when.astimezone(UTC)
 
 
 def parse_usage(line: str) -> Usage | None:
@@ -82,8 +132,8 @@ def parse_usage(line: str) -> Usage | None:
         name, sep, value = word.partition("=")
         if not sep or name not in _USAGE_FIELDS or not value or name in values:
             raise ProtocolError(
-                f"{USAGE_MARK} {word!r} is not a usage field: expected "
-                "provider=<name> model=<name> input=<tokens> output=<tokens>"
+                f"{USAGE_MARK} {word!r} is not a usage field: expected provider=<name>"
+                " model=<name> input=<tokens> output=<tokens> cost_usd=<USD>"
             )
         values[name] = value
     tokens = {}
@@ -92,4 +142,14 @@ def parse_usage(line: str) -> Usage | None:
         if not raw.isdigit():
             raise ProtocolError(f"{USAGE_MARK} {name}={raw!r} is not a token count")
         tokens[name] = int(raw)
-    return Usage(values.get("provider"), values.get("model"), tokens["input"], tokens["output"])
+    cost = None
+    if "cost_usd" in values:
+        raw = values["cost_usd"]
+        if not _COST.match(raw) or not math.isfinite(float(raw)):
+            raise ProtocolError(
+                f"{USAGE_MARK} cost_usd={raw!r} is not a cost: expected US dollars such as 0.0123"
+            )
+        cost = float(raw)
+    return Usage(
+        values.get("provider"), values.get("model"), tokens["input"], tokens["output"], cost
+    )

@@ -121,6 +121,18 @@ def _stopped_by_signals(stopping: threading.Event) -> Iterator[None]:
             signal.signal(sig, old)
 
 
+def spend_line(spent: dict[str, Any]) -> str:
+    """Today's spend in one line: the total, the cap, and what is not priced."""
+    cap = spent["cap_usd"]
+    line = f"${spent['today_usd']:.2f} over {spent['attempts']} attempts"
+    line += f" of a ${cap:.2f} cap" if cap else " (no cap: HIVE_SPEND_CAP_USD=0)"
+    if spent["capped"]:
+        line += ": reached, no new orders until 00:00 UTC"
+    if spent["unpriced"]:
+        line += f"; {spent['unpriced']} attempts with an unknown cost"
+    return line
+
+
 def table(report: dict[str, Any]) -> str:
     """The report as a few aligned tables."""
     lines = ["ORDERS"]
@@ -134,6 +146,7 @@ def table(report: dict[str, Any]) -> str:
             ("attempt", "try"),
             ("key_index", "key"),
             ("seconds_in_state", "for (s)"),
+            ("cost_usd", "cost ($)"),
         ],
         "no orders",
     )
@@ -157,9 +170,11 @@ def table(report: dict[str, Any]) -> str:
             ("variable", "variable"),
             ("fingerprint", "fingerprint"),
             ("lanes", "lanes"),
+            ("rests_seconds", "rests (s)"),
         ],
         "no keys (set HIVE_WORKER_KEY)",
     )
+    lines += ["", "SPEND (UTC day)", "  " + spend_line(report["spend"])]
     drain = report["drain"]
     draining = shown(", ".join(drain["draining_runners"])) or "none"
     lines += [

@@ -28,6 +28,7 @@ from hive.rules.holds import HeldOrder, overlapping
 from hive.rules.keys import all_busy_sentence, choose_key
 from hive.rules.priority import Candidate, Skip, Skipped, capacity, order_candidates
 from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
+from hive.rules.spend import capped_sentence, spend_stops
 from hive.rules.states import EMPTY_FLOOR_SECONDS
 
 
@@ -71,6 +72,8 @@ class RoundFacts:
     last_key: int | None = None
     host_ready: bool = True  # bees may start in this process now
     free_memory_mb: int | None = None  # None: not measured
+    spent_today_usd: float = 0.0  # what attempts that ended since 00:00 UTC cost
+    spend_cap_usd: float = 0.0  # HIVE_SPEND_CAP_USD (0: no cap)
 
 
 # --- what the plan says -----------------------------------------------------------------
@@ -131,6 +134,14 @@ class NoMemory:
 
 
 @dataclass(frozen=True)
+class SpendCapped:
+    """The day's spend reached HIVE_SPEND_CAP_USD: no new order until 00:00 UTC."""
+
+    spent_usd: float
+    cap_usd: float
+
+
+@dataclass(frozen=True)
 class NotStarted:
     """A planned order the write did not start, in the writer's own words."""
 
@@ -138,7 +149,7 @@ class NotStarted:
     detail: str
 
 
-Refusal = Stop | KeysResting | KeysBusy | WorkersFull | NoMemory | NotStarted
+Refusal = Stop | KeysResting | KeysBusy | WorkersFull | NoMemory | SpendCapped | NotStarted
 
 
 @dataclass(frozen=True)
@@ -183,6 +194,7 @@ def plan_round(facts: RoundFacts) -> Plan:
     later: list[RoundSkip] = []
     taken: set[str] = set()  # what this round's own orders hold from here on
     refusal: Refusal | None = None
+    capped = spend_stops(facts.spent_today_usd, facts.spend_cap_usd)
     for one in ranked:
         boundary = boundaries[one.number]
         if one.number in waiting:
@@ -192,6 +204,9 @@ def plan_round(facts: RoundFacts) -> Plan:
         if clash:
             later.append(Skipped(one.number, Skip.HELD, clash))
             continue
+        if capped:  # running bees finish; nothing new starts
+            refusal = SpendCapped(facts.spent_today_usd, facts.spend_cap_usd)
+            break
         key = choose_key(indexes, busy, lim.lanes_per_key, last_key)
         if len(planned) >= limit or key is None:  # no key is free only once full
             refusal = _why_full(facts, len(planned), free_lanes, indexes)
@@ -206,9 +221,13 @@ def plan_round(facts: RoundFacts) -> Plan:
         tuple(planned),
         (*not_tasks, *news),
         refusal,
-        # a person must act on an issue that is not a task, on escalated work, or on a
-        # hive with no key; busy keys, holds and blockers pass on their own
-        needs_you=bool(not_tasks) or not facts.keys or any(s.why in _NEEDS_YOU for s in skipped),
+        # a person must act on an issue that is not a task, on escalated work, on a hive
+        # with no key, or on a spend cap that stops work (raise it, or wait for the
+        # day's end); busy keys, holds and blockers pass on their own
+        needs_you=bool(not_tasks)
+        or not facts.keys
+        or isinstance(refusal, SpendCapped)
+        or any(s.why in _NEEDS_YOU for s in skipped),
     )
 
 
@@ -300,5 +319,7 @@ def render(item: RoundSkip | Refusal) -> str:
             return f"{n} orders in flight: HIVE_MAX_WORKERS={most} reached"
         case NoMemory(bee_memory_mb=mb):
             return f"not enough free memory here for another bee (HIVE_BEE_MEMORY_MB={mb})"
+        case SpendCapped(spent_usd=spent, cap_usd=cap):
+            return capped_sentence(spent, cap)
         case NotStarted(number=number, detail=detail):  # pragma: no branch (the last kind)
             return f"#{number} not started: {detail}"

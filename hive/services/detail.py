@@ -9,7 +9,7 @@ from typing import Any
 from hive.rules.jobs import JobKind
 from hive.services.orders import plain
 from hive.services.standing import standing, state_name, unknown
-from hive.store import issues, jobs, people, publish
+from hive.store import issues, jobs, people, publish, spend
 from hive.store.db import Db
 
 CHECKS_SHOWN = 20  # the latest check runs shown with an issue
@@ -42,6 +42,7 @@ def issue(db: Db, number: int) -> dict[str, Any]:
             "merged_sha": f.merged_sha,
             "merged_at": f.merged_at,
         }
+    spent = spend.of_issue(db, number)
     job = jobs.live(db, JobKind.PUBLISH, number)
     shown: dict[str, Any] = plain(
         {
@@ -58,6 +59,14 @@ def issue(db: Db, number: int) -> dict[str, Any]:
             "created_at": row.created_at,
             "updated_at": row.updated_at,
             "order": order,
+            # every ended attempt of the issue (the archived ones too)
+            "spend": {
+                "attempts": spent.attempts,
+                "cost_usd": round(spent.cost_usd, 6),
+                "unpriced": spent.unpriced,
+                "input_tokens": spent.input_tokens,
+                "output_tokens": spent.output_tokens,
+            },
             "checks": publish.checks_of(db, number, limit=CHECKS_SHOWN),
             "job": None
             if job is None

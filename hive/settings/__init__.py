@@ -33,6 +33,7 @@ _NAME_RE = re.compile(r"[A-Za-z0-9_]+")
 DAY_SECONDS = 86400
 WEEK_MINUTES = 7 * 24 * 60
 RUNNER_NAME_MAX_CHARS = 128
+SPEND_CAP_MAX_USD = 1_000_000
 
 # Variables a bee's agent receives (DESIGN 6). A `hive` command run inside a bee sees
 # them; they are the agent's, not configuration, so they are neither read nor refused.
@@ -103,6 +104,12 @@ class Settings:
     github_merge_method: str = "merge"
     # the poll of the labelled issues; a quiet poll is a 304 and costs no rate limit
     github_poll_seconds: float = 60.0
+    # US dollars a UTC day may spend before new orders stop (0: no cap)
+    spend_cap_usd: float = 0.0
+    # the price table's file (None: the one the package ships, config/prices.toml)
+    prices_file: Path | None = None
+    # how long a key rests after a quota refusal whose reset time the agent did not give
+    quota_rest_seconds: int = 3600
 
     @property
     def is_queen(self) -> bool:
@@ -187,6 +194,9 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "GITHUB_WEBHOOK_SECRET": ("github_webhook_secret", github.secret),
     "GITHUB_MERGE_METHOD": ("github_merge_method", values.choice(github.MERGE_METHODS)),
     "GITHUB_POLL_SECONDS": ("github_poll_seconds", values.decimal(0.1, DAY_SECONDS)),
+    "SPEND_CAP_USD": ("spend_cap_usd", values.decimal(0, SPEND_CAP_MAX_USD)),
+    "PRICES_FILE": ("prices_file", values.prices_file),
+    "QUOTA_REST_SECONDS": ("quota_rest_seconds", values.integer(1, 7 * DAY_SECONDS)),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}

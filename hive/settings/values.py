@@ -305,3 +305,20 @@ def directory(raw: str) -> Path:
         what = "it is a file" if here == Path(os.path.abspath(raw)) else f"{here} is a file"
         raise ValueError(f"a directory ({what})")
     return path
+
+
+def prices_file(raw: str) -> Path | None:
+    """A readable price table (hive/prices.py), read once here so a bad one is refused
+    at start with the rest of the settings; empty: the one the package ships."""
+    from hive.prices import PricesError, load
+
+    if not raw.strip(_SPACES):
+        return None
+    if has_control(raw):
+        raise ValueError("the path of a price table file (TOML)")
+    path = Path(raw.strip(_SPACES))
+    try:
+        load(path)
+    except PricesError as err:
+        raise ValueError(f"a price table that reads ({err})") from None
+    return path

@@ -17,10 +17,13 @@ from datetime import datetime
 from typing import Any
 
 from hive.rules.lifecycle import may_replace, sources
+from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
+from hive.rules.spend import Cost
 from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, State
+from hive.store import keyrests
 from hive.store.bundles import NewBundle
-from hive.store.db import Db, dicts, one, one_dict, pick
+from hive.store.db import Db, connection, dicts, one, one_dict, pick
 from hive.store.leases import Lease
 from hive.store.transitions import Move, move, refused
 
@@ -122,6 +125,8 @@ class Order:
     created_at: datetime
     failures_in_a_row: int  # of the attempts before this one (the retry card)
     merged_sha: str | None = None  # the commit its work landed as on the base
+    cost_usd: float | None = None  # US dollars (None: unknown); see hive/rules/spend.py
+    cost_source: str | None = None  # 'agent' (its own figure) or 'prices' (the table's)
 
     @property
     def fence(self) -> Fence:
@@ -162,7 +167,12 @@ class OrderEnding:
     issue is dropped); `salvaged_sha` the commit the ending made of what the turn left
     uncommitted (None: it made none, and the salvage columns stay as they are); a None
     detail, token count, provider or model keeps the row's (the provider and model the
-    agent reported replace the Queen's guess from her settings)."""
+    agent reported replace the Queen's guess from her settings); a None `cost` leaves
+    the cost unknown.
+
+    An ending in `refused` or `quota exhausted` rests the order's key (hive/store/
+    keyrests.py): a quota until `resets_at` when the agent gave it, else for
+    `quota_rest_seconds`; any other ending ends the key's run of refusals."""
 
     fence: Fence
     outcome: str
@@ -171,6 +181,9 @@ class OrderEnding:
     output_tokens: int | None = None
     provider: str | None = None
     model: str | None = None
+    cost: Cost | None = None
+    resets_at: datetime | None = None
+    quota_rest_seconds: int = QUOTA_REST_SECONDS
     salvaged_sha: str | None = None
     salvaged_files: tuple[str, ...] = ()
     bundle: NewBundle | None = None
@@ -271,6 +284,8 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
         "output_tokens": ending.output_tokens,
         "provider": ending.provider,
         "model": ending.model,
+        "cost_usd": ending.cost.usd if ending.cost else None,
+        "cost_source": ending.cost.source.value if ending.cost else None,
         "salvaged_sha": ending.salvaged_sha,
         "salvaged_files": list(ending.salvaged_files),
         "branch": bundle.branch if bundle else None,
@@ -286,16 +301,28 @@ def end(db: Db, ending: OrderEnding) -> Move:
     """End the attempt as `ending` says (event END), storing its bundle in the same
     statement (no ended row without its bundle). The Move is false when it did not land:
     the fence no longer matches (reaped, re-dispatched, another claimant), or the
-    attempt is in a state END may not leave (`illegal`: logged, the caller counts it)."""
+    attempt is in a state END may not leave (`illegal`: logged, the caller counts it).
+
+    The key's rest (`keyrests.after_ending`) is written in the same transaction as the
+    ending: no refused ending lands without resting its key."""
     fence = ending.fence
-    return move(
-        db,
-        "end_order",
-        end_params(ending),
-        issue=fence.issue,
-        conversation_id=fence.conversation_id,
-        event=END,
-    )
+    with connection(db) as conn, conn.transaction():
+        moved = move(
+            conn,
+            "end_order",
+            end_params(ending),
+            issue=fence.issue,
+            conversation_id=fence.conversation_id,
+            event=END,
+        )
+        if moved.landed:
+            keyrests.after_ending(
+                conn,
+                fence.issue,
+                fence.conversation_id,
+                KeyEnding(ending.outcome, ending.resets_at, ending.quota_rest_seconds),
+            )
+    return moved
 
 
 def record_salvage(

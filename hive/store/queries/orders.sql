@@ -48,7 +48,7 @@ WITH lease AS (
         outcome = NULL, salvaged_at = NULL, salvaged_sha = NULL, salvaged_files = NULL,
         review_state = NULL, review_note = NULL, reviewed_at = NULL,
         provider = excluded.provider, model = excluded.model,
-        input_tokens = NULL, output_tokens = NULL,
+        input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, cost_source = NULL,
         attempt = d.attempt + 1, created_at = now(),
         failures_in_a_row = CASE
             WHEN d.outcome = ANY (%(failed_outcomes)s::text[])
@@ -139,6 +139,8 @@ WITH ended AS (
         output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
         provider = COALESCE(%(provider)s::text, provider),
         model = COALESCE(%(model)s::text, model),
+        cost_usd = COALESCE(%(cost_usd)s::double precision, cost_usd),
+        cost_source = COALESCE(%(cost_source)s::text, cost_source),
         salvaged_at = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_at ELSE now() END,
         salvaged_sha = COALESCE(%(salvaged_sha)s::text, salvaged_sha),
         salvaged_files = CASE WHEN %(salvaged_sha)s::text IS NULL THEN salvaged_files

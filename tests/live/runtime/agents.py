@@ -65,3 +65,19 @@ def reports_usage(ctx: TurnContext) -> Report:
 
     _write(ctx, f"done by the bee of #{ctx.issue}\n")
     return Report(usage=Usage("anthropic", "claude-reported", 5, 7))
+
+
+def reports_cost(ctx: TurnContext) -> Report:
+    """Finish, reporting its own cost in US dollars (as Claude Code's result does)."""
+    from hive.agents import Usage
+
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+    return Report(usage=Usage("anthropic", "claude-sonnet-4-5", 1000, 2000, cost_usd=0.75))
+
+
+def reports_priced_tokens(ctx: TurnContext) -> Report:
+    """Finish, reporting tokens of a model the price table knows, and no cost."""
+    from hive.agents import Usage
+
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+    return Report(usage=Usage("anthropic", "claude-sonnet-4-5-20250929", 1_000_000, 100_000))

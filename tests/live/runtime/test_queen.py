@@ -283,25 +283,35 @@ def test_a_key_rests_after_a_transient_refusal_and_the_next_key_is_used(make_run
     assert orders.get(rt.db, 1).key_index != refused_key  # type: ignore[union-attr]
 
 
-def test_a_quota_refusal_rests_its_key_for_the_cap_and_another_ending_clears_it(make_runtime):
-    from hive.actors.keyrest import KeyRests
+def test_a_quota_refusal_rests_its_key_for_the_quota_rest_and_another_ending_clears_it(
+    make_runtime,
+):
+    from hive.store import keyrests
 
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    key = key_slots(rt.settings.worker_keys)[0]
     add_issue(rt.db, 1)
     queen_of(rt).run_once()
     end_as(rt, 1, "quota exhausted")
-    rests = KeyRests()
-    rests.observe(orders.listing(rt.db))
-    assert 290 < rests.resting(datetime.now(UTC))[0] <= 300
+    (rest,) = keyrests.resting(rt.db)
+    assert (rest.key_index, rest.strikes, rest.reason) == (0, 1, "quota exhausted")
+    assert 3590 < rest.seconds_left <= 3600  # HIVE_QUOTA_REST_SECONDS: no reset time given
     add_issue(rt.db, 2, boundary=("src/util.py",))
     queen_of(rt).run_once()
     assert orders.get(rt.db, 2) is None  # the one key rests
     # an order that was already out on that key finishes: the account works again
-    new = orders.NewOrder(3, "queen-3", "main", key_index=0, owned_paths=("docs/notes.md",))
+    new = orders.NewOrder(
+        3,
+        "queen-3",
+        "main",
+        key_index=0,
+        key_fingerprint=key.fingerprint,
+        owned_paths=("docs/notes.md",),
+    )
     assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
     end_as(rt, 3, "finished")
-    rests.observe(orders.listing(rt.db))
-    assert rests.strikes[0] == 0 and rests.resting(datetime.now(UTC)) == {}
+    assert keyrests.resting(rt.db) == []
+    assert queen_of(rt).run_once().dispatched == (1,)  # the key works: the first goes again
 
 
 def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):

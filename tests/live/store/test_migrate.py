@@ -53,6 +53,19 @@ def test_a_fresh_database_without_the_schema_gets_every_table_and_column(hive_fr
         assert set(columns.split()) <= found.get(table, set()), table
 
 
+# 0007: spend and key rests (lesson modules 6 and 7)
+SPEND_COLUMNS = {
+    "queen_dispatch": "cost_usd cost_source",
+    "queen_key_rest": "key_index key_fingerprint strikes rests_until reason updated_at",
+}
+
+
+def test_spend_and_key_rests_get_their_columns(hive_db_url):
+    found = _columns(hive_db_url)
+    for table, columns in SPEND_COLUMNS.items():
+        assert set(columns.split()) <= found.get(table, set()), table
+
+
 # 0003: what review, checks, the merge gate and publishing need (DESIGN 10)
 SECOND_HALF_COLUMNS = {
     "queen_issue": "closed_reason closed_at",

@@ -1,5 +1,6 @@
 import re
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
@@ -111,6 +112,12 @@ SAMPLES = {
     # the GitHub forge (forge.sql)
     "subject": "issue:1",
     "remote_id": 1,
+    # spend and key rests (spend.sql, keyrests.sql)
+    "cost_usd": 0.25,
+    "cost_source": "agent",
+    "since": datetime(2026, 1, 1, tzinfo=UTC),
+    "strikes": 1,
+    "rests_until": datetime(2026, 1, 1, tzinfo=UTC),
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

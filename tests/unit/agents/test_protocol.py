@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from hive.agents.protocol import (
@@ -76,3 +78,51 @@ def test_a_malformed_usage_line_is_a_protocol_error(line: str) -> None:
 def test_usage_adds_tokens_and_keeps_the_latest_names() -> None:
     first = Usage("anthropic", "m1", 10, 2)
     assert first.plus(Usage(None, "m2", 5, 1)) == Usage("anthropic", "m2", 15, 3)
+
+
+def test_a_refusal_may_say_when_the_key_works_again() -> None:
+    from datetime import UTC, datetime
+
+    from hive.agents.protocol import Refusal, parse_refusal_line
+
+    reset = datetime(2026, 12, 1, 5, 0, tzinfo=UTC)
+    assert parse_refusal_line("HIVE-REFUSAL: quota resets=1796101200") == Refusal(
+        "quota", datetime.fromtimestamp(1796101200, UTC)
+    )
+    assert parse_refusal_line("HIVE-REFUSAL: quota resets=2026-12-01T05:00:00Z") == Refusal(
+        "quota", reset
+    )
+    assert parse_refusal_line("HIVE-REFUSAL: Quota resets=2026-12-01T06:00:00+01:00") == Refusal(
+        "quota", reset
+    )
+    assert parse_refusal_line("HIVE-REFUSAL: rate_limit") == Refusal("rate_limit", None)
+    assert parse_refusal_line("plain text") is None
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("HIVE-REFUSAL: quota resets=tomorrow", "resets='tomorrow' is not a time"),
+        ("HIVE-REFUSAL: quota resets=2026-12-01T05:00:00", "with its zone"),
+        ("HIVE-REFUSAL: quota resets=", "resets='' is not a time"),
+        ("HIVE-REFUSAL: quota later=1", "expected one word such as quota"),
+        ("HIVE-REFUSAL: quota resets=1 more", "expected one word such as quota"),
+    ],
+)
+def test_a_bad_reset_time_is_a_protocol_error(line: str, says: str) -> None:
+    from hive.agents.protocol import parse_refusal_line
+
+    with pytest.raises(ProtocolError, match=re.escape(says)):
+        parse_refusal_line(line)
+
+
+def test_a_usage_line_may_carry_the_agents_own_cost() -> None:
+    usage = parse_usage("HIVE-USAGE: provider=acme model=m1 input=10 output=20 cost_usd=0.0125")
+    assert usage == Usage("acme", "m1", 10, 20, 0.0125)
+    assert usage.plus(Usage(cost_usd=0.5)).cost_usd == 0.5125
+
+
+@pytest.mark.parametrize("cost", ["-1", "1e3", "nan", "0x10", "1.", ".5", "1,5"])
+def test_a_cost_that_is_not_plain_dollars_is_a_protocol_error(cost: str) -> None:
+    with pytest.raises(ProtocolError, match="is not a cost: expected US dollars"):
+        parse_usage(f"HIVE-USAGE: cost_usd={cost}")

@@ -37,6 +37,7 @@ DESIGN_METRICS = {
     "hive_merges_total": "counter",
     "hive_issue_to_merge_seconds": "histogram",
     "hive_build_info": "gauge",
+    "hive_spend_usd_total": "counter",  # lesson module 7
 }
 
 
@@ -172,3 +173,16 @@ def test_a_scraper_that_asks_for_openmetrics_gets_it_with_units():
     assert units["hive_oldest_queued_seconds"] == "seconds"
     # the process and Python collectors' families are there too, and are not the hive's
     assert len([name for name in units if name.startswith("hive_")]) == len(DESIGN_METRICS)
+
+
+def test_spend_is_counted_by_key_index_and_never_goes_down():
+    metrics = HiveMetrics()
+    metrics.spend(0, 0.5)
+    metrics.spend(0, 0.25)
+    metrics.spend(1, 2.0)
+    metrics.spend(None, 1.0)  # an order without a key
+    metrics.spend(1, -3.0)  # a negative figure adds nothing
+    families = scrape(metrics)
+    assert sample(families, "hive_spend_usd_total", "_total", key_index="0") == 0.75
+    assert sample(families, "hive_spend_usd_total", "_total", key_index="1") == 2.0
+    assert sample(families, "hive_spend_usd_total", "_total", key_index="none") == 1.0

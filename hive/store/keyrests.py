@@ -1,0 +1,80 @@
+"""`queen_key_rest`: keys resting after their provider refused a turn (RULES 7).
+
+The ending that meets a refusal rests its key here, in the ending's own transaction
+(`orders.end`), so every Queen (a restarted one, a standby that takes over) reads the
+same rests, and endings on one key move its rest in the order they land. The rule is
+`hive.rules.rests.rest_after`; this module only reads and writes its answer.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import psycopg
+
+from hive.rules.rests import NO_REST, KeyEnding, Rest, moves_rest, rest_after, seconds_left
+from hive.store.db import Db, dicts, one, one_dict
+
+
+@dataclass(frozen=True)
+class Resting:
+    """A key resting now: its index and fingerprint, the refusals in a row, until when,
+    the outcome that rested it, and the whole seconds left."""
+
+    key_index: int
+    key_fingerprint: str | None
+    strikes: int
+    until: datetime
+    reason: str | None
+    seconds_left: int
+
+
+def after_ending(
+    conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, ending: KeyEnding
+) -> Rest | None:
+    """Move the rest of the key of the attempt (`issue`, `conversation_id`) that just
+    ended as `ending` says (call inside the ending's transaction): the key's rest now,
+    None when the attempt has no key or `ending` is no refusal (its rest ended)."""
+    params = {"issue": issue, "conversation_id": conversation_id}
+    if not moves_rest(ending.outcome):
+        one(conn, "end_key_rest", params)
+        return None
+    one(conn, "ensure_key_rest", params)
+    row = one_dict(conn, "lock_key_rest", params)
+    if row is None:
+        return None  # the order has no key
+    same_key = row["key_fingerprint"] == row["order_fingerprint"]
+    before = Rest(row["strikes"], row["rests_until"]) if same_key else NO_REST
+    rest = rest_after(before, ending, row["at"])
+    one(
+        conn,
+        "set_key_rest",
+        {
+            "key_index": row["key_index"],
+            "key_fingerprint": row["order_fingerprint"],
+            "strikes": rest.strikes,
+            "rests_until": rest.until,
+            "reason": ending.outcome,
+        },
+    )
+    return rest
+
+
+def resting(db: Db, fingerprints: Mapping[int, str] | None = None) -> list[Resting]:
+    """The keys resting now, by index. With `fingerprints` (index -> the fingerprint of
+    the key this process holds there), a rest of another key at that index is left out."""
+    found = []
+    for row in dicts(db, "resting_keys"):
+        index, fingerprint = row["key_index"], row["key_fingerprint"]
+        if fingerprints is not None and fingerprints.get(index) != fingerprint:
+            continue
+        left = seconds_left(row["rests_until"], row["at"])
+        if left > 0:
+            found.append(
+                Resting(index, fingerprint, row["strikes"], row["rests_until"], row["reason"], left)
+            )
+    return found

@@ -1,0 +1,35 @@
+-- name: spend_by_key_since
+-- What attempts that ended at or after a time spent, by key: the orders' current attempts and the archived ones (an attempt ends before it is archived, so archived_at bounds the search); cost NULL counts as unknown.
+SELECT key_index, count(*) AS attempts,
+    COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
+    count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
+    COALESCE(sum(input_tokens), 0)::bigint AS input_tokens,
+    COALESCE(sum(output_tokens), 0)::bigint AS output_tokens
+FROM (
+    SELECT key_index, cost_usd, input_tokens, output_tokens
+    FROM hive.queen_dispatch WHERE finished_at >= %(since)s
+    UNION ALL
+    SELECT (snapshot->>'key_index')::integer, (snapshot->>'cost_usd')::double precision,
+        (snapshot->>'input_tokens')::bigint, (snapshot->>'output_tokens')::bigint
+    FROM hive.queen_dispatch_history
+    WHERE archived_at >= %(since)s AND (snapshot->>'finished_at')::timestamptz >= %(since)s
+) AS ended
+GROUP BY key_index
+ORDER BY key_index NULLS LAST;
+
+-- name: spend_of_issue
+-- What every attempt of one issue spent, the current one and the archived ones (an attempt in flight counts once it ends).
+SELECT count(*) AS attempts,
+    COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
+    count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
+    COALESCE(sum(input_tokens), 0)::bigint AS input_tokens,
+    COALESCE(sum(output_tokens), 0)::bigint AS output_tokens
+FROM (
+    SELECT cost_usd, input_tokens, output_tokens
+    FROM hive.queen_dispatch WHERE issue = %(issue)s AND finished_at IS NOT NULL
+    UNION ALL
+    SELECT (snapshot->>'cost_usd')::double precision, (snapshot->>'input_tokens')::bigint,
+        (snapshot->>'output_tokens')::bigint
+    FROM hive.queen_dispatch_history
+    WHERE issue = %(issue)s AND snapshot->>'finished_at' IS NOT NULL
+) AS ended;

@@ -1,0 +1,68 @@
+"""Keys rest in the store (RULES 7, lesson module 6): an ending that lands after a newer
+one still rests its key, and a fresh Queen on the same database skips a resting key
+until its rest ends."""
+
+from __future__ import annotations
+
+import psycopg
+
+from hive.actors.queen import Queen, QueenConfig
+from hive.rules.keys import key_slots
+from hive.store import orders
+from hive.store.orders import Fence
+from tests.live.runtime.conftest import add_issue
+
+KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
+
+
+def queen_of(rt) -> Queen:
+    return Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+
+
+def end_as(rt, issue: int, outcome: str, **fields) -> None:
+    order = orders.get(rt.db, issue)
+    assert order is not None
+    fence = Fence(issue, order.conversation_id, None)
+    assert orders.end(rt.db, orders.OrderEnding(fence, outcome, **fields))
+
+
+def test_an_older_ending_that_lands_after_a_newer_one_still_rests_its_key(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", **KEY_2)
+    add_issue(rt.db, 1, boundary=("src/app.py",))
+    add_issue(rt.db, 2, boundary=("src/util.py",))
+    queen = queen_of(rt)
+    assert queen.run_once().dispatched == (1, 2)
+    refused_key = orders.get(rt.db, 1).key_index  # type: ignore[union-attr]
+    end_as(rt, 2, "finished")
+    queen.run_once()  # sees #2's ending (and #2 goes on; its work waits for review)
+    # #1's refusal lands now, but its transaction began before #2's ended: its
+    # finished_at is the older of the two
+    end_as(rt, 1, "refused")
+    with psycopg.connect(rt.url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE hive.queen_dispatch SET finished_at = "
+            "(SELECT finished_at FROM hive.queen_dispatch WHERE issue = 2) - interval '1 second'"
+            " WHERE issue = 1"
+        )
+    queen.run_once()
+    again = orders.get(rt.db, 1)
+    assert again is not None and again.finished_at is None  # #1 went again...
+    assert again.key_index != refused_key  # ...on the key that was not refused
+
+
+def test_a_fresh_queen_does_not_dispatch_on_a_key_resting_from_before_her_start(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    assert queen_of(rt).run_once().dispatched == (1,)
+    end_as(rt, 1, "quota exhausted")
+    fresh = queen_of(rt)  # a restarted Queen, or the standby taking over: no memory
+    stopped = fresh.run_once()
+    assert stopped.dispatched == ()
+    assert stopped.refusals[0].startswith(
+        "every free key rests after its provider refused a turn: key 0 for "
+    )
+    # the rest ends (as if its hour passed): the next round dispatches on the key again
+    with psycopg.connect(rt.url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_key_rest SET rests_until = now() - interval '1 second'")
+    assert queen_of(rt).run_once().dispatched == (1,)
+    assert orders.get(rt.db, 1).key_index == key_slots(rt.settings.worker_keys)[0].index  # type: ignore[union-attr]
