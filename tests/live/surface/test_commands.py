@@ -110,12 +110,19 @@ def test_status_shows_orders_runners_keys_and_drain_without_the_key(world):
     assert (order["issue"], order["state"], order["key_index"]) == (7, "queued", 0)
     assert report["runners"][0]["name"] == "runner-a"
     assert report["keys"] == [
-        {"index": 0, "variable": "HIVE_WORKER_KEY", "fingerprint": key_fingerprint(KEY), "lanes": 1}
+        {
+            "index": 0,
+            "variable": "HIVE_WORKER_KEY",
+            "fingerprint": key_fingerprint(KEY),
+            "lanes": 1,
+            "rests_seconds": 0,
+            "rest_reason": None,
+        }
     ]
     assert report["drain"]["draining_runners"] == ["runner-a"]
     assert report["drain"]["cap_seconds"] == 1775  # the drain card: 1800 - 25
     table = hive(world, "status").stdout.decode()
-    for heading in ("ORDERS", "RUNNERS", "KEYS", "DRAIN"):
+    for heading in ("ORDERS", "RUNNERS", "KEYS", "SPEND (UTC day)", "DRAIN"):
         assert heading in table
     assert key_fingerprint(KEY) in table and "runner-a" in table
     assert KEY not in done.stdout.decode() + done.stderr.decode() + table
