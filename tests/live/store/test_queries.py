@@ -112,6 +112,9 @@ SAMPLES = {
     # the GitHub forge (forge.sql)
     "subject": "issue:1",
     "remote_id": 1,
+    # a conversation kept with its order (conversations.sql)
+    "agent": "claude",
+    "session_id": "session-1",
     # spend and key rests (spend.sql, keyrests.sql)
     "cost_usd": 0.25,
     "cost_source": "agent",
