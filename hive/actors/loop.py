@@ -5,9 +5,10 @@ true when something happened and prints as one line) and `close()`; tests call
 `run_once()` directly. `LoopActor` only waits, calls it, and logs that one line: it
 waits `interval_seconds`, or less when it is told one of the messages it `wakes_on`
 (`hive.actors.messages`; given a `registry`, it is found there `known_as` its name) or, given a
-`listen_url`, when a NOTIFY on `hive_orders` arrives (a NOTIFY is only a hint: the pass
-re-reads the store). The loop runs in a thread of its own, never in a message handler
-(a handler only wakes it), so a stop is answered within WAKE_SLICE_SECONDS.
+`listen_url`, when a NOTIFY on `hive_orders` arrives whose payload `listen_skips` does
+not skip (a NOTIFY is only a hint: the pass re-reads the store). The loop runs in a
+thread of its own, never in a message handler (a handler only wakes it), so a stop is
+answered within WAKE_SLICE_SECONDS.
 
 A pass that raises is logged and the loop goes on at its next interval: the store and
 git errors it meets are transient, and a crash would only restart the same loop.
@@ -18,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from hive.store.listen import Listener
@@ -54,6 +56,7 @@ class LoopActor(SupervisedActor):
         known_as: str | None = None,
         wakes_on: tuple[type, ...] = (),
         listen_url: str | None = None,
+        listen_skips: Callable[[str], bool] | None = None,
         join_seconds: float = PASS_JOIN_SECONDS,
     ) -> None:
         super().__init__()
@@ -64,6 +67,7 @@ class LoopActor(SupervisedActor):
         # set by a message handler (or a stop): the loop's wait ends at once
         self.wake = threading.Event()
         self.listen_url = listen_url
+        self.listen_skips = listen_skips
         self.join_seconds = join_seconds
         self.log = logging.getLogger(f"hive.{name}")
         self._stopping = threading.Event()
@@ -167,7 +171,7 @@ class LoopActor(SupervisedActor):
         if self.listen_url is None or self._listener is not None:
             return self._listener
         try:
-            self._listener = Listener(self.listen_url)
+            self._listener = Listener(self.listen_url, self.listen_skips)
         except Exception as err:  # the store is away: poll until it is back
             self.log.warning("cannot LISTEN (%s); polling every %gs", err, self.interval_seconds)
         return self._listener

@@ -13,6 +13,7 @@ running and whether it drains; once the drain began it claims nothing.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -22,9 +23,11 @@ from hive.actors.messages import CLAIMER, CLAIMER_WAKES
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.agents.guard import free_memory_bytes, may_start_bee
+from hive.rules.connections import seen_due
 from hive.rules.keys import KeySlot, key_slots
 from hive.settings import Settings
 from hive.store import issues, orders, runners
+from hive.store.listen import is_ending
 from hive.store.orders import ClaimedOrder
 
 log = logging.getLogger("hive.runner")
@@ -88,6 +91,8 @@ class Claimer:
         self.free_memory = free_memory
         self.keys: dict[int, KeySlot] = {k.index: k for k in config.keys}
         self._registered = False
+        self._seen_at: float | None = None  # monotonic time of the last write of the row
+        self._reported: tuple[int, bool] = (0, False)
 
     def run_once(self) -> ClaimPass:
         rt = self.runtime
@@ -125,7 +130,7 @@ class Claimer:
     def close(self) -> None:
         """A last sign of life (running and draining as they stand)."""
         try:
-            self._seen()
+            self._seen(always=True)
         except Exception as err:
             log.warning("could not update queen_runner at stop: %s", err)
 
@@ -197,14 +202,22 @@ class Claimer:
         )
         return False
 
-    def _seen(self) -> None:
+    def _seen(self, *, always: bool = False) -> None:
+        """Write this runner's row when `seen_due` says so (or `always`)."""
         rt, cfg = self.runtime, self.config
         running, draining = rt.host.running(), rt.work.draining
-        if self._registered and runners.seen(rt.db, cfg.name, running=running, draining=draining):
+        now = time.monotonic()
+        since = None if self._seen_at is None else now - self._seen_at
+        changed = (running, draining) != self._reported
+        if not always and not seen_due(since, changed, cfg.poll_seconds):
             return
-        runners.register(rt.db, cfg.name, cfg.slots)
-        runners.seen(rt.db, cfg.name, running=running, draining=draining)
-        self._registered = True
+        if not (
+            self._registered and runners.seen(rt.db, cfg.name, running=running, draining=draining)
+        ):
+            runners.register(rt.db, cfg.name, cfg.slots)
+            runners.seen(rt.db, cfg.name, running=running, draining=draining)
+            self._registered = True
+        self._seen_at, self._reported = now, (running, draining)
 
 
 class RunnerActor(LoopActor):
@@ -221,4 +234,5 @@ class RunnerActor(LoopActor):
             known_as=CLAIMER,
             wakes_on=CLAIMER_WAKES,
             listen_url=runtime.url,
+            listen_skips=is_ending,
         )

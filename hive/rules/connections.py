@@ -27,3 +27,11 @@ def pool_size(bees_running: int, listens: bool) -> int:
 def within_budget(held: int, bees_running: int) -> bool:
     """Whether `held` connections (LISTEN included) keep to the budget."""
     return held <= connection_budget(bees_running)
+
+
+def seen_due(since_seconds: float | None, changed: bool, every_seconds: float) -> bool:
+    """Whether a claim pass writes its runner's row (seen_at, running, draining): the
+    first time (`since_seconds` None), when what it reports changed, or once
+    `every_seconds` (the runner's poll) passed since the last write. A NOTIFY wakes every
+    runner, so writing on each pass cost one UPDATE per runner per order."""
+    return since_seconds is None or changed or since_seconds >= every_seconds

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -37,6 +38,10 @@ CONNECT_TIMEOUT_SECONDS = 2
 # the shared connection's thread looks for a stop this often
 SLICE_SECONDS = 0.2
 
+# the payload of an ending's NOTIFY: `ended:<issue>` (a queued or released order's is
+# its issue number)
+ENDED_PREFIX = "ended:"
+
 Reason = Literal["notified", "reconnected", "timeout"]
 _RECONNECTED = object()
 
@@ -52,12 +57,20 @@ class Wake:
         return self.reason != "timeout"
 
 
+def is_ending(payload: str) -> bool:
+    """Whether a `hive_orders` payload says an order ended (nothing became claimable)."""
+    return payload.startswith(ENDED_PREFIX)
+
+
 class Listener:
-    """One subscriber of the process's LISTEN connection to `url`. Raises
+    """One subscriber of the process's LISTEN connection to `url`; a notification whose
+    payload `skips` answers true is not handed to it (a claimer skips endings: with 64
+    runners, each ending woke 64 claim passes that could find nothing). Raises
     psycopg.OperationalError when there is none yet and it cannot be made."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, skips: Callable[[str], bool] | None = None) -> None:
         self.url = url
+        self.skips = skips
         self.reconnects = 0
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._closed = False
@@ -89,6 +102,8 @@ class Listener:
     def _deliver(self, item: object) -> None:
         if item is _RECONNECTED:
             self.reconnects += 1
+        elif self.skips is not None and self.skips(str(item)):
+            return
         self._inbox.put(item)
 
 

@@ -31,3 +31,12 @@ def test_sixty_four_runners_fit_in_two_hundred_connections_even_busy() -> None:
 def test_within_budget_counts_listen_in() -> None:
     assert within_budget(2, 0) and not within_budget(3, 0)
     assert within_budget(3, 1) and not within_budget(4, 1)
+
+
+def test_a_runner_writes_its_row_first_on_a_change_and_once_a_poll() -> None:
+    from hive.rules.connections import seen_due
+
+    assert seen_due(None, changed=False, every_seconds=15)
+    assert seen_due(0.1, changed=True, every_seconds=15)
+    assert not seen_due(14.9, changed=False, every_seconds=15)
+    assert seen_due(15.0, changed=False, every_seconds=15)
