@@ -34,10 +34,15 @@ log = logging.getLogger("hive.http")
 
 # Probes and scrapes arrive every few seconds; their access lines would drown the rest.
 QUIET_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
-OPEN_PATHS = QUIET_PATHS  # answered without the token: probes and scrapers carry none
+# GitHub's webhook: GitHub sends no bearer token, the body's signature is its
+# authentication (hive.forge.github.hooks checks it before reading anything)
+HOOK_PATH = "/hooks/github"
+# answered without the token: probes and scrapers carry none, nor does GitHub
+OPEN_PATHS = QUIET_PATHS | {HOOK_PATH}
 PATH_SHOWN_MAX_CHARS = 200
 _REASONS = {
-    200: "OK", 201: "Created", 304: "Not Modified", 400: "Bad Request",
+    200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 304: "Not Modified",
+    400: "Bad Request",
     401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
     409: "Conflict", 411: "Length Required", 413: "Content Too Large",
     431: "Request Header Fields Too Large", 500: "Internal Server Error",
@@ -161,6 +166,7 @@ class Routes:
             "/queen/export": ("GET", lambda r: self._branches()),
             "/api/orders": ("GET", lambda r: self._orders()),
             "/api/issues": ("POST", self._add_issue),
+            HOOK_PATH: ("POST", self._github_hook),
         }
         if path in fixed:
             return fixed[path]
@@ -241,6 +247,16 @@ class Routes:
             return error(400, f"body: not JSON ({shown(str(err))[:200]})")
         number = self.surface.add_issue(issues.from_json(data))
         return json_response(201, {"number": number}, {"Location": f"/api/issues/{number}"})
+
+    def _github_hook(self, request: Request) -> Response:
+        if self.surface.github_hook is None:
+            return error(
+                404, "no GitHub webhook here: HIVE_FORGE=github with HIVE_GITHUB_WEBHOOK_SECRET"
+            )
+        answer = self.surface.github_hook(request.headers, request.body)
+        if answer.status == 204:
+            return Response(204)
+        return json_response(answer.status, dict(answer.body))
 
     def _issue(self, text: str) -> Response:
         number = issues.issue_number(text)

@@ -111,7 +111,7 @@ class FakeGitHub:
         self.merge_methods: list[str] = []
         # the repository's CI: called with (branch, sha) for each new head pushed to a
         # queen-* branch, answers the check runs it reports [(name, conclusion, summary)]
-        self.ci: Callable[[str, str], list[tuple[str, str, str]]] | None = None
+        self.ci: Callable[[str, str], list[tuple[str, str | None, str]]] | None = None
         self.pr_opened_at: dict[int, float] = {}
         self.link_base: str | None = None  # where a Link header points (default: here)
         self.block_merge: str | None = None  # "review", "protected", "conflict", "stale"

@@ -147,3 +147,42 @@ def test_a_check_red_on_the_base_too_waits_for_a_person_and_opens_an_issue(
     assert github.base_sha() == sha
     assert len([i for i in github.state.issues.values() if "is red on main" in i["title"]]) == 1
     hive.stop(timeout=60)
+
+
+SECRET = "a-webhook-secret-for-the-loop"
+
+
+def test_the_webhook_brings_an_issue_in_and_wakes_its_job_at_once(
+    hive_tree: Callable[..., Any],
+    hive_db_url: str,
+    github: FakeGitHub,
+) -> None:
+    # a poll once an hour: only the webhook can make this quick
+    variables = _forge(github, GITHUB_POLL_SECONDS="3600", GITHUB_WEBHOOK_SECRET=SECRET)
+    hive = hive_tree("demo", API_TOKEN="an-api-token-for-people", **variables)
+    github.hook_url = f"{hive.server.url}/hooks/github"
+    github.hook_secret = SECRET
+    deadline = time.monotonic() + 30
+    while not github.calls and time.monotonic() < deadline:  # the first poll, at start
+        time.sleep(0.05)
+    github.ci = lambda branch, sha: [("unit", None, "")]  # reported, still running
+    number = github.add_issue("Write the notes", BODY.format(text="by webhook"), ["hive"])
+    assert github.deliveries[-1] == ("issues", 200)  # signed: no bearer token needed
+    wait_for_row(
+        hive_db_url,
+        "SELECT id FROM hive.queen_job WHERE issue = %s AND state = 'parked' AND step = 'checks'",
+        (number,),
+        timeout_seconds=60,
+    )
+    head = github.branch_sha(f"queen-{number}")
+    assert head is not None
+    github.set_check(head, "unit", "success", "ok")  # CI ends: the check_run webhook
+    assert github.deliveries[-1] == ("check_run", 200)
+    sha = wait_for_merge(hive_db_url, number, timeout_seconds=30)
+    assert github.base_sha() == sha
+    polls = [c for c in github.calls if c[1].endswith("/issues")]
+    assert len(polls) == 1  # the issue came by the webhook, not by a poll
+    bad = github.deliver  # a forged delivery is refused
+    github.hook_secret = "not-the-secret-at-all"
+    assert bad("issues", {"action": "opened", "issue": github.state.issues[number]}) == 401
+    hive.stop(timeout=60)

@@ -1,0 +1,60 @@
+"""POST /hooks/github on the hive's routes: open to GitHub without the bearer token (the
+handler checks the signature), 404 where no webhook is configured."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from hive.forge.github.hooks import HookAnswer, Hooks
+from hive.http import Surface
+from hive.http.routes import Request, Routes
+from hive.metrics import HiveMetrics
+
+TOKEN = "an-api-token"
+
+
+def _routes(hook: object) -> Routes:
+    surface = Surface(registry=HiveMetrics().registry, github_hook=hook)  # type: ignore[arg-type]
+    return Routes(surface, TOKEN, 64 * 1024)
+
+
+def test_the_hook_needs_no_bearer_token_and_gets_the_raw_body():
+    seen: list[tuple[Mapping[str, str], bytes]] = []
+
+    def hook(headers: Mapping[str, str], body: bytes) -> HookAnswer:
+        seen.append((headers, body))
+        return HookAnswer(200, {"issue": 1, "synced": "new"})
+
+    body = b'{"zen": "hi"}'
+    answer = _routes(hook).answer(
+        Request("POST", "/hooks/github", {"x-github-event": "ping"}, body)
+    )
+    assert answer.status == 200 and json.loads(answer.body) == {"issue": 1, "synced": "new"}
+    assert seen == [({"x-github-event": "ping"}, body)]
+
+
+def test_a_ping_is_204_with_no_body():
+    answer = _routes(lambda h, b: HookAnswer(204, {})).answer(Request("POST", "/hooks/github"))
+    assert answer.status == 204 and answer.body == b"" and b"204 No Content" in answer.head()
+
+
+def test_an_unsigned_delivery_is_401_from_the_handler_itself():
+    hooks = Hooks(None, secret="a-secret-of-enough-length", full_name="octo/hello", label="hive")
+    answer = _routes(hooks.handle).answer(Request("POST", "/hooks/github", {}, b"{}"))
+    assert answer.status == 401 and b"X-Hub-Signature-256" in answer.body
+
+
+def test_no_webhook_configured_is_404_naming_the_variables():
+    answer = _routes(None).answer(Request("POST", "/hooks/github", {}, b"{}"))
+    assert answer.status == 404 and b"HIVE_GITHUB_WEBHOOK_SECRET" in answer.body
+
+
+def test_a_get_is_405():
+    answer = _routes(lambda h, b: HookAnswer(200, {})).answer(Request("GET", "/hooks/github"))
+    assert answer.status == 405
+
+
+def test_other_routes_still_need_the_token():
+    answer = _routes(None).answer(Request("GET", "/api/orders"))
+    assert answer.status == 401
