@@ -8,6 +8,7 @@ import argparse
 import json
 
 from hive.bench import (
+    adapters,
     claim,
     drain,
     endings,
@@ -22,7 +23,7 @@ from hive.bench import (
 from hive.settings import Settings
 
 # in the order `hive bench --help` lists them
-BENCHES = (claim, latency, drain, git, endings, recovery, publish, http, scale, peers)
+BENCHES = (claim, latency, drain, git, endings, recovery, publish, http, scale, peers, adapters)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -1,0 +1,133 @@
+"""adapters: the `claude` and `codex` adapters' own time per turn, beside `command:`.
+
+Each adapter runs a fake of its CLI (`HIVE_AGENT_BIN`: a shell script that prints a
+recorded stream, one short turn: the session, an answer, the final usage) and `command:`
+runs the same script (`exec <fake>`); the four are interleaved turn by turn, so the
+machine's noise falls on each alike. A turn's time is from `start_turn` to its end, the
+fake's own run included: `*_over_ms` = the adapter's p50 - `command:`'s p50 on the same
+fake is what the adapter adds (reading its stream, its private config directory, looking
+for its session file). `*_read` counts the turns whose usage the adapter read from the
+stream (each of them, or the bench measured something else).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hive.agents import FINISHED, TurnContext, start_turn
+from hive.agents.launch import Launch
+from hive.bench.arguments import whole
+from hive.errors import HiveError
+from hive.settings import Settings
+
+INPUT_TOKENS = 100
+OUTPUT_TOKENS = 20
+TURN_SECONDS = 60.0
+SESSION = "0b3f0f1e-1111-2222-3333-444455556666"
+
+CLAUDE_STREAM = [
+    {"type": "system", "subtype": "init", "session_id": SESSION, "model": "claude-fake"},
+    {
+        "type": "assistant",
+        "message": {"content": [{"type": "text", "text": "done"}], "usage": {"output_tokens": 1}},
+    },
+    {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS},
+        "modelUsage": {"claude-fake": {}},
+        "total_cost_usd": 0.001,
+    },
+]
+CODEX_STREAM = [
+    {"type": "thread.started", "thread_id": SESSION},
+    {"type": "turn.started"},
+    {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}},
+    {
+        "type": "turn.completed",
+        "usage": {"input_tokens": INPUT_TOKENS, "output_tokens": OUTPUT_TOKENS},
+    },
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--turns", type=whole(1, 10_000), default=200, help="turns of each (interleaved)"
+    )
+
+
+def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="hive-bench-adapters-") as tmp:
+        root = Path(tmp)
+        worktree = root / "worktree"
+        worktree.mkdir()
+        fakes = {"claude": _fake(root, "claude", CLAUDE_STREAM)}
+        fakes["codex"] = _fake(root, "codex", CODEX_STREAM)
+        # (agent spec, the fake it runs): each adapter, and command: on its fake
+        variants = [(agent, agent, fake) for agent, fake in fakes.items()]
+        variants += [(f"command_{a}", f"command:exec {f}", f) for a, f in fakes.items()]
+        took: dict[str, list[float]] = {name: [] for name, _, _ in variants}
+        read = dict.fromkeys(took, 0)
+        for _ in range(args.turns):
+            for name, spec, fake in variants:
+                seconds, usage_read = _turn(spec, fake, worktree)
+                took[name].append(seconds * 1000)
+                read[name] += usage_read
+    result: dict[str, Any] = {"turns": args.turns}
+    for agent in fakes:
+        mine, plain = took[agent], took[f"command_{agent}"]
+        result[f"command_{agent}_p50_ms"] = statistics.median(plain)
+        result[f"command_{agent}_p99_ms"] = _p99(plain)
+        result[f"{agent}_p50_ms"] = statistics.median(mine)
+        result[f"{agent}_p99_ms"] = _p99(mine)
+        result[f"{agent}_over_ms"] = statistics.median(mine) - statistics.median(plain)
+        result[f"{agent}_ratio"] = statistics.median(mine) / statistics.median(plain)
+        result[f"{agent}_read"] = read[agent]
+    return result
+
+
+def _fake(root: Path, agent: str, stream: list[dict[str, Any]]) -> Path:
+    """A fake CLI: a script that prints `stream`, whatever its arguments."""
+    recorded = root / f"{agent}.jsonl"
+    recorded.write_text("".join(json.dumps(event) + "\n" for event in stream))
+    fake = root / f"fake-{agent}"
+    fake.write_text(f"#!/bin/sh\nexec cat {recorded}\n")
+    fake.chmod(0o755)
+    return fake
+
+
+def _turn(spec: str, fake: Path, worktree: Path) -> tuple[float, int]:
+    """One turn of `spec`; its time and whether its usage was read from the stream."""
+    ctx = TurnContext(
+        issue=1,
+        title="bench",
+        body="",
+        branch="queen-1",
+        boundary=("out.txt",),
+        brief="bench",
+        worktree=worktree,
+        key="sk-bench-key-0000",
+        turn_max_seconds=TURN_SECONDS,
+        launch=Launch(agent_bin=str(fake)),
+    )
+    began = time.perf_counter()
+    turn = start_turn(spec, ctx)
+    if not turn.wait(TURN_SECONDS):
+        raise HiveError(f"a turn of {spec} did not end in {TURN_SECONDS:.0f} s")
+    seconds = time.perf_counter() - began
+    if turn.outcome != FINISHED:
+        raise HiveError(f"a turn of {spec} ended {turn.outcome}, not {FINISHED}")
+    usage = turn.usage
+    return seconds, int(usage is not None and usage.output_tokens == OUTPUT_TOKENS)
+
+
+def _p99(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]

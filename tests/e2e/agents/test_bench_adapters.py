@@ -1,0 +1,52 @@
+"""`hive bench adapters` runs as a user runs it: every turn of each adapter and of
+`command:` on the same fake finished, and each adapter read its usage from the stream
+(so the figures are the adapters' own, not a start that failed early)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive.swarm import processes_under
+
+pytestmark = [pytest.mark.e2e]
+
+TURNS = 5
+
+
+def test_bench_adapters_runs_each_adapter_beside_command_on_the_same_fake(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
+    env["TMPDIR"] = str(tmp_path)  # every fake and turn lives under it
+    done = subprocess.run(
+        [sys.executable, "-m", "hive", "bench", "adapters", "--turns", str(TURNS), "--json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result = json.loads(done.stdout)
+    assert result["turns"] == TURNS
+    for agent in ("claude", "codex"):
+        assert result[f"{agent}_read"] == TURNS, result
+        assert result[f"{agent}_p50_ms"] > 0 and result[f"command_{agent}_p50_ms"] > 0
+        assert result[f"{agent}_p99_ms"] >= result[f"{agent}_p50_ms"]
+    assert processes_under(tmp_path) == []
+
+
+def test_bench_adapters_refuses_a_turn_count_out_of_range(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "hive", "bench", "adapters", "--turns", "0"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "is not a whole number from 1 to 10000" in done.stderr
