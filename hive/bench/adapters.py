@@ -31,7 +31,7 @@ OUTPUT_TOKENS = 20
 TURN_SECONDS = 60.0
 SESSION = "0b3f0f1e-1111-2222-3333-444455556666"
 
-CLAUDE_STREAM = [
+CLAUDE_STREAM: list[dict[str, Any]] = [
     {"type": "system", "subtype": "init", "session_id": SESSION, "model": "claude-fake"},
     {
         "type": "assistant",
@@ -46,7 +46,7 @@ CLAUDE_STREAM = [
         "total_cost_usd": 0.001,
     },
 ]
-CODEX_STREAM = [
+CODEX_STREAM: list[dict[str, Any]] = [
     {"type": "thread.started", "thread_id": SESSION},
     {"type": "turn.started"},
     {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}},
