@@ -81,3 +81,11 @@ def reports_priced_tokens(ctx: TurnContext) -> Report:
 
     _write(ctx, f"done by the bee of #{ctx.issue}\n")
     return Report(usage=Usage("anthropic", "claude-sonnet-4-5-20250929", 1_000_000, 100_000))
+
+
+def reports_bare_tokens(ctx: TurnContext) -> Report:
+    """Finish, reporting tokens only: no provider, no model, no cost."""
+    from hive.agents import Usage
+
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+    return Report(usage=Usage(None, None, 1_000_000, 0))

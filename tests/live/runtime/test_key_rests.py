@@ -66,3 +66,34 @@ def test_a_fresh_queen_does_not_dispatch_on_a_key_resting_from_before_her_start(
         conn.execute("UPDATE hive.queen_key_rest SET rests_until = now() - interval '1 second'")
     assert queen_of(rt).run_once().dispatched == (1,)
     assert orders.get(rt.db, 1).key_index == key_slots(rt.settings.worker_keys)[0].index  # type: ignore[union-attr]
+
+
+def test_a_quota_refusal_with_a_reset_time_rests_the_key_until_then(make_runtime):
+    from datetime import UTC, datetime, timedelta
+
+    from hive.store import keyrests
+    from hive.testing import wait_for_ending
+    from tests.live.runtime.conftest import queue
+    from tests.live.runtime.test_runner import claimer_of
+
+    reset = (datetime.now(UTC) + timedelta(hours=5)).replace(microsecond=0)
+    line = f"HIVE-REFUSAL: quota resets={reset.isoformat()}"
+    rt = make_runtime(AGENT=f"command:echo '{line}'")
+    queue(rt, 1)
+    assert claimer_of(rt).run_once().started == (1,)
+    assert wait_for_ending(rt.db, 1).outcome == "quota exhausted"
+    (rest,) = keyrests.resting(rt.db)
+    assert (rest.key_index, rest.until, rest.reason) == (0, reset, "quota exhausted")
+
+
+def test_a_rest_of_another_key_at_the_same_index_rests_nothing(make_runtime):
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1)
+    first = queen_of(rt)
+    assert first.run_once().dispatched == (1,)
+    end_as(rt, 1, "quota exhausted")
+    first.close()  # her replica restarts
+    # the operator replaced HIVE_WORKER_KEY with another account's key
+    replaced = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", WORKER_KEY="another-account-key-987")
+    result = queen_of(replaced).run_once()
+    assert result.dispatched == (1,), result

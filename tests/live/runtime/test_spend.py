@@ -56,7 +56,15 @@ def test_a_turn_with_no_usage_and_no_price_has_an_unknown_cost(make_runtime):
     assert spent_metric(rt, "0") == 0.0
 
 
-def test_a_priced_worker_model_prices_tokens_the_agent_reported_without_names(make_runtime):
+def test_tokens_reported_without_names_are_priced_as_the_worker_model(make_runtime):
+    rt = make_runtime(
+        AGENT=AGENT + "reports_bare_tokens", WORKER_PROVIDER="openai", WORKER_MODEL="gpt-5"
+    )
+    order = run_one(rt, 1)  # gpt-5: $1.25 per million input tokens
+    assert (order.cost_usd, order.cost_source) == (1.25, "prices")
+
+
+def test_names_the_agent_reported_win_over_the_worker_model_for_the_price(make_runtime):
     rt = make_runtime(AGENT=AGENT + "reports_usage", WORKER_PROVIDER="openai", WORKER_MODEL="gpt-5")
     # reports_usage names anthropic/claude-reported: the table has no such model
     assert run_one(rt, 1).cost_usd is None
@@ -84,7 +92,8 @@ def test_the_days_spend_counts_archived_attempts_and_not_yesterdays(make_runtime
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     queue(rt, 1)
     _end(rt.db, 1, 0.5)
-    queue(rt, 1)  # the next attempt archives the first one
+    queue(rt, 1)  # the next attempt archives the first one...
+    assert orders.get(rt.db, 1).cost_usd is None  # type: ignore[union-attr]  # ...and its cost
     _end(rt.db, 1, 0.25)
     queue(rt, 2)
     _end(rt.db, 2, None)  # unknown: counted as unpriced, adds nothing
