@@ -92,6 +92,7 @@ class Report:
     ok: bool = True
     refusal: str | None = None
     usage: Usage | None = None
+    resets_at: datetime | None = None  # with a refusal: when the key works again
 
 
 @dataclass(frozen=True)

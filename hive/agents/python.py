@@ -2,7 +2,7 @@
 a worker thread (for embedding the hive and for tests).
 
 The callable decides its outcome: returning None or True is `finished`, False is
-`ended badly`, a `Report` says so itself (ok, refusal, usage); raising an Exception is
+`ended badly`, a `Report` says so itself (ok, refusal and its reset time, usage); raising an Exception is
 `ended badly` with the error in the transcript and the ending. `ctx.on_line` given to it
 is the turn's capped transcript; `ctx.stopping` is set when the turn is stopped and the
 callable should return soon after. A thread cannot be killed, so when the grace is over
@@ -88,7 +88,7 @@ class PythonTurn(Turn):
                 self._saw_usage(result.usage)
             if result.refusal is not None:
                 try:
-                    self._saw_refusal(refusal_kind(result.refusal))
+                    self._saw_refusal(refusal_kind(result.refusal), result.resets_at)
                 except ProtocolError as exc:
                     self.transcript.note(str(exc))
             return FINISHED if result.ok else ENDED_BADLY

@@ -89,3 +89,12 @@ def reports_bare_tokens(ctx: TurnContext) -> Report:
 
     _write(ctx, f"done by the bee of #{ctx.issue}\n")
     return Report(usage=Usage(None, None, 1_000_000, 0))
+
+
+def refuses_quota_until_reset(ctx: TurnContext) -> Report:
+    """Refuse as a quota would, saying the key works again in two hours."""
+    from datetime import UTC, datetime, timedelta
+
+    resets = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=2)
+    _write(ctx, f"resets at {resets.isoformat()}\n")
+    return Report(ok=False, refusal="quota", resets_at=resets)

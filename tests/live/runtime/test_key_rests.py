@@ -97,3 +97,19 @@ def test_a_rest_of_another_key_at_the_same_index_rests_nothing(make_runtime):
     replaced = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", WORKER_KEY="another-account-key-987")
     result = queen_of(replaced).run_once()
     assert result.dispatched == (1,), result
+
+
+def test_a_python_agents_report_may_carry_the_reset_time(make_runtime):
+    from datetime import UTC, datetime, timedelta
+
+    from hive.store import keyrests
+    from hive.testing import wait_for_ending
+    from tests.live.runtime.conftest import AGENT, queue
+    from tests.live.runtime.test_runner import claimer_of
+
+    rt = make_runtime(AGENT=AGENT + "refuses_quota_until_reset")
+    queue(rt, 1)
+    assert claimer_of(rt).run_once().started == (1,)
+    assert wait_for_ending(rt.db, 1).outcome == "quota exhausted"
+    (rest,) = keyrests.resting(rt.db)
+    assert timedelta(hours=1, minutes=59) < rest.until - datetime.now(UTC) <= timedelta(hours=2)

@@ -44,3 +44,31 @@ def test_an_agent_that_reports_nothing_leaves_the_queens_provider_and_model(make
     assert claimer_of(rt).run_once().started == (2,)
     order = wait_for_ending(rt.db, 2)
     assert (order.provider, order.model) == ("demo", "the-queen-guess")
+
+
+def test_a_queens_own_bee_keeps_the_reported_provider_and_model_too(make_runtime):
+    from hive.actors.queen import Queen, QueenConfig
+
+    rt = make_runtime(
+        AGENT=AGENT + "reports_usage", WORKER_PROVIDER="demo", WORKER_MODEL="the-queen-guess"
+    )
+    add_issue(rt.db, 3)
+    queen = Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+    assert queen.run_once().dispatched == (3,)  # local mode: her bee runs here
+    order = wait_for_ending(rt.db, 3)
+    assert order.outcome == "finished"
+    assert (order.provider, order.model) == ("anthropic", "claude-reported")
+    # the next round reads the row and writes nothing over what the agent reported
+    queen.run_once()
+    again = orders.get(rt.db, 3)
+    assert again is not None and (again.provider, again.model) == ("anthropic", "claude-reported")
+
+
+def test_a_usage_line_of_a_command_agent_reaches_the_row(make_runtime):
+    line = "HIVE-USAGE: provider=openai model=gpt-5-mini input=2000000 output=0"
+    rt = make_runtime(AGENT=f"command:echo '{line}'", WORKER_MODEL="the-queen-guess")
+    _queue(rt, 4)
+    assert claimer_of(rt).run_once().started == (4,)
+    order = wait_for_ending(rt.db, 4)
+    assert (order.provider, order.model, order.input_tokens) == ("openai", "gpt-5-mini", 2000000)
+    assert (order.cost_usd, order.cost_source) == (0.5, "prices")  # $0.25 per million
