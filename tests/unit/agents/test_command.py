@@ -226,11 +226,12 @@ def test_request_stop_returns_at_once_and_on_end_reports_the_stop(
         ended.set()
 
     stubborn = "command:trap '' TERM; while :; do sleep 1; done"
-    turn = start_turn(stubborn, make_ctx(on_end=on_end, stop_grace_ms=100))
-    began = time.monotonic()
+    turn = start_turn(stubborn, make_ctx(on_end=on_end, stop_grace_ms=TURN_STOP_GRACE_MS))
     turn.request_stop("heartbeat lost")
-    assert time.monotonic() - began < 0.5
-    assert ended.wait(LANE_FREE_MS / 1000 + 1)
+    # it returned before the turn ended: the turn ignores SIGTERM, so only the SIGKILL
+    # after the grace ends it (a clock read here would measure the machine's load)
+    assert not ended.is_set()
+    assert ended.wait(EVENT_SECONDS)
     assert [e.stop_reason for e in endings] == ["heartbeat lost"]
 
 
