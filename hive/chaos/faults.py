@@ -121,6 +121,7 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
     stopped = time.monotonic()
     window = SILENT_MINUTES * 60
     pause = threading.Event()
+    still: set[int] = set()
     try:
         pause.wait(window)  # the fault itself: this long without a heartbeat, at least
         if held:
@@ -135,10 +136,11 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
     except WaitTimeout:
         pass
     finally:
+        still = _held(world, serve.name)
         os.kill(serve.pid, signal.SIGCONT)
     return (
         f"{serve.name} stopped {time.monotonic() - stopped:.1f} s holding {sorted(held)}, "
-        f"{sorted(_held(world, serve.name))} still held at SIGCONT"
+        f"{sorted(still)} not reaped at SIGCONT"
     )
 
 

@@ -59,14 +59,15 @@ def small(orders: int = 30, runners: int = 3) -> Shape:
     return Shape(orders, runners, fault_seconds=25.0, turn_ticks=(10, 50))
 
 
-def big(orders: int = 300, runners: int = 6, minutes: float = 10.0) -> Shape:
-    """The run `make chaos` makes: two PostgreSQL restarts and many kills."""
-    kills = max(2, int(minutes * 1.5))
+def big(orders: int = 300, runners: int = 6, minutes: float = 5.0) -> Shape:
+    """The run `make chaos` makes: turns of 2 to 20 s, so 300 orders on 6 runners keep
+    working through the 5 minutes of faults; two PostgreSQL restarts, many kills."""
+    kills = max(2, int(minutes * 2))
     return Shape(
         orders,
         runners,
         fault_seconds=minutes * 60,
-        turn_ticks=(5, 150),
+        turn_ticks=(20, 200),
         runner_kills=kills,
         runner_terms=kills,
         queen_kills=max(1, kills // 3),

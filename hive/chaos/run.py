@@ -135,6 +135,9 @@ def _wait_finished(world: World, plan: Plan, seconds: float) -> None:
 def _stop_all(world: World) -> list[tuple[str, int | None]]:
     """SIGTERM the live processes; every SIGTERMed process's exit code (None: none)."""
     world.replace_exited()
+    # a replacement started a moment ago is let reach its own code first: a SIGTERM in
+    # the interpreter's first moments, before any of the hive runs, kills it (143)
+    _wait_serving(world)
     for serve in world.live():
         serve.send(signal.SIGTERM)
         world.signalled.append(serve)

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument("--orders", type=_count(1, 2000, "number of orders"))
     parser.add_argument("--runners", type=_count(1, 16, "number of runners"))
     parser.add_argument(
-        "--minutes", type=_minutes, help="the window the faults fall in (big only; 10)"
+        "--minutes", type=_minutes, help="the window the faults fall in (big only; 5)"
     )
     parser.add_argument(
         "--dir", type=Path, default=Path(".hive/chaos"), help="where it works (.hive/chaos)"
@@ -73,7 +73,7 @@ def _minutes(raw: str) -> float:
 def run(args: argparse.Namespace) -> int:
     if args.size == "small" and args.minutes is not None:
         raise HiveError("--minutes is for --size big; a small run's faults fall in 25 s")
-    shape = small() if args.size == "small" else big(minutes=args.minutes or 10.0)
+    shape = small() if args.size == "small" else big(minutes=args.minutes or 5.0)
     if args.orders is not None:
         shape = replace(shape, orders=args.orders)
     if args.runners is not None:

@@ -25,7 +25,7 @@ def test_a_small_run_has_one_fault_of_each_kind_within_its_window():
 
 
 def test_a_big_run_restarts_postgres_twice_and_its_faults_keep_apart():
-    shape = big(orders=300, runners=6, minutes=10)
+    shape = big(orders=300, runners=6, minutes=5)
     plan = make_plan(shape, 1)
     kinds = Counter(f.kind for f in plan.faults)
     assert kinds[FaultKind.RESTART_POSTGRES] == 2
