@@ -2,9 +2,10 @@
 
 A killed or SIGTERMed process is replaced at once (a new runner in its slot, a Queen
 with her name). A killed runner's agents are found by their working directory (under its
-workdir) before the kill, and timed until they are gone. A stalled runner gets SIGSTOP,
-stays stopped until the orders it held are reaped (its silent window and the reaper's
-pass), then SIGCONT. A PostgreSQL restart is `pg_ctl stop -m fast` and a start.
+workdir) before the kill, and timed until they are gone. A stalled runner gets SIGSTOP
+(its agents run on, as in a network partition), stays stopped past its silent window
+until the orders it held are claimed by another runner, then SIGCONT. A PostgreSQL
+restart is `pg_ctl stop -m fast` and a start.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from hive.swarm import WaitTimeout, processes_under, wait_for
 log = logging.getLogger("hive.chaos")
 
 # how long after its silent window a stalled runner stays stopped at most (the reaper's
-# pass comes within a quarter of the window; the rest is slack for a loaded machine)
+# pass comes within a quarter of the window, then a round and another runner's claim;
+# the rest is slack for a loaded machine)
 STALL_SLACK_SECONDS = 10.0
 POLL_SECONDS = 0.1
 
@@ -125,10 +127,12 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
     try:
         pause.wait(window)  # the fault itself: this long without a heartbeat, at least
         if held:
+            # a partition outlasts the reap: the stall goes on until the orders it held
+            # were claimed again elsewhere (its turns may still run: the overlap check)
             wait_for(
-                lambda: not _held(world, serve.name),
+                lambda: _taken_elsewhere(world, held, serve.name),
                 STALL_SLACK_SECONDS,
-                "a stalled runner's orders to be reaped",
+                "a stalled runner's orders to be taken by another runner",
                 poll_seconds=POLL_SECONDS,
             )
         else:
@@ -142,6 +146,16 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
         f"{serve.name} stopped {time.monotonic() - stopped:.1f} s holding {sorted(held)}, "
         f"{sorted(still)} not reaped at SIGCONT"
     )
+
+
+def _taken_elsewhere(world: World, issues: set[int], runner: str) -> bool:
+    """Each of `issues` has an order claimed by another runner than `runner`."""
+    try:
+        with world.connect() as db:
+            found = [orders.get(db, issue) for issue in sorted(issues)]
+    except psycopg.Error:
+        return False
+    return all(o is not None and o.claimed_by not in (None, runner) for o in found)
 
 
 def _held(world: World, runner: str) -> set[int]:
