@@ -211,3 +211,24 @@ def test_the_token_is_in_no_row_of_the_store(db, github, forge, hive_db_url):
         for table in tables:
             dump = conn.execute(f"SELECT to_jsonb(t)::text FROM hive.{table} t").fetchall()
             assert all(TOKEN not in row[0] for row in dump), table
+
+
+def test_the_watch_says_escalated_work_once(db, github, forge, hive_db_url):
+    import uuid
+
+    import psycopg
+
+    number = github.add_issue("Greet", BODY, hook=False)
+    forge.intake.poll()
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
+            " finished_at, outcome, review_state, review_note)"
+            " VALUES (%s, %s, 'main', true, %s, now(), 'finished', 'escalate', %s)",
+            (number, f"queen-{number}", uuid.uuid4(), "criterion 1 cannot be judged"),
+        )
+    assert forge.watch.run_once().said == 1
+    assert forge.watch.run_once().said == 0
+    (comment,) = github.comments_on(number)
+    assert "escalated" in comment["body"] and "criterion 1 cannot be judged" in comment["body"]
+    assert "<!-- hive:escalated -->" in comment["body"]
