@@ -9,6 +9,7 @@ import json
 
 from hive.bench import (
     adapters,
+    board,
     claim,
     drain,
     endings,
@@ -23,7 +24,20 @@ from hive.bench import (
 from hive.settings import Settings
 
 # in the order `hive bench --help` lists them
-BENCHES = (claim, latency, drain, git, endings, recovery, publish, http, scale, peers, adapters)
+BENCHES = (
+    claim,
+    latency,
+    drain,
+    git,
+    endings,
+    recovery,
+    publish,
+    http,
+    scale,
+    peers,
+    adapters,
+    board,
+)
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

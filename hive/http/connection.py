@@ -3,9 +3,12 @@
 A connection lives in three phases: READING (the loop gathers the head and the body
 until the request is whole or its deadline passes), AT_WORKER (off the selector, one
 worker runs the routes), WRITING (the loop sends the answer as the client reads, then
-closes). A fault found while reading is answered by the loop itself, at once, without a
-worker: 400, 408, 411, 413, 431, 501, 505, and 503 when the pool's queue or the
-connection count is full. One request per connection (`Connection: close`).
+closes). An answer with a stream (`hive.http.stream`) goes on to STREAMING: the loop
+writes what its producer sends until the client leaves, reads too slowly, or the server
+stops; at most `streams_max` at once, one more is an at-once 503. A fault found while
+reading is answered by the loop itself, at once, without a worker: 400, 408, 411, 413,
+431, 501, 505, and 503 when the pool's queue or the connection count is full. One
+request per connection (`Connection: close`).
 """
 
 from __future__ import annotations
@@ -19,9 +22,11 @@ import selectors
 import socket
 import threading
 import time
+from collections.abc import Callable
 
 from hive.http.head import Fault, Head, parse_head
 from hive.http.routes import Request, Response, Routes, error
+from hive.http.stream import STREAM_BUFFER_MAX_BYTES
 
 log = logging.getLogger("hive.http")
 
@@ -34,6 +39,7 @@ TICK_SECONDS = 0.5  # the loop wakes at least this often
 EXPIRE_EVERY_SECONDS = 0.1  # and looks at the deadlines at most this often
 FULL_LOG_EVERY_SECONDS = 10.0
 WORKER_JOIN_SECONDS = 5.0
+STREAM_RETRY_AFTER_SECONDS = 10  # a 503 for too many streams says when to try again
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
@@ -42,6 +48,7 @@ class Phase(enum.Enum):
     AT_WORKER = 2
     WRITING = 3
     LINGERING = 4  # answered before the request was read whole: read and drop the rest
+    STREAMING = 5  # a long-lived answer: written as its producer sends
 
 
 class _Conn:
@@ -49,11 +56,14 @@ class _Conn:
         "addr",
         "buf",
         "deadline",
+        "ending",
         "head",
         "linger",
+        "on_close",
         "out",
         "phase",
         "request",
+        "sink",
         "sock",
         "started",
     )
@@ -69,6 +79,30 @@ class _Conn:
         self.out = memoryview(b"")
         self.phase = Phase.READING
         self.linger = False
+        self.sink: _Sink | None = None
+        self.on_close: Callable[[], None] | None = None
+        self.ending = False  # a streaming producer closed: close once `out` is written
+
+
+class _Sink:
+    """A stream's end a producer writes to (any thread); see `hive.http.stream.Sink`."""
+
+    __slots__ = ("_conn", "_loop", "closed")
+
+    def __init__(self, loop: Loop, conn: _Conn) -> None:
+        self._loop = loop
+        self._conn = conn
+        self.closed = False  # set by the loop when the connection closes
+
+    def send(self, data: bytes) -> bool:
+        if self.closed:
+            return False
+        self._loop._push(self._conn, data)
+        return True
+
+    def close(self) -> None:
+        if not self.closed:
+            self._loop._push(self._conn, None)
 
 
 class Loop:
@@ -83,11 +117,14 @@ class Loop:
         workers: int,
         queue_max: int,
         connections_max: int,
+        streams_max: int,
     ) -> None:
         self.listener = listener
         self.port = int(listener.getsockname()[1])
         self.routes = routes
         self.connections_max = connections_max
+        self.streams_max = streams_max
+        self.streams = 0  # connections STREAMING now (read on the loop thread)
         self._selector = selectors.DefaultSelector()
         self._waker_r, self._waker_w = socket.socketpair()
         self._waker_r.setblocking(False)
@@ -97,6 +134,8 @@ class Loop:
         self._jobs: queue.Queue[_Conn | None] = queue.Queue()
         self.queue_max = queue_max
         self._done: collections.deque[tuple[_Conn, Response]] = collections.deque()
+        # what producers sent to streams (None: close that stream once written)
+        self._pushed: collections.deque[tuple[_Conn, bytes | None]] = collections.deque()
         self._conns: dict[int, _Conn] = {}
         self._stopping = threading.Event()
         # a wake byte is in the socket pair and the loop has not read it yet: the answers
@@ -150,11 +189,17 @@ class Loop:
                         self._drain_waker()
                     elif key.data.phase is Phase.LINGERING:
                         self._drop_input(key.data)
+                    elif key.data.phase is Phase.STREAMING:
+                        if events & selectors.EVENT_READ:
+                            self._drop_input(key.data)
+                        if events & selectors.EVENT_WRITE and key.data.sock.fileno() != -1:
+                            self._write(key.data)
                     elif events & selectors.EVENT_READ:
                         self._read(key.data)
                     else:
                         self._write(key.data)
                 self._take_answers()
+                self._take_pushed()
                 now = time.monotonic()
                 if now >= self._expire_at:  # every connection is looked at, so not too often
                     self._expire(now)
@@ -232,6 +277,14 @@ class Loop:
         conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
         if conn.out:
             return
+        if conn.phase is Phase.STREAMING:
+            if conn.ending:
+                self._close(conn)
+                return
+            # all written: wait for the producer (reading only to see the client leave)
+            conn.deadline = float("inf")
+            self._selector.modify(conn.sock, selectors.EVENT_READ, conn)
+            return
         if not conn.linger:
             self._close(conn)
             return
@@ -258,6 +311,17 @@ class Loop:
 
     def _answer(self, conn: _Conn, response: Response, *, log_it: bool) -> None:
         """Start writing `response` on `conn` (from the loop thread only)."""
+        head_only = conn.request is not None and conn.request.method == "HEAD"
+        if response.stream is not None and not head_only:
+            if self.streams < self.streams_max:
+                self._open_stream(conn, response)
+                return
+            self._full("streams")
+            message = (
+                f"too many open event streams (at most {self.streams_max}); "
+                "close another board tab or try again later"
+            )
+            response = error(503, message, {"Retry-After": str(STREAM_RETRY_AFTER_SECONDS)})
         if conn.phase is Phase.READING:
             conn.linger = True
             if conn.sock.fileno() in self._selector.get_map():
@@ -265,12 +329,55 @@ class Loop:
         if log_it:
             self._log(conn, response)
         # HEAD: the head GET would send (its Content-Length too), without the body
-        head_only = conn.request is not None and conn.request.method == "HEAD"
         version = conn.head.version if conn.head is not None else "HTTP/1.1"
         conn.out = memoryview(response.head(version) + (b"" if head_only else response.body))
         conn.phase = Phase.WRITING
         conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
         self._selector.register(conn.sock, selectors.EVENT_WRITE, conn)
+
+    def _open_stream(self, conn: _Conn, response: Response) -> None:
+        assert response.stream is not None
+        version = conn.head.version if conn.head is not None else "HTTP/1.1"
+        conn.out = memoryview(response.head(version) + response.body)
+        conn.phase = Phase.STREAMING
+        conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
+        conn.sink = _Sink(self, conn)
+        self.streams += 1
+        self._selector.register(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
+        try:
+            conn.on_close = response.stream(conn.sink)
+        except Exception:
+            log.exception("a stream's producer failed to open it")
+            self._close(conn)
+
+    def _push(self, conn: _Conn, data: bytes | None) -> None:
+        """From a producer's thread: hand `data` to the loop for `conn`."""
+        self._pushed.append((conn, data))
+        if not self._wake_sent:
+            self._wake_sent = True
+            self._wake()
+
+    def _take_pushed(self) -> None:
+        while self._pushed:
+            conn, data = self._pushed.popleft()
+            if conn.phase is not Phase.STREAMING or conn.sock.fileno() == -1:
+                continue
+            if data is None:
+                conn.ending = True
+                if not conn.out:
+                    self._close(conn)
+                continue
+            if len(conn.out) + len(data) > STREAM_BUFFER_MAX_BYTES:
+                log.info("%s reads its event stream too slowly; dropped", conn.addr)
+                self._close(conn)
+                continue
+            if not conn.out:
+                conn.out = memoryview(data)
+                conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
+                events = selectors.EVENT_READ | selectors.EVENT_WRITE
+                self._selector.modify(conn.sock, events, conn)
+            else:
+                conn.out = memoryview(bytes(conn.out) + data)
 
     def _send_now(self, conn: _Conn, data: bytes) -> None:
         # a failed send is settled by the body's read or its deadline
@@ -292,15 +399,28 @@ class Loop:
             elif conn.phase is Phase.WRITING:
                 log.debug("%s stopped reading its answer; dropped", conn.addr)
                 self._close(conn)
-            elif conn.phase is Phase.LINGERING:
+            elif conn.phase in (Phase.LINGERING, Phase.STREAMING):
+                if conn.phase is Phase.STREAMING:
+                    log.info("%s stopped reading its event stream; dropped", conn.addr)
                 self._close(conn)
 
     def _close(self, conn: _Conn) -> None:
         fd = conn.sock.fileno()
-        if fd != -1 and fd in self._selector.get_map():
+        if fd == -1:  # closed already
+            return
+        if fd in self._selector.get_map():
             self._selector.unregister(conn.sock)
         self._conns.pop(fd, None)
         conn.sock.close()
+        if conn.phase is Phase.STREAMING:
+            self.streams -= 1
+            if conn.sink is not None:
+                conn.sink.closed = True
+            if conn.on_close is not None:
+                try:
+                    conn.on_close()
+                except Exception:
+                    log.exception("a stream's producer failed on its close")
 
     def _full(self, what: str) -> None:
         self._full_count += 1

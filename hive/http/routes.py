@@ -8,6 +8,8 @@ the traceback in the log). `HEAD` is routed as `GET`; the transport sends the he
 
 from __future__ import annotations
 
+import base64
+import binascii
 import functools
 import hashlib
 import hmac
@@ -15,20 +17,23 @@ import json
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
 
 import psycopg
 from prometheus_client.exposition import choose_encoder
 
 from hive.errors import HiveError
+from hive.http.board_routes import BOARD_PREFIX, BoardRoutes
 from hive.http.coalesce import Coalesced
+from hive.http.message import Request, Response, error, etag_matches, json_response, reason
 from hive.http.surface import Surface
 from hive.rules.text import shown
 from hive.services import issues
 from hive.services.errors import ServiceError
 from hive.services.export import bundle_name
+
+# the request and answer types live in hive.http.message; they are named here too
+__all__ = ["Request", "Response", "Routes", "error", "json_response", "reason"]
 
 log = logging.getLogger("hive.http")
 
@@ -40,66 +45,12 @@ HOOK_PATH = "/hooks/github"
 # answered without the token: probes and scrapers carry none, nor does GitHub
 OPEN_PATHS = QUIET_PATHS | {HOOK_PATH}
 PATH_SHOWN_MAX_CHARS = 200
-_REASONS = {
-    200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 304: "Not Modified",
-    400: "Bad Request",
-    401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 408: "Request Timeout",
-    409: "Conflict", 411: "Length Required", 413: "Content Too Large",
-    431: "Request Header Fields Too Large", 500: "Internal Server Error",
-    501: "Not Implemented", 503: "Service Unavailable", 505: "HTTP Version Not Supported",
-}  # fmt: skip
 METHODS = frozenset({"GET", "HEAD", "POST"})
 # GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
 ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
 # what a scraper's Accept may ask for: OpenMetrics, or else Prometheus' text format
 _OPENMETRICS = "application/openmetrics-text"
 _ENCODINGS = (_OPENMETRICS, "")
-
-
-@dataclass(frozen=True)
-class Request:
-    """One request, read whole: header names in lower case."""
-
-    method: str
-    target: str  # as sent: the path and any query string
-    headers: Mapping[str, str] = field(default_factory=dict)
-    body: bytes = b""
-    client: str = "-"
-
-    @property
-    def path(self) -> str:
-        return self.target.split("?", 1)[0]
-
-
-@dataclass(frozen=True)
-class Response:
-    status: int
-    body: bytes = b""
-    content_type: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-
-    def head(self, version: str = "HTTP/1.1") -> bytes:
-        """The status line and headers, ending with the blank line; the connection closes
-        after every answer."""
-        lines = [f"{version} {self.status} {reason(self.status)}"]
-        if self.content_type:
-            lines.append(f"Content-Type: {self.content_type}")
-        lines += [f"{name}: {value}" for name, value in self.headers]
-        lines += [f"Content-Length: {len(self.body)}", "Connection: close", "", ""]
-        return "\r\n".join(lines).encode("latin-1")
-
-
-def reason(status: int) -> str:
-    return _REASONS.get(status, "Error")
-
-
-def json_response(status: int, value: Any, headers: Mapping[str, str] | None = None) -> Response:
-    body = json.dumps(value, default=str).encode() + b"\n"
-    return Response(status, body, "application/json", tuple((headers or {}).items()))
-
-
-def error(status: int, message: str, headers: Mapping[str, str] | None = None) -> Response:
-    return json_response(status, {"error": message}, headers)
 
 
 class Routes:
@@ -111,6 +62,7 @@ class Routes:
         self.body_max_bytes = body_max_bytes
         # a store query and an encoding each: many clients at once share one
         self._orders_listing = Coalesced(self._list_orders)
+        self._board = BoardRoutes(surface.board)
         self._metrics_text = {
             kind: Coalesced(functools.partial(self._encode_metrics, kind)) for kind in _ENCODINGS
         }
@@ -120,11 +72,7 @@ class Routes:
         method, path = request.method, request.path
         try:
             if path not in OPEN_PATHS and not self._authorized(request):
-                return error(
-                    401,
-                    "missing or wrong bearer token",
-                    {"WWW-Authenticate": 'Bearer realm="hive"'},
-                )
+                return self._unauthorized(request)
             route = self._route(path)
             if route is None:
                 return error(404, f"no route {shown(path[:PATH_SHOWN_MAX_CHARS])}")
@@ -156,6 +104,10 @@ class Routes:
     def quiet(self, request: Request, status: int) -> bool:
         return request.path in QUIET_PATHS and status == 200
 
+    def close(self) -> None:
+        """Stop what the routes started (the board's listener); safe twice."""
+        self._board.close()
+
     # ---- routing ---------------------------------------------------------------------
 
     def _route(self, path: str) -> tuple[str, Callable[[Request], Response]] | None:
@@ -170,6 +122,8 @@ class Routes:
         }
         if path in fixed:
             return fixed[path]
+        if path == "/" or path == BOARD_PREFIX or path.startswith(BOARD_PREFIX + "/"):
+            return "GET", self._board.answer
         if path.startswith("/queen/export/"):
             issue = path.removeprefix("/queen/export/")
             return "GET", lambda r: self._bundle(r, issue)
@@ -182,12 +136,38 @@ class Routes:
         return None
 
     def _authorized(self, request: Request) -> bool:
+        """The token as a bearer token, or (to read: GET and HEAD only) as the password of
+        HTTP Basic auth, any user name: a browser sends that after a 401 asks for it. A
+        write needs the bearer token: a browser's cached Basic credentials would ride on
+        another site's form post to this one."""
         if not self._token:
             return True
-        given = request.headers.get("authorization", "").encode("utf-8", "surrogateescape")
-        # digests of equal length: the comparison's time tells nothing, not even the length
-        wanted = hashlib.sha256(f"Bearer {self._token}".encode()).digest()
-        return hmac.compare_digest(hashlib.sha256(given).digest(), wanted)
+        given = request.headers.get("authorization", "")
+        scheme, _, credentials = given.partition(" ")
+        if scheme.lower() == "basic" and request.method in ("GET", "HEAD"):
+            try:
+                decoded = base64.b64decode(credentials.strip(), validate=True)
+            except (binascii.Error, ValueError):
+                return False
+            password = decoded.partition(b":")[2]
+            return _same(password, self._token.encode())
+        return _same(given.encode("utf-8", "surrogateescape"), f"Bearer {self._token}".encode())
+
+    def _unauthorized(self, request: Request) -> Response:
+        """401, asking a browser for Basic auth where it may read (the board: first)."""
+        bearer = ("WWW-Authenticate", 'Bearer realm="hive"')
+        basic = ("WWW-Authenticate", 'Basic realm="hive", charset="UTF-8"')
+        if request.path == "/" or request.path.startswith(BOARD_PREFIX):
+            challenges: tuple[tuple[str, str], ...] = (basic, bearer)
+            message = "the board needs the API token: give it as the password (any user name)"
+        elif request.method in ("GET", "HEAD"):
+            challenges = (bearer, basic)
+            message = "missing or wrong token (Authorization: Bearer, or Basic with it as password)"
+        else:
+            challenges = (bearer,)
+            message = "missing or wrong bearer token"
+        answer = error(401, message)
+        return Response(401, answer.body, answer.content_type, challenges)
 
     # ---- routes ----------------------------------------------------------------------
 
@@ -222,7 +202,7 @@ class Routes:
         ref = self.surface.exports.find(issue)
         etag = f'"{ref.head_sha}"'
         headers = {"ETag": etag, "X-Hive-Bundle-Source": ref.source}
-        if _matches(request.headers.get("if-none-match"), etag):
+        if etag_matches(request.headers.get("if-none-match"), etag):
             return Response(304, b"", None, tuple(headers.items()))
         headers["Content-Disposition"] = f'attachment; filename="{bundle_name(issue)}"'
         return Response(200, ref.read(), "application/octet-stream", tuple(headers.items()))
@@ -273,6 +253,11 @@ class Routes:
         return json_response(200, act(number))
 
 
+def _same(given: bytes, wanted: bytes) -> bool:
+    # digests of equal length: the comparison's time tells nothing, not even the length
+    return hmac.compare_digest(hashlib.sha256(given).digest(), hashlib.sha256(wanted).digest())
+
+
 def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:
     try:
         return bool(question())
@@ -284,14 +269,6 @@ def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:
 def _last(err: Exception) -> str:
     text = str(err).strip()
     return text.splitlines()[-1] if text else type(err).__name__
-
-
-def _matches(if_none_match: str | None, etag: str) -> bool:
-    if not if_none_match:
-        return False
-    if if_none_match.strip() == "*":
-        return True
-    return any(tag.strip().removeprefix("W/") == etag for tag in if_none_match.split(","))
 
 
 def elapsed_ms(started: float) -> float:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from hive.errors import HiveError
 from hive.http.connection import Loop
 from hive.http.routes import Routes
+from hive.http.stream import STREAMS_MAX
 from hive.http.surface import Surface
 from hive.settings import Settings
 
@@ -48,6 +49,7 @@ class HttpConfig:
     workers: int = WORKERS
     queue_max: int = QUEUE_MAX
     connections_max: int = CONNECTIONS_MAX
+    streams_max: int = STREAMS_MAX
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HttpConfig:
@@ -88,6 +90,7 @@ class ExportServer:
         self.surface = surface
         self._lock = threading.Lock()
         self._loop: Loop | None = None
+        self._routes: Routes | None = None
 
     @property
     def port(self) -> int:
@@ -113,12 +116,14 @@ class ExportServer:
             check_config(self.config)
             listener = _listen(self.config.host, self.config.port)
             routes = Routes(self.surface, self.config.api_token, self.config.body_max_bytes)
+            self._routes = routes
             self._loop = Loop(
                 listener,
                 routes,
                 workers=self.config.workers,
                 queue_max=self.config.queue_max,
                 connections_max=self.config.connections_max,
+                streams_max=self.config.streams_max,
             )
             self._loop.start()
         log.info("serving on %s", self.url)
@@ -126,9 +131,12 @@ class ExportServer:
     def stop(self) -> None:
         with self._lock:
             loop, self._loop = self._loop, None
+            routes, self._routes = self._routes, None
         if loop is None:
             return
-        loop.stop()
+        loop.stop()  # closes every stream: none holds the stop up
+        if routes is not None:
+            routes.close()
         log.info("stopped")
 
 

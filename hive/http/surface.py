@@ -14,8 +14,10 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry
 
+from hive.board import Board
 from hive.errors import HiveError
 from hive.forge.github.hooks import HookAnswer
+from hive.http.board_routes import BoardSource
 from hive.services import changes, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
@@ -48,6 +50,7 @@ class Surface:
     # POST /hooks/github (HIVE_FORGE=github with a webhook secret): headers and the raw
     # body in, the status and a JSON answer out; it checks the signature itself
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None
+    board: BoardSource | None = None  # the board's pages and event streams (DESIGN 10)
 
 
 def store_probe(
@@ -87,6 +90,7 @@ def store_surface(
         approve=lambda number: _approve(db, number),
         close_issue=lambda number: _close(db, number),
         github_hook=github_hook,
+        board=Board(db, url),
     )
 
 

@@ -121,6 +121,10 @@ SAMPLES = {
     "since": datetime(2026, 1, 1, tzinfo=UTC),
     "strikes": 1,
     "rests_until": datetime(2026, 1, 1, tzinfo=UTC),
+    # the board (board.sql)
+    "issues": [1],
+    "closed_max": 10,
+    "said_max_chars": 10,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

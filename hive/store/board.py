@@ -1,0 +1,106 @@
+"""What the board reads (GET /board and an issue's page): the cards, an issue's bundle
+without its bytes and the tail of its transcript. The hint that any of it changed is a
+NOTIFY on `hive_board` (migration 0008); `hive.board.hub` listens for it."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from hive.store.db import Db, dicts, one, pick
+from hive.store.people import TranscriptLine
+
+BOARD_CHANNEL = "hive_board"
+SAID_MAX_CHARS = 160  # a running card shows this much of its turn's newest line
+CLOSED_SHOWN = 100  # the board shows the latest closed issues, not all of them
+
+
+@dataclass(frozen=True)
+class CardRow:
+    """An issue and its current order, as its card shows them (the order's fields are
+    None when the issue has none)."""
+
+    number: int
+    title: str
+    issue_state: str
+    labels: list[str]
+    created_at: datetime
+    closed_at: datetime | None
+    closed_reason: str | None
+    open_blockers: list[int]
+    attempt: int | None
+    claimed_by: str | None
+    queued_at: datetime | None
+    key_index: int | None
+    ordered_at: datetime | None
+    dispatched_at: datetime | None
+    finished_at: datetime | None
+    outcome: str | None
+    detail: str | None
+    review_state: str | None
+    reviewed_at: datetime | None
+    approved_at: datetime | None
+    merged_sha: str | None
+    merged_at: datetime | None
+    order_state: int | None
+    said_at: datetime | None
+    said: str | None
+
+
+@dataclass(frozen=True)
+class BundleRow:
+    issue: int
+    head_sha: str
+    size: int
+    runner: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Tail:
+    """The newest lines of a transcript, oldest first, and the last seq of each of the
+    issue's conversations when they were read (where following on starts)."""
+
+    lines: list[TranscriptLine]
+    marks: dict[uuid.UUID, int]
+
+
+def cards(
+    db: Db, issues: Sequence[int] | None = None, *, closed_max: int = CLOSED_SHOWN
+) -> list[CardRow]:
+    """The cards of `issues` and of the issues they block (a blocker's close moves
+    them), or of every open issue and the `closed_max` latest closed ones; by number."""
+    params = {
+        "issues": None if issues is None else list(issues),
+        "closed_max": closed_max,
+        "said_max_chars": SAID_MAX_CHARS,
+    }
+    return [pick(CardRow, r) for r in dicts(db, "board_cards", params)]
+
+
+def watch(db: Db, holder: str, ttl_seconds: float) -> None:
+    """A board listens at `holder` for `ttl_seconds` more: the store notifies meanwhile."""
+    one(db, "board_watch", {"holder": holder, "ttl_seconds": ttl_seconds})
+
+
+def unwatch(db: Db, holder: str) -> None:
+    one(db, "board_unwatch", {"holder": holder})
+
+
+def closed_count(db: Db) -> int:
+    row = one(db, "board_closed_count")
+    return int(row[0]) if row else 0
+
+
+def bundle_of(db: Db, issue: int) -> BundleRow | None:
+    rows = dicts(db, "board_bundle_of_issue", {"issue": issue})
+    return pick(BundleRow, rows[0]) if rows else None
+
+
+def transcript_tail(db: Db, issue: int, limit: int) -> Tail:
+    rows = dicts(db, "board_transcript_tail", {"issue": issue, "limit": limit})
+    marks = rows[0]["marks"] if rows and rows[0]["marks"] else {}
+    lines = [pick(TranscriptLine, r) for r in rows if r["seq"] is not None]
+    return Tail(lines, {uuid.UUID(k): int(v) for k, v in marks.items()})
