@@ -2,12 +2,13 @@
 a worker thread (for embedding the hive and for tests).
 
 The callable decides its outcome: returning None or True is `finished`, False is
-`ended badly`, a `Report` says so itself (ok, refusal and its reset time, usage); raising an Exception is
-`ended badly` with the error in the transcript and the ending. `ctx.on_line` given to it
-is the turn's capped transcript; `ctx.stopping` is set when the turn is stopped and the
-callable should return soon after. A thread cannot be killed, so when the grace is over
-the turn is abandoned (RULES 2 escalation): `stop()` returns False, `abandoned` is True,
-and the turn still holds its slot until the callable returns (`ended` turns True then).
+`ended badly`, a `Report` says so itself (ok, refusal and its reset time, usage);
+raising an Exception is `ended badly` with the error in the transcript and the ending.
+`ctx.on_line` given to it is the turn's capped transcript; `ctx.stopping` is set when
+the turn is stopped and the callable should return soon after. A thread cannot be
+killed, so when the grace is over the turn is abandoned (RULES 2 escalation): `stop()`
+returns False, `abandoned` is True, and the turn still holds its slot until the callable
+returns (`ended` turns True then).
 """
 
 from __future__ import annotations
