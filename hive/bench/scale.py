@@ -14,18 +14,24 @@ runners (HIVE_RUNNER_SLOTS=1, the default poll) run a `command:` agent steered b
    each runner's memory: a bee's own is its runner's PSS with the bee less without (the
    agent's process is the user's, not the hive's).
 3. claims: `--orders` orders queued one at a time, `--rate` a second, each a turn that
-   ends at once; claim latency is dispatched_at - queued_at (both the server's clock)
+   ends at once; claim latency is claimed_at - queued_at (both the server's clock; a
+   turn this short never renews claimed_at)
    while each NOTIFY wakes all N runners; the server's CPU per order, whole and less the
-   idle CPU of the same seconds.
+   idle CPU of the same seconds; the runners' own CPU per order (their agents' included).
+4. the ceiling: the runners stopped, N bare processes (a LISTEN connection and a claim
+   connection each, the claim and end statements and nothing else) take the same orders
+   at the same rate: what this machine and server give N listeners, side by side.
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import shutil
 import statistics
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,6 +48,8 @@ from hive.rules.connections import BUSY_CONNECTIONS, IDLE_CONNECTIONS
 from hive.settings import Settings
 from hive.store import embedded, migrate, orders, runners
 from hive.store.orders import NewOrder
+from hive.store.sql import q
+from hive.swarm import Serve, kill_everything_under
 
 CLAIM_P99_GOAL_MS = 50.0  # issue 15: claim p99 under 50 ms with 64 listeners
 SAMPLES = 20  # looks at pg_stat_activity per phase
@@ -156,6 +164,8 @@ def _measure(hive: LocalHive, args: argparse.Namespace, postmaster: int) -> dict
     hive.wait(lambda: _ended(hive.db) == n or None, END_SECONDS, "the held orders end", 0.1)
 
     claims = _claims(hive, postmaster, n + 1, args.orders, args.rate)
+    kill_everything_under(hive.root, hive.serves)
+    bare = _bare_claims(hive, postmaster, n, n + 1 + args.orders, args)
     per_bee = [busy_memory[k].pss_bytes - idle_memory[k].pss_bytes for k in idle_memory]
     per_bee_rss = [busy_memory[k].rss_bytes - idle_memory[k].rss_bytes for k in idle_memory]
     p99 = claims["p99_ms"]
@@ -177,6 +187,10 @@ def _measure(hive: LocalHive, args: argparse.Namespace, postmaster: int) -> dict
         "claim_p99_ms": p99,
         "claim_p99_goal_ms": CLAIM_P99_GOAL_MS,
         "claim_p99_ratio": p99 / CLAIM_P99_GOAL_MS,
+        "bare_claim_p50_ms": bare["p50_ms"],
+        "bare_claim_p99_ms": bare["p99_ms"],
+        "claim_p99_ratio_to_bare": p99 / bare["p99_ms"],
+        "bare_pg_cpu_ms_per_order": bare["cpu_s"] * 1000.0 / args.orders,
         "pg_cpu_idle_ms_per_s": idle_cpu_per_s * 1000.0,
         "pg_cpu_ms_per_order": claims["cpu_s"] * 1000.0 / args.orders,
         "pg_cpu_ms_per_order_less_idle": max(
@@ -191,14 +205,20 @@ def _measure(hive: LocalHive, args: argparse.Namespace, postmaster: int) -> dict
 
 
 def _claims(
-    hive: LocalHive, postmaster: int, first: int, count: int, rate: int
+    hive: LocalHive,
+    postmaster: int,
+    first: int,
+    count: int,
+    rate: int,
+    serves: list[Serve] | None = None,
 ) -> dict[str, float]:
     """Queue `count` orders from issue `first` on, `rate` a second, and wait for them to
     end: claim latencies, the server's and the runners' CPU over the phase (a runner's
     includes its agents') and its seconds."""
     gap = 1.0 / rate
     t0, cpu0 = time.monotonic(), procstat.tree_cpu_seconds(postmaster)
-    hive0 = sum(procstat.tree_cpu_seconds(s.pid) for s in hive.serves)
+    serves = hive.serves if serves is None else serves
+    hive0 = sum(procstat.tree_cpu_seconds(s.pid) for s in serves)
     for k in range(count):
         orders.insert(hive.db, _order(first + k), queued=True)
         pause = t0 + (k + 1) * gap - time.monotonic()
@@ -208,9 +228,9 @@ def _claims(
     hive.wait(lambda: _ended(hive.db) == total or None, END_SECONDS + count / rate, "orders end")
     seconds = time.monotonic() - t0
     cpu = procstat.tree_cpu_seconds(postmaster) - cpu0
-    hive_cpu = sum(procstat.tree_cpu_seconds(s.pid) for s in hive.serves) - hive0
+    hive_cpu = sum(procstat.tree_cpu_seconds(s.pid) for s in serves) - hive0
     rows = hive.db.execute(
-        "SELECT extract(epoch FROM dispatched_at - queued_at) * 1000 FROM hive.queen_dispatch"
+        "SELECT extract(epoch FROM claimed_at - queued_at) * 1000 FROM hive.queen_dispatch"
         " WHERE issue >= %s ORDER BY 1",
         (first,),
     ).fetchall()
@@ -222,6 +242,51 @@ def _claims(
         "hive_cpu_s": hive_cpu,
         "seconds": seconds,
     }
+
+
+def _bare_claims(
+    hive: LocalHive, postmaster: int, listeners: int, first: int, args: argparse.Namespace
+) -> dict[str, float]:
+    """`_claims` taken by `listeners` bare processes instead of the runners."""
+    ctx = multiprocessing.get_context("spawn")
+    stop = ctx.Event()
+    readies = [ctx.Event() for _ in range(listeners)]
+    procs = [
+        ctx.Process(target=_bare_listener, args=(hive.url, f"bare-{i}", ready, stop))
+        for i, ready in enumerate(readies)
+    ]
+    for proc in procs:
+        proc.start()
+    try:
+        for ready in readies:
+            if not ready.wait(START_SECONDS):
+                raise HiveError("bench scale: a bare listener did not start")
+        return _claims(hive, postmaster, first, args.orders, args.rate, serves=[])
+    finally:
+        stop.set()
+        for proc in procs:
+            proc.kill()
+            proc.join(START_SECONDS)
+
+
+def _bare_listener(url: str, name: str, ready: Any, stop: Any) -> None:
+    """LISTEN on one connection; on each notification claim and end on the other
+    until nothing is left."""
+    claim_sql, end_sql = q("claim_order"), q("end_order")
+    ending = orders.end_params(
+        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), "finished")
+    )
+    with (
+        psycopg.connect(url, autocommit=True) as conn,
+        psycopg.connect(url, autocommit=True) as heard,
+    ):
+        heard.execute(q("listen_orders"))
+        ready.set()
+        while not stop.is_set():
+            for _ in heard.notifies(timeout=1.0, stop_after=1):
+                pass
+            while (row := conn.execute(claim_sql, {"runner": name}).fetchone()) is not None:
+                conn.execute(end_sql, ending | {"issue": row[0], "conversation_id": row[1]})
 
 
 def _order(issue: int) -> NewOrder:
