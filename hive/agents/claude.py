@@ -50,6 +50,8 @@ MAX_RETRIES = 2
 # a stream line is parsed whole up to this size (the init line alone is several KiB)
 STREAM_LINE_MAX_BYTES = 4 * 1024 * 1024
 PROVIDER = "anthropic"
+# Claude Code cuts a project's folder name (the worktree's path) to this many characters
+PROJECT_NAME_MAX_CHARS = 200
 _SESSION_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 
 
@@ -147,8 +149,27 @@ def _kind(word: Any) -> str | None:
 
 def project_dir(config_dir: Path, worktree: Path) -> Path:
     """Where Claude Code keeps the sessions of `worktree`: its path with every
-    character but a letter or digit made `-`."""
-    return config_dir / "projects" / re.sub(r"[^A-Za-z0-9]", "-", str(worktree))
+    character but a letter or digit made `-`; past PROJECT_NAME_MAX_CHARS, cut there and
+    followed by `-` and the path's hash (`path_hash`)."""
+    name = re.sub(r"[^A-Za-z0-9]", "-", str(worktree))
+    if len(name) > PROJECT_NAME_MAX_CHARS:
+        name = f"{name[:PROJECT_NAME_MAX_CHARS]}-{path_hash(str(worktree))}"
+    return config_dir / "projects" / name
+
+
+def path_hash(text: str) -> str:
+    """Claude Code's hash of a long path: 31 * h + each UTF-16 unit, in 32 signed bits,
+    its absolute value in base 36."""
+    value = 0
+    units = text.encode("utf-16-le", "surrogatepass")
+    for i in range(0, len(units), 2):
+        value = (value * 31 + int.from_bytes(units[i : i + 2], "little")) & 0xFFFFFFFF
+    value = abs(value - (1 << 32) if value >= 1 << 31 else value)
+    digits = ""
+    while value:
+        value, digit = divmod(value, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+    return digits or "0"
 
 
 class ClaudeTurn(CommandTurn):

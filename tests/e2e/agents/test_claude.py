@@ -173,3 +173,17 @@ def test_a_stream_cut_mid_way_ends_the_turn(
     api.play(("cut",))
     turn, lines = run(claude, api, tmp_path / "wt", monkeypatch)
     assert turn.outcome in ("ended badly", "refused"), lines.texts()
+
+
+def test_a_conversation_resumes_in_a_worktree_whose_path_is_long(
+    claude: Path, api: FakeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # past 200 characters Claude Code names the session's folder by a cut path and a hash
+    api.play(("text", "first attempt's answer"))
+    first, _ = run(claude, api, tmp_path / "runner-a" / "wt", monkeypatch)
+    assert first.conversation is not None
+    long = tmp_path / ("a" * 120) / ("b" * 120) / "wt"
+    api.play(("text", "second attempt's answer"))
+    second, lines = run(claude, api, long, monkeypatch, resume=first.conversation)
+    assert second.outcome == "finished", lines.texts()
+    assert "first attempt's answer" in json.dumps(api.requests[-1]["messages"])
