@@ -11,6 +11,7 @@ escalated work; the publish job tells it of merges and of checks red on the base
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from hive.forge.github.api import Repository
@@ -19,6 +20,7 @@ from hive.rules.forge import CheckFact, Note, note_action, note_body
 from hive.rules.states import ESCALATE
 from hive.store import forge, issues
 from hive.store.db import Db
+from hive.store.issues import Issue
 
 log = logging.getLogger("hive.forge")
 
@@ -50,10 +52,20 @@ class WatchPass:
 
 
 class Watch:
-    def __init__(self, db: Db, repo: Repository, label: str) -> None:
+    """`shape(issue)` is the shape rule's reason against the base (None: it is work),
+    the Queen's own judgement; without it only missing sections are said."""
+
+    def __init__(
+        self,
+        db: Db,
+        repo: Repository,
+        label: str,
+        shape: Callable[[Issue], str | None] | None = None,
+    ) -> None:
         self.db = db
         self.repo = repo
         self.label = label
+        self.shape = shape
 
     def say(self, issue: int, kind: Note, text: str) -> bool:
         """Make the comment of `kind` on `issue` say `text`: created once, edited when
@@ -99,14 +111,15 @@ class Watch:
         for issue in issues.listing(self.db, open_only=True):
             if self.label not in issue.labels:
                 continue
-            missing = [
-                what
-                for what, present in (
-                    ("no ## Boundary section listing the files it may change", issue.boundary),
-                    ("no ## Criteria section saying when it is done", issue.criteria),
-                )
-                if not present
-            ]
+            missing = []
+            if not issue.boundary:
+                missing.append("no ## Boundary section listing the files it may change")
+            elif self.shape is not None:
+                problem = self.shape(issue)
+                if problem is not None:
+                    missing.append(problem)
+            if not issue.criteria:
+                missing.append("no ## Criteria section saying when it is done")
             try:
                 if missing:
                     said += self.unshaped(issue.number, " and ".join(missing))

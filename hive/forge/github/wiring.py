@@ -15,11 +15,35 @@ from hive.forge.github.hooks import Hooks
 from hive.forge.github.intake import Intake, SyncResult
 from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
 from hive.forge.github.watch import Watch
-from hive.git.repo import Checkout
+from hive.git.facts import BaseFacts, base_facts
+from hive.git.repo import Checkout, GitError, own_repo, resolve
+from hive.rules.shape import shape_problem
 from hive.settings import Settings
+from hive.store.issues import Issue
 
 # the fallback look at a parked pull request: the poll's interval, at least a second
 MIN_RECHECK_SECONDS = 1
+
+
+class BaseShape:
+    """The shape rule's reason for an issue against the base as the Queen's clone holds
+    it (`origin/<base>`), its tree read once per base sha; None while there is no base."""
+
+    def __init__(self, checkout: Checkout, base: str) -> None:
+        self.checkout = checkout
+        self.base = base
+        self._facts: BaseFacts | None = None
+
+    def __call__(self, issue: Issue) -> str | None:
+        try:
+            with own_repo(self.checkout) as repo:
+                sha = resolve(repo, f"refs/remotes/origin/{self.base}")
+                if self._facts is None or self._facts.sha != sha:
+                    self._facts = base_facts(repo, sha)
+        except GitError:
+            return None
+        f = self._facts
+        return shape_problem(issue.labels, issue.boundary, issue.body, f.files, f.dirs, f.symlinks)
 
 
 @dataclass
@@ -46,7 +70,7 @@ class GitHubForge:
             raise HiveError("the GitHub forge needs HIVE_FORGE=github and HIVE_GITHUB_TOKEN")
         client = GitHubClient(settings.github_api_url, settings.github_token)
         repo = Repository(client, settings.github_repo)
-        watch = Watch(db, repo, settings.github_label)
+        watch = Watch(db, repo, settings.github_label, shape=BaseShape(checkout, settings.base_ref))
 
         def refused(result: SyncResult) -> None:
             try:

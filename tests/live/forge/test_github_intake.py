@@ -232,3 +232,21 @@ def test_the_watch_says_escalated_work_once(db, github, forge, hive_db_url):
     (comment,) = github.comments_on(number)
     assert "escalated" in comment["body"] and "criterion 1 cannot be judged" in comment["body"]
     assert "<!-- hive:escalated -->" in comment["body"]
+
+
+def test_the_watch_says_the_shape_rules_reason_for_a_boundary_that_names_no_file(
+    db, github, forge, queen_checkout
+):
+    from hive.forge.github.watch import Watch
+    from hive.forge.github.wiring import BaseShape
+
+    watch = Watch(db, forge.repo, "hive", shape=BaseShape(queen_checkout, "main"))
+    body = BODY.replace("src/app.py`\n", "nowhere/app.py`\n", 1)
+    number = github.add_issue("Greet", body, hook=False)
+    forge.intake.poll()
+    assert watch.run_once().said == 1
+    (comment,) = github.comments_on(number)
+    assert (
+        "'nowhere/app.py' names no file at base and its directory does not exist" in comment["body"]
+    )
+    assert watch.run_once().said == 0
