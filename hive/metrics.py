@@ -52,6 +52,8 @@ MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 864
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
 REAPERS = ("boot", "stall", "two_hour", "refused")
+# what retention removes (hive.rules.retention)
+PRUNED = ("transcript_lines", "history_rows", "bundles", "reports", "worktrees", "branches")
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
 
 # the libraries whose version hive_build_info names beside the hive's and Python's
@@ -85,6 +87,7 @@ class HiveMetrics:
     - `bundle_bytes.observe(len(bundle))` per bundle stored;
     - `rounds.inc()` per Queen round, `rounds_stalled.inc()` per abandoned round;
     - `reviews.labels(verdict=...).inc()` per review that answered;
+    - `pruned.labels(what=...).inc(n)` per pass of retention that removed something;
     - `illegal_transitions.inc()` per move of an order the state table refused;
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
       `issue_to_merge_seconds.observe(...)` per merge pushed;
@@ -197,6 +200,14 @@ class HiveMetrics:
             labelnames=("key_index",),
             registry=r,
         )
+        self.pruned = Counter(
+            "hive_pruned_total",
+            "Rows, worktrees and branches removed by retention (HIVE_RETENTION_DAYS), by what.",
+            labelnames=("what",),
+            registry=r,
+        )
+        for what in PRUNED:
+            self.pruned.labels(what=what)
         for reaper in REAPERS:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:

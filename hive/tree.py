@@ -6,6 +6,7 @@
       queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
       reviewer ReviewerActor: finished work judged (reviews stopped)  shutdown 10 s  (role queen)
       jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
+      retention RetentionActor: closed issues' rows, worktrees, repack shutdown 5 s   (role queen)
       forge    ForgeActor: GitHub issues polled, the night watch       shutdown 5 s   (forge github)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
@@ -30,6 +31,7 @@ from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.publish import PublishConfig, after_verdict
 from hive.actors.queen import QueenActor, QueenConfig
 from hive.actors.reaper import ReaperActor, ReaperConfig
+from hive.actors.retention import RetentionActor, RetentionConfig
 from hive.actors.reviewer import ReviewerActor, ReviewerConfig
 from hive.actors.runner import ClaimerConfig, RunnerActor
 from hive.actors.runtime import Runtime
@@ -64,6 +66,7 @@ QUEEN_SHUTDOWN_SECONDS = 10.0  # a round in hand finishes (its bee starts are bo
 REVIEWER_SHUTDOWN_SECONDS = 10.0
 # jobs are left to the store: a check in hand is stopped (its job runs it again later)
 JOBS_SHUTDOWN_SECONDS = 10.0
+RETENTION_SHUTDOWN_SECONDS = 5.0  # a pass in hand is a few short batches
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 FORGE_SHUTDOWN_SECONDS = 5.0  # a poll in hand finishes (its requests are bounded)
@@ -161,7 +164,7 @@ def hive_children(
 def queen_helpers(
     rt: Runtime, settings: Settings, forge: GitHubForge | None = None
 ) -> list[ChildSpec]:
-    """The Queen's reviewer and job runner (DESIGN 10), and with HIVE_FORGE=github the
+    """The Queen's reviewer, job runner (DESIGN 10) and pruner, and with HIVE_FORGE=github the
     forge's loop: started after her, stopped before."""
     reviewer = ReviewerConfig.from_settings(settings)
     verdicts = after_verdict(rt.db, settings.publish, rt.names.tell)
@@ -184,6 +187,12 @@ def queen_helpers(
             JobRunnerActor.start,
             args=(rt, jobs, publish, merged, steps),
             shutdown=JOBS_SHUTDOWN_SECONDS,
+        ),
+        ChildSpec(
+            "retention",
+            RetentionActor.start,
+            args=(rt, RetentionConfig.from_settings(settings)),
+            shutdown=RETENTION_SHUTDOWN_SECONDS,
         ),
     ]
     if forge is not None:

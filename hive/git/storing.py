@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from dulwich.object_store import DiskObjectStore
@@ -71,6 +72,19 @@ def fold_small_packs(store: DiskObjectStore) -> int:
         return len(small)
     finally:
         lock.unlink(missing_ok=True)
+
+
+@contextmanager
+def folding(store: DiskObjectStore) -> Iterator[bool]:
+    """Hold the fold's lock while inside (the value says whether it was had): a repack
+    rewrites packs too, and two rewriters must not remove each other's packs."""
+    lock = Path(store.pack_dir) / _LOCK
+    held = _take(lock)
+    try:
+        yield held
+    finally:
+        if held:
+            lock.unlink(missing_ok=True)
 
 
 def _take(lock: Path) -> bool:

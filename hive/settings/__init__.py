@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.settings import github, values
 from hive.settings.links import is_service_link
 
@@ -110,6 +111,8 @@ class Settings:
     prices_file: Path | None = None
     # how long a key rests after a quota refusal whose reset time the agent did not give
     quota_rest_seconds: int = 3600
+    # closed issues' transcripts, history and bundles, and round reports, go after this
+    retention_days: int = RETENTION_DAYS_DEFAULT
 
     @property
     def is_queen(self) -> bool:
@@ -197,6 +200,10 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "SPEND_CAP_USD": ("spend_cap_usd", values.decimal(0, SPEND_CAP_MAX_USD)),
     "PRICES_FILE": ("prices_file", values.prices_file),
     "QUOTA_REST_SECONDS": ("quota_rest_seconds", values.integer(1, 7 * DAY_SECONDS)),
+    "RETENTION_DAYS": (
+        "retention_days",
+        values.integer(RETENTION_DAYS_MIN, RETENTION_DAYS_MAX),
+    ),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}

@@ -41,17 +41,27 @@ def test_children_by_role_in_start_order(hive_tree):
         (
             {},
             [
-                *("http", "reaper", "queen", "reviewer", "jobs"),
+                *("http", "reaper", "queen", "reviewer", "jobs", "retention"),
                 *("runner", "runner/bees", "runner/claimer", "drain"),
             ],
         ),
         (
             {"ROLE": "queen"},
-            ["http", "reaper", "queen", "reviewer", "jobs", "runner", "runner/bees", "drain"],
+            [
+                "http",
+                "reaper",
+                "queen",
+                "reviewer",
+                "jobs",
+                "retention",
+                "runner",
+                "runner/bees",
+                "drain",
+            ],
         ),
         (
             {"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on"},
-            ["http", "reaper", "queen", "reviewer", "jobs", "drain"],
+            ["http", "reaper", "queen", "reviewer", "jobs", "retention", "drain"],
         ),
         (
             {"ROLE": "runner"},

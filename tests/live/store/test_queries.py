@@ -125,6 +125,11 @@ SAMPLES = {
     "issues": [1],
     "closed_max": 10,
     "said_max_chars": 10,
+    # retention.sql
+    "cutoff": datetime(2026, 1, 1, tzinfo=UTC),
+    "batch_issues": 50,
+    "batch_rows": 1000,
+    "numbers": [1, 2],
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

@@ -38,6 +38,8 @@ DESIGN_METRICS = {
     "hive_issue_to_merge_seconds": "histogram",
     "hive_build_info": "gauge",
     "hive_spend_usd_total": "counter",  # lesson module 7
+    # retention (issue 12)
+    "hive_pruned_total": "counter",
 }
 
 

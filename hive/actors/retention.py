@@ -1,0 +1,178 @@
+"""The pruner (hive.rules.retention): a Queen's process keeps the store and her checkout
+from growing without end.
+
+A pass deletes, in small batches, the transcripts, attempt history and bundles of issues
+closed longer than HIVE_RETENTION_DAYS and the round reports older than that; removes
+her worktrees of ended orders; deletes the `queen-<issue>` branches of those retired
+issues; and now and then repacks her checkout without what no branch reaches. The loop
+looks every PASS_AGAIN_SECONDS and passes when the rule says one is due: at once when the
+last pass filled a batch, otherwise hourly.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from hive.actors.facts import utcnow
+from hive.actors.loop import LoopActor
+from hive.actors.runtime import Runtime
+from hive.git.housekeeping import Repacked, delete_branches, queen_branches, repack
+from hive.git.repo import own_repo
+from hive.git.worktrees import list_worktrees, prune_worktrees, remove_worktree
+from hive.rules import retention
+from hive.settings import Settings
+from hive.store import retention as store
+
+log = logging.getLogger("hive.retention")
+
+# one pass deletes batches for at most this long, so a stop never waits on it
+PASS_BUDGET_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class RetentionConfig:
+    days: int = retention.RETENTION_DAYS_DEFAULT
+    batch_issues: int = retention.PRUNE_BATCH_ISSUES
+    batch_rows: int = retention.PRUNE_BATCH_ROWS
+    pass_budget_seconds: float = PASS_BUDGET_SECONDS
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> RetentionConfig:
+        return cls(days=settings.retention_days)
+
+
+@dataclass
+class Pass:
+    """What one pass removed; false when it removed nothing (or was not due)."""
+
+    transcript_lines: int = 0
+    history_rows: int = 0
+    bundles: int = 0
+    reports: int = 0
+    worktrees: int = 0
+    branches: int = 0
+    repacked: Repacked | None = None
+    more_due: bool = False
+    batches: int = 0  # delete statements of closed issues' rows this pass ran
+
+    def __bool__(self) -> bool:
+        return any(self.removed().values()) or bool(self.repacked)
+
+    def removed(self) -> dict[str, int]:
+        return {
+            "transcript_lines": self.transcript_lines,
+            "history_rows": self.history_rows,
+            "bundles": self.bundles,
+            "reports": self.reports,
+            "worktrees": self.worktrees,
+            "branches": self.branches,
+        }
+
+    def __str__(self) -> str:
+        parts = [f"{n} {what.replace('_', ' ')}" for what, n in self.removed().items() if n]
+        if self.repacked:
+            r = self.repacked
+            parts.append(f"repacked ({r.bytes_before} -> {r.bytes_after} bytes)")
+        more = "; more due" if self.more_due else ""
+        return "retention: removed " + (", ".join(parts) or "nothing") + more
+
+
+class Retention:
+    """The pruner's work. `now` and `monotonic` are the clocks (tests move them)."""
+
+    def __init__(
+        self,
+        runtime: Runtime,
+        config: RetentionConfig,
+        now: Callable[[], datetime] = utcnow,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.runtime = runtime
+        self.config = config
+        self.now = now
+        self.monotonic = monotonic
+        self._due_at = monotonic()
+        self._repacked_at = monotonic()
+        self._branches_since_repack = 0
+
+    def run_once(self, force: bool = False) -> Pass:
+        """One pass when one is due (or `force`); an empty Pass otherwise."""
+        started = self.monotonic()
+        if not force and started < self._due_at:
+            return Pass()
+        done = Pass()
+        cutoff = retention.cutoff(self.now(), self.config.days)
+        self._prune_store(done, cutoff, started)
+        self._tidy_checkout(done, cutoff)
+        self._due_at = self.monotonic() + retention.next_pass_seconds(done.more_due)
+        for what, n in done.removed().items():
+            if n:
+                self.runtime.metrics.pruned.labels(what=what).inc(n)
+        return done
+
+    def close(self) -> None:
+        """Nothing to let go: every pass is a few short statements."""
+
+    def _prune_store(self, done: Pass, cutoff: datetime, started: float) -> None:
+        db, cfg = self.runtime.db, self.config
+        while True:
+            batch = store.prune_issues(db, cutoff, cfg.batch_issues, cfg.batch_rows)
+            done.batches += 1
+            done.transcript_lines += batch.transcript_lines
+            done.history_rows += batch.history_rows
+            done.bundles += batch.bundles
+            reports = store.prune_reports(db, cutoff, cfg.batch_rows)
+            done.reports += reports
+            full = batch.full(cfg.batch_issues, cfg.batch_rows) or reports >= cfg.batch_rows
+            if not full:
+                done.more_due = False
+                return
+            done.more_due = True
+            if self.monotonic() - started >= cfg.pass_budget_seconds:
+                return
+
+    def _tidy_checkout(self, done: Pass, cutoff: datetime) -> None:
+        rt = self.runtime
+        checkout = rt.checkout
+        with own_repo(checkout) as repo:
+            worktrees = [w for w in list_worktrees(repo) if w.issue is not None]
+            for info in worktrees:
+                assert info.issue is not None
+                # under the checkout's lock, as a cut: no cut of this issue starts between
+                # the look at its order and the removal
+                with checkout.lock:
+                    order = store.orders_of(rt.db, [info.issue])[info.issue]
+                    if not retention.worktree_removable(order, info.age_seconds):
+                        continue
+                    remove_worktree(repo, info.path)
+                done.worktrees += 1
+                log.info(
+                    "worktree removed: its order is %s", order.value, extra={"issue": info.issue}
+                )
+            prune_worktrees(repo)
+            retired = store.retired_issues(rt.db, cutoff, queen_branches(repo))
+            gone = delete_branches(repo, retired)
+            done.branches += len(gone)
+            self._branches_since_repack += len(gone)
+            since = self.monotonic() - self._repacked_at
+            if retention.repack_due(since, self._branches_since_repack):
+                done.repacked = repack(repo)
+                if not done.repacked.skipped:
+                    self._repacked_at = self.monotonic()
+                    self._branches_since_repack = 0
+
+
+class RetentionActor(LoopActor):
+    """Known as "retention". Looks every PASS_AGAIN_SECONDS; passes when one is due."""
+
+    def __init__(self, runtime: Runtime, config: RetentionConfig) -> None:
+        super().__init__(
+            "retention",
+            Retention(runtime, config),
+            retention.PASS_AGAIN_SECONDS,
+            registry=runtime.names,
+        )

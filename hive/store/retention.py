@@ -1,0 +1,61 @@
+"""Retention's deletes (hive.rules.retention), each one small batch in one statement.
+
+`prune_issues` deletes, for up to `issues` closed issues past the cutoff with no order in
+flight, up to `rows` transcript lines and `rows` history rows, and their bundles; an issue
+whose rows are all gone is no longer found, so repeated batches walk through the backlog.
+`prune_reports` deletes up to `rows` round reports older than the cutoff."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from hive.rules.retention import PRUNE_BATCH_ISSUES, PRUNE_BATCH_ROWS, Order
+from hive.store.db import Db, dicts, one_dict
+
+
+@dataclass(frozen=True)
+class IssuesPruned:
+    """What one batch of `prune_issues` deleted."""
+
+    issues: int  # closed issues the batch took
+    transcript_lines: int
+    history_rows: int
+    bundles: int
+
+    def full(self, issues: int = PRUNE_BATCH_ISSUES, rows: int = PRUNE_BATCH_ROWS) -> bool:
+        """Whether the batch hit a limit: more may be due."""
+        return self.issues >= issues or self.transcript_lines >= rows or self.history_rows >= rows
+
+
+def prune_issues(
+    db: Db, cutoff: datetime, issues: int = PRUNE_BATCH_ISSUES, rows: int = PRUNE_BATCH_ROWS
+) -> IssuesPruned:
+    found = one_dict(
+        db, "retention_prune_issues", {"cutoff": cutoff, "batch_issues": issues, "batch_rows": rows}
+    )
+    assert found is not None
+    return IssuesPruned(**{k: int(v) for k, v in found.items()})
+
+
+def prune_reports(db: Db, cutoff: datetime, rows: int = PRUNE_BATCH_ROWS) -> int:
+    """Round reports deleted (up to `rows`)."""
+    found = one_dict(db, "retention_prune_reports", {"cutoff": cutoff, "batch_rows": rows})
+    assert found is not None
+    return int(found["reports"])
+
+
+def retired_issues(db: Db, cutoff: datetime, numbers: Iterable[int]) -> list[int]:
+    """Of `numbers`, the issues closed at or before `cutoff` with no order in flight."""
+    params = {"cutoff": cutoff, "numbers": list(numbers)}
+    return [int(r["number"]) for r in dicts(db, "retention_retired_issues", params)]
+
+
+def orders_of(db: Db, numbers: Iterable[int]) -> dict[int, Order]:
+    """Each of `numbers` with what the store says of its order (NONE when it has none)."""
+    wanted = list(numbers)
+    found = {n: Order.NONE for n in wanted}
+    for row in dicts(db, "retention_orders_in_flight", {"numbers": wanted}):
+        found[int(row["issue"])] = Order.IN_FLIGHT if row["in_flight"] else Order.ENDED
+    return found
