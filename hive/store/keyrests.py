@@ -38,7 +38,9 @@ def after_ending(
 ) -> Rest | None:
     """Move the rest of the key of the attempt (`issue`, `conversation_id`) that just
     ended as `ending` says (call inside the ending's transaction): the key's rest now,
-    None when the attempt has no key or `ending` is no refusal (its rest ended)."""
+    None when the attempt has no key or `ending` is no refusal (its rest ended). The
+    ending's own statement (`end_order`) already ends the rest of a key whose turn ended
+    otherwise; this is for a caller that ended an order by another statement."""
     params = {"issue": issue, "conversation_id": conversation_id}
     if not moves_rest(ending.outcome):
         one(conn, "end_key_rest", params)

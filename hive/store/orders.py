@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from hive.rules.lifecycle import may_replace, sources
-from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding
+from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
 from hive.rules.spend import Cost
 from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, State
@@ -284,6 +284,7 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
         "output_tokens": ending.output_tokens,
         "provider": ending.provider,
         "model": ending.model,
+        "ends_rest": not moves_rest(ending.outcome),
         "cost_usd": ending.cost.usd if ending.cost else None,
         "cost_source": ending.cost.source.value if ending.cost else None,
         "salvaged_sha": ending.salvaged_sha,
@@ -303,18 +304,14 @@ def end(db: Db, ending: OrderEnding) -> Move:
     the fence no longer matches (reaped, re-dispatched, another claimant), or the
     attempt is in a state END may not leave (`illegal`: logged, the caller counts it).
 
-    The key's rest (`keyrests.after_ending`) is written in the same transaction as the
-    ending: no refused ending lands without resting its key."""
+    An ending that is no refusal ends its key's rest in the same statement; a refusal rests the key
+    (`keyrests.after_ending`) in the same transaction as the ending: no refused ending
+    lands without resting its key."""
     fence = ending.fence
+    if not moves_rest(ending.outcome):  # the hot path: one statement
+        return _end(db, ending)
     with connection(db) as conn, conn.transaction():
-        moved = move(
-            conn,
-            "end_order",
-            end_params(ending),
-            issue=fence.issue,
-            conversation_id=fence.conversation_id,
-            event=END,
-        )
+        moved = _end(conn, ending)
         if moved.landed:
             keyrests.after_ending(
                 conn,
@@ -323,6 +320,18 @@ def end(db: Db, ending: OrderEnding) -> Move:
                 KeyEnding(ending.outcome, ending.resets_at, ending.quota_rest_seconds),
             )
     return moved
+
+
+def _end(db: Db, ending: OrderEnding) -> Move:
+    fence = ending.fence
+    return move(
+        db,
+        "end_order",
+        end_params(ending),
+        issue=fence.issue,
+        conversation_id=fence.conversation_id,
+        event=END,
+    )
 
 
 def record_salvage(

@@ -130,7 +130,7 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
 RETURNING issue;
 
 -- name: end_order
--- End this attempt with its outcome (event END: only from the states it may leave, RUNNING) and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out or refused ending.
+-- End this attempt with its outcome (event END: only from the states it may leave, RUNNING) and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out or refused ending; an ending that is no refusal (`ends_rest`, hive/rules/rests.py) ends its key's rest.
 WITH ended AS (
     UPDATE hive.queen_dispatch SET
         finished_at = now(), outcome = %(outcome)s,
@@ -149,7 +149,14 @@ WITH ended AS (
       AND claimed_by IS NOT DISTINCT FROM %(runner)s::text
       AND hive.order_state(started, finished_at, outcome, review_state)
         = ANY (%(from_states)s::integer[])
-    RETURNING issue
+    RETURNING issue, key_index, key_fingerprint
+), unrested AS (
+    UPDATE hive.queen_key_rest AS r
+    SET strikes = 0, rests_until = NULL, reason = NULL, updated_at = now()
+    FROM ended
+    WHERE %(ends_rest)s::boolean AND r.key_index = ended.key_index
+      AND r.key_fingerprint IS NOT DISTINCT FROM ended.key_fingerprint
+      AND (r.strikes > 0 OR r.rests_until IS NOT NULL)
 ), stored AS (
     INSERT INTO hive.queen_bundle AS b
         (issue, branch, base, base_sha, head_sha, runner, bytes, size)

@@ -120,6 +120,7 @@ SAMPLES = {
     "cost_source": "agent",
     "since": datetime(2026, 1, 1, tzinfo=UTC),
     "strikes": 1,
+    "ends_rest": True,
     "rests_until": datetime(2026, 1, 1, tzinfo=UTC),
     # the board (board.sql)
     "issues": [1],
