@@ -224,7 +224,10 @@ class Routes:
         except RecursionError:
             return error(400, "body: JSON nested too deeply")
         except (UnicodeDecodeError, ValueError) as err:  # ValueError: a 5000-digit number
-            return error(400, f"body: not JSON ({shown(str(err))[:200]})")
+            # the part before a ';' (Python's own advice to raise its digit limit is no
+            # help to a client)
+            reason = str(err).split(";", 1)[0]
+            return error(400, f"body: not JSON ({shown(reason)[:200]})")
         number = self.surface.add_issue(issues.from_json(data))
         return json_response(201, {"number": number}, {"Location": f"/api/issues/{number}"})
 

@@ -11,14 +11,24 @@ from __future__ import annotations
 
 # the bidirectional embeddings, overrides and isolates: U+202A..U+202E, U+2066..U+2069
 _BIDI = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+# the line and paragraph separators: a reader (a browser's JavaScript, an editor) breaks
+# the line there, so a one-line title would show as two
+_SEPARATORS = frozenset({0x2028, 0x2029})
 LINE_BREAKS = frozenset("\n\t")
 
 
 def is_control(char: str) -> bool:
-    """C0 and C1 control characters, DEL, the bidirectional controls, and a lone
-    surrogate (JSON's "\\ud800" decodes to one; it is no UTF-8, so no store takes it)."""
+    """C0 and C1 control characters, DEL, the bidirectional controls, the line and
+    paragraph separators, and a lone surrogate (JSON's "\\ud800" decodes to one; it is no
+    UTF-8, so no store takes it)."""
     code = ord(char)
-    return code < 32 or 127 <= code < 160 or code in _BIDI or 0xD800 <= code <= 0xDFFF
+    return (
+        code < 32
+        or 127 <= code < 160
+        or code in _BIDI
+        or code in _SEPARATORS
+        or 0xD800 <= code <= 0xDFFF
+    )
 
 
 def first_control(text: str, allowed: frozenset[str] = frozenset()) -> str | None:
