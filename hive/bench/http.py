@@ -64,12 +64,17 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     url = connect.database_url(settings)
     connect.check_reachable(url)
     chosen = SERVERS if args.server == "all" else (args.server,)
-    result: dict[str, Any] = {"clients": args.clients, "slow": args.slow}
+    # the machine's load beside the figures: on a shared machine they move with it
+    result: dict[str, Any] = {
+        "clients": args.clients,
+        "slow": args.slow,
+        "load_average_before": round(os.getloadavg()[0], 2),
+    }
     with scratch.database(url) as db_url:
         _seed(db_url, args.orders)
         for kind in chosen:
             if kind == "waitress" and not _has_waitress():
-                result["waitress"] = "not installed (pip install waitress)"
+                result["waitress"] = "not installed (pip install 'hive[bench]')"
                 continue
             runs = [_measure(kind, db_url, args) for _ in range(args.runs)]
             for name in ("p50_ms", "p99_ms", "max_ms", "per_s"):
@@ -82,6 +87,7 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                 kinds.update(r["error_kinds"])
             if kinds:
                 result[f"{kind}_error_kinds"] = dict(kinds)
+    result["load_average_after"] = round(os.getloadavg()[0], 2)
     result["goal_met"] = (
         result.get("pool_p99_ms", float("inf")) < GOAL_P99_MS and result.get("pool_errors") == 0
     )

@@ -24,6 +24,7 @@ from typing import Any
 
 from hive.forge.github import intake
 from hive.rules.forge import branch_issue
+from hive.services.issues import INT4_MAX
 from hive.store import waits
 from hive.store.db import Db
 
@@ -44,19 +45,44 @@ def signature_ok(secret: str, body: bytes, given: str | None) -> bool:
     return hmac.compare_digest(wanted.encode(), given.strip().encode())
 
 
+def _at(value: object, key: str) -> Any:
+    """`value[key]` where `value` is a JSON object, else None: a signed body of another
+    shape than GitHub's is read as naming nothing, not as a fault of the hive's."""
+    return value.get(key) if isinstance(value, Mapping) else None
+
+
+def _items(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def issue_fault(issue: Mapping[str, Any]) -> str | None:
+    """What in a delivery's `issue` object is not of GitHub's shape (one line), or None."""
+    number = issue.get("number")
+    if type(number) is not int or not 1 <= number <= INT4_MAX:
+        return f"issue.number: expected a whole number from 1 to {INT4_MAX}"
+    for name in ("title", "body", "state"):
+        if not isinstance(issue.get(name), str | None):
+            return f"issue.{name}: expected a string"
+    labels = issue.get("labels")
+    if labels is not None and not (
+        isinstance(labels, list) and all(isinstance(label, Mapping) for label in labels)
+    ):
+        return "issue.labels: expected a list of objects"
+    return None
+
+
 def branches_of(event: str, payload: Mapping[str, Any]) -> list[str]:
     """The branches a pull-request-side event is about."""
     found: list[str] = []
     if event == "status":
-        found += [str(b.get("name", "")) for b in payload.get("branches") or ()]
+        found += [str(_at(b, "name") or "") for b in _items(payload.get("branches"))]
     for key in ("check_run", "check_suite"):
-        part = payload.get(key) or {}
-        suite = part.get("check_suite") or part
-        found.append(str(suite.get("head_branch") or ""))
-        for pr in part.get("pull_requests") or ():
-            found.append(str((pr.get("head") or {}).get("ref", "")))
-    pr = payload.get("pull_request") or {}
-    found.append(str((pr.get("head") or {}).get("ref", "")))
+        part = payload.get(key)
+        suite = _at(part, "check_suite") or part
+        found.append(str(_at(suite, "head_branch") or ""))
+        for pr in _items(_at(part, "pull_requests")):
+            found.append(str(_at(_at(pr, "head"), "ref") or ""))
+    found.append(str(_at(_at(payload.get("pull_request"), "head"), "ref") or ""))
     return [b for b in found if b]
 
 
@@ -104,10 +130,13 @@ class Hooks:
             return HookAnswer(400, {"error": "the body is not JSON"})
         if not isinstance(payload, dict):
             return HookAnswer(400, {"error": "the body is not a JSON object"})
-        repo = (payload.get("repository") or {}).get("full_name")
+        repo = _at(payload.get("repository"), "full_name")
         if repo is not None and str(repo).lower() != self.full_name.lower():
             return HookAnswer(202, {"ignored": f"a delivery for {repo}"})
         if event == "issues" and isinstance(payload.get("issue"), dict):
+            fault = issue_fault(payload["issue"])
+            if fault is not None:
+                return HookAnswer(400, {"error": fault})
             done = intake.sync_one(self.db, payload["issue"], self.label)
             if done.did == intake.Synced.REFUSED:
                 self.on_refused(done)
