@@ -91,14 +91,16 @@ def run(
     finally:
         kill_everything_under(world.procs, world.every_serve())
         world.remove_server()
-    return Result(plan, time.monotonic() - began, checks, tuple(seen.acted), tuple(world.unasked))
+    return Result(plan, time.monotonic() - started, checks, tuple(seen.acted), tuple(world.unasked))
 
 
 def _wait_serving(world: World) -> None:
-    """Until each process has logged that it serves (its tree runs)."""
+    """Until each process has logged that it serves (its tree runs) or has exited."""
     try:
         wait_for(
-            lambda: all(SERVING in serve.log() for serve in world.live()),
+            lambda: all(
+                serve.exit_code() is not None or SERVING in serve.log() for serve in world.live()
+            ),
             START_SECONDS,
             "every process to serve",
             poll_seconds=POLL_SECONDS,
