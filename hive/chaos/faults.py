@@ -21,7 +21,7 @@ import psycopg
 
 from hive.chaos.invariants import OUTLIVE_BOUND_SECONDS, Outliving
 from hive.chaos.plan import Fault, FaultKind
-from hive.chaos.world import SILENT_MINUTES, World
+from hive.chaos.world import World
 from hive.store import embedded, orders
 from hive.swarm import WaitTimeout, processes_under, wait_for
 
@@ -121,7 +121,7 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
         serve, held = world.runners[fault.target], set()
     os.kill(serve.pid, signal.SIGSTOP)
     stopped = time.monotonic()
-    window = SILENT_MINUTES * 60
+    window = world.shape.silent_minutes * 60
     pause = threading.Event()
     still: set[int] = set()
     try:

@@ -32,6 +32,7 @@ class Shape:
     runners: int
     fault_seconds: float  # the window the faults fall in
     turn_ticks: tuple[int, int]  # each turn lasts between these many ticks (inclusive)
+    silent_minutes: float = 0.1  # HIVE_RUNNER_SILENT_MINUTES: 6 s and a runner is reaped
     runner_kills: int = 1
     runner_terms: int = 1
     queen_kills: int = 1
@@ -54,10 +55,12 @@ class Plan:
     faults: tuple[Fault, ...]
 
 
-def small(orders: int = 36, runners: int = 3) -> Shape:
-    """The run `make test` makes: one fault of each kind, turns of 1 to 8 s (a turn the
-    stall catches young outlives the 6 s silent window)."""
-    return Shape(orders, runners, fault_seconds=25.0, turn_ticks=(10, 80))
+def small(orders: int = 90, runners: int = 3) -> Shape:
+    """The run `make test` makes: one fault of each kind, turns of 0.5 to 3 s and a 9 s
+    silent window, so a turn the stall catches has ended before its order is reaped (a
+    turn that outlives the reap overlaps the next attempt: a known limit, which the big
+    run shows)."""
+    return Shape(orders, runners, fault_seconds=25.0, turn_ticks=(5, 30), silent_minutes=0.15)
 
 
 def big(orders: int = 300, runners: int = 6, minutes: float = 5.0) -> Shape:

@@ -32,13 +32,11 @@ BASE = "main"
 QUEEN = "queen"
 SLOTS_PER_RUNNER = 2
 LANES_PER_KEY = 4
-SILENT_MINUTES = 0.1  # 6 s without a heartbeat and a runner's orders are reaped
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
 
 CLOCKS = {
     "HIVE_QUEEN_TICK_SECONDS": "0.5",
     "HIVE_RUNNER_SECONDS": "0.2",
-    "HIVE_RUNNER_SILENT_MINUTES": str(SILENT_MINUTES),
     "HIVE_RUNNER_DRAIN_SECONDS": str(DRAIN_SECONDS),
     "HIVE_HTTP_ADDR": "127.0.0.1:0",
     "HIVE_BEE_MEMORY_MB": "0",
@@ -133,6 +131,7 @@ class World:
             "HIVE_RUNNER_NAME": QUEEN if role == "queen" else name,
             "HIVE_AGENT": f"command:sh {self.ctl / 'agent.sh'} {self.ctl}",
             "HIVE_MAX_WORKERS": str(slots),
+            "HIVE_RUNNER_SILENT_MINUTES": str(self.shape.silent_minutes),
             **CLOCKS,
         }
         for k in range(math.ceil(slots / LANES_PER_KEY)):
