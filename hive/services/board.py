@@ -143,7 +143,8 @@ def _last_event(row: board.CardRow) -> Event:
     add(row.closed_at, f"closed: {row.closed_reason}" if row.closed_reason else "closed")
     if row.said:
         add(row.said_at, f"said: {row.said}")
-    return max(found, key=lambda e: e.at)
+    # on a tie (one statement wrote both) the later step of the life wins
+    return max(enumerate(found), key=lambda pair: (pair[1].at, pair[0]))[1]
 
 
 # ---- an issue's page ------------------------------------------------------------------

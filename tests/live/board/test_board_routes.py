@@ -191,3 +191,27 @@ def test_the_order_listing_still_answers_on_a_store_with_the_board_triggers(worl
     assert orders.claim(world.db, "runner-1") is not None
     server = serve()
     assert [o["issue"] for o in call(server, "GET", "/api/orders").json()] == [9]
+
+
+def test_an_issue_page_shows_attempts_verdicts_checks_spend_and_the_bundle(world, serve):
+    add(world, 11, "judged work")
+    world.commit_on("queen-11", "new.txt", "work\n")
+    head = world.store_bundle(11, "queen-11")  # attempt 1 ended finished, bundle stored
+    world.db.execute(
+        "UPDATE hive.queen_dispatch SET review_state = 'sendback', reviewed_at = now(),"
+        " review_note = 'criterion 1 unmet: <no test>', cost_usd = 0.25,"
+        " input_tokens = 1200, output_tokens = 300 WHERE issue = 11"
+    )
+    world.db.execute(
+        "INSERT INTO hive.queen_check (issue, attempt, name, result, exit_code, output_tail)"
+        " VALUES (11, 1, 'syntax', 'fail', 1, 'line one\nE   boom')"
+    )
+    server = serve()
+    text = call(server, "GET", "/board/issues/11").body.decode()
+    assert "sent back" in text and "criterion 1 unmet: &lt;no test&gt;" in text
+    assert "1200 tokens in, 300 out, $0.25 over 1 attempt" in text
+    assert 'class="result-fail">fail' in text and "E   boom" in text
+    assert '<a href="/queen/export/11" download>' in text and head[:12] in text
+    assert "attempt 1 ended finished" in text  # the Queen's sentences
+    bundle = call(server, "GET", "/queen/export/11")
+    assert bundle.status == 200 and world.fetch_bundle(bundle.body, "queen-11") == head
