@@ -45,6 +45,8 @@ HOOK_PATH = "/hooks/github"
 # answered without the token: probes and scrapers carry none, nor does GitHub
 OPEN_PATHS = QUIET_PATHS | {HOOK_PATH}
 PATH_SHOWN_MAX_CHARS = 200
+# a listing or a scrape that began this long before a call answers it too (coalesce.py)
+MOMENT_SECONDS = 0.1
 METHODS = frozenset({"GET", "HEAD", "POST"})
 # GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
 ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
@@ -61,10 +63,11 @@ class Routes:
         self._token = api_token
         self.body_max_bytes = body_max_bytes
         # a store query and an encoding each: many clients at once share one
-        self._orders_listing = Coalesced(self._list_orders)
+        self._orders_listing = Coalesced(self._list_orders, MOMENT_SECONDS)
         self._board = BoardRoutes(surface.board)
         self._metrics_text = {
-            kind: Coalesced(functools.partial(self._encode_metrics, kind)) for kind in _ENCODINGS
+            kind: Coalesced(functools.partial(self._encode_metrics, kind), MOMENT_SECONDS)
+            for kind in _ENCODINGS
         }
 
     def answer(self, request: Request) -> Response:

@@ -78,3 +78,26 @@ def test_an_error_reaches_every_caller_it_answers_and_the_next_call_computes_aga
     with pytest.raises(RuntimeError, match="store down"):
         shared()
     assert shared() == 7
+
+
+def test_within_its_moment_a_caller_joins_the_running_computation():
+    gate = threading.Event()
+    started: list[int] = []
+
+    def compute() -> int:
+        started.append(len(started) + 1)
+        gate.wait(5)
+        return len(started)
+
+    shared = Coalesced(compute, moment_seconds=60)
+    with ThreadPoolExecutor(3) as pool:
+        first = pool.submit(shared)
+        wait_until(lambda: started == [1])
+        late = [pool.submit(shared), pool.submit(shared)]
+        running = shared._running
+        assert running is not None  # both wait on it (CPython's Event keeps its waiters)
+        wait_until(lambda: len(running.done._cond._waiters) == 2)  # type: ignore[attr-defined]
+        gate.set()
+        assert [first.result(5), *(f.result(5) for f in late)] == [1, 1, 1]
+    assert started == [1] and shared._next is None
+    assert shared() == 2  # once it ended, the next caller starts a new one
