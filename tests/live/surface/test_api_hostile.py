@@ -4,12 +4,14 @@ a 201 or a 400 naming a field, never a 500 and never a traceback (issue 14)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hive.store import issues
+from tests.live.surface.test_commands import hive, one_line_error
 from tests.unit.surface.helpers import call, post_json
 from tests.unit.surface.test_http_properties import FIELDS, Faults, issue_bodies
 
@@ -77,3 +79,38 @@ def test_any_issue_or_export_path_is_a_clear_answer(world, serve, text):
             answer = call(server, method, target)
             assert answer.status in (200, 400, 404, 405, 409), (target, answer.body)
     assert faults.found == []
+
+
+@pytest.mark.parametrize(
+    ("args", "field"),
+    [
+        (["--title", "a\x1b[31mred"], "title"),
+        (["--title", "one\ntwo"], "title"),
+        (["--title", "one\u2028two"], "title"),
+        (["--title", "t", "--body", "x\ry"], "body"),
+        (["--title", "t", "--body", "x\x07y"], "body"),
+        (["--title", "t", "--label", "l\u202e"], "labels[0]"),
+        (["--title", "t", "--boundary", "src/a\nb.py"], "boundary[0]"),
+        (["--title", "t", "--criterion", "c\x1b]0;x\x07"], "criteria[0]"),
+        (["--title", os.fsdecode(b"bad \xff\xfe bytes")], "title"),
+    ],
+)
+def test_issue_add_from_the_command_line_refuses_control_characters(world, args, field):
+    done = hive(world, "issue", "add", *args)
+    assert done.returncode == 2, done.stdout
+    line = one_line_error(done)
+    assert line.startswith(f"hive: {field}:") and "\x1b" not in line and "\u202e" not in line
+    assert "Traceback" not in done.stderr.decode() and issues.listing(world.db) == []
+
+
+def test_a_row_written_before_the_door_is_listed_escaped(world):
+    with world.db.cursor() as cur:
+        cur.execute(
+            "INSERT INTO hive.queen_issue (number, title, labels) VALUES (1, %s, %s)",
+            ("a\x1b[2J\u202eb\u2028c", ["l\x1b[0m"]),
+        )
+    done = hive(world, "issue", "list")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout.decode()
+    assert "\\x1b[2J\\u202eb\\u2028c" in out
+    assert "\x1b" not in out and "\u202e" not in out and "\u2028" not in out
