@@ -75,6 +75,11 @@ def test_any_issue_or_export_path_is_a_clear_answer(world, serve, text):
             ("GET", f"/api/issues/{tail}"),
             ("POST", f"/api/issues/{tail}/approve"),
             ("POST", f"/api/issues/{tail}/close"),
+            ("GET", f"/board/issues/{tail}"),
+            ("GET", f"/board/issues/{tail}/summary"),
+            ("GET", f"/board/issues/1/transcript?after={tail}"),
+            ("GET", f"/board/static/{tail}"),
+            ("GET", f"/api/orders?{tail}"),
         ):
             answer = call(server, method, target)
             assert answer.status in (200, 400, 404, 405, 409), (target, answer.body)

@@ -34,6 +34,11 @@ PATHS = [
     "/api/issues/2/approve",
     "/api/issues/3/close",
     "/api/issues/x/close",
+    "/hooks/github",
+    "/",
+    "/board",
+    "/board/issues/1",
+    "/board/static/board.css",
     "/nowhere",
 ]
 FIELDS = ["title", "body", "labels", "boundary", "criteria", "extra"]
