@@ -5,14 +5,18 @@ a client that never reads its answer. Each a clear answer and no traceback."""
 from __future__ import annotations
 
 import logging
+import shutil
 import socket
+import subprocess
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from hive.http import ExportServer, HttpConfig, Surface
 from hive.http import connection as http_connection
+from hive.http.server import BACKLOG
 from hive.metrics import HiveMetrics
 from hive.store.issues import NewIssue
 
@@ -156,3 +160,12 @@ def test_a_client_that_never_reads_its_answer_is_dropped_and_holds_nothing(monke
         running.stop()
         logger.removeHandler(watch)
         logger.setLevel(previous)
+
+
+@pytest.mark.skipif(shutil.which("ss") is None, reason="ss (iproute2) reads a listener's backlog")
+def test_the_listener_s_backlog_holds_a_burst_of_connections(server):
+    listed = subprocess.run(
+        ["ss", "-ltnH", f"sport = :{server.port}"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+    assert int(listed[2]) == min(BACKLOG, somaxconn) >= 512  # Send-Q: the backlog (was 5)
