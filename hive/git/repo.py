@@ -31,6 +31,7 @@ from hive.git.safety import check_url
 
 REPO_DIRNAME = "repo.git"
 REF_LOCK_WAIT_SECONDS = 5.0  # a ref's lock file is held for the instant of one write
+REF_LOCK_STALE_SECONDS = 2.0  # no live writer holds one this long
 
 log = logging.getLogger("hive.git")
 
@@ -203,8 +204,10 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
 def set_ref(repo: Repo, ref: Ref, sha: ObjectID) -> None:
     """Point `ref` at `sha`. Another writer of the same ref (a thread with a `Repo` of its
     own, as `own_repo` gives) holds `<ref>.lock` for the instant of its write, and dulwich
-    refuses at once where git would wait: so wait, up to REF_LOCK_WAIT_SECONDS, then raise
-    GitError naming the lock file (one a crashed writer left behind)."""
+    refuses at once where git would wait: so wait. A lock older than
+    REF_LOCK_STALE_SECONDS was left by a writer that died mid-write (a process killed by
+    SIGKILL; a clone belongs to one process at a time): it is removed, with a warning.
+    Raises GitError naming the lock file when it stays for REF_LOCK_WAIT_SECONDS."""
     deadline = time.monotonic() + REF_LOCK_WAIT_SECONDS
     pause = 0.001
     while True:
@@ -212,16 +215,27 @@ def set_ref(repo: Repo, ref: Ref, sha: ObjectID) -> None:
             repo.refs[ref] = sha
             return
         except FileLocked as err:
+            lock = Path(os.fsdecode(err.lockfilename))
+            if _stale(lock):
+                log.warning("removing %s: a writer that died mid-write left it", lock)
+                lock.unlink(missing_ok=True)
+                continue
             if time.monotonic() >= deadline:
                 raise GitError(
-                    f"{os.fsdecode(err.lockfilename)} stayed for"
-                    f" {REF_LOCK_WAIT_SECONDS:g} s: another writer holds it, or a crashed"
-                    " one left it (remove it when no hive process runs on this clone)"
+                    f"{lock} stayed for {REF_LOCK_WAIT_SECONDS:g} s: another writer holds"
+                    " it (remove it when no hive process runs on this clone)"
                 ) from err
             if pause == 0.001:
                 log.info("%s is being written by another writer: waiting", ref.decode())
             time.sleep(pause)
             pause = min(pause * 2, 0.05)
+
+
+def _stale(lock: Path) -> bool:
+    try:
+        return time.time() - lock.stat().st_mtime > REF_LOCK_STALE_SECONDS
+    except FileNotFoundError:  # its writer finished meanwhile
+        return False
 
 
 def deepen_base(repo: Repo, url: str, base: str, wanted: Sequence[str]) -> bool:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -121,7 +123,27 @@ def test_a_base_refresh_waits_for_another_writer_of_the_ref(
     assert resolve(checkout.repo, "refs/remotes/origin/main") == done[0]
 
 
-def test_a_lock_left_by_a_crashed_writer_is_named(
+def test_a_lock_left_by_a_writer_killed_mid_write_is_removed(
+    tmp_path: Path, upstream: Path, git: Git, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Queen killed by SIGKILL inside a ref write leaves `<ref>.lock`; her replacement
+    on the same clone must still boot."""
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    lock = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main.lock"
+    lock.write_bytes(b"")
+    old = time.time() - repo_module.REF_LOCK_STALE_SECONDS - 1
+    os.utime(lock, (old, old))
+    with caplog.at_level(logging.WARNING, "hive.git"):
+        sha = refresh_base(checkout.repo, str(upstream), "main")
+    assert sha == head_of(git, upstream, "main")
+    assert not lock.exists()
+    assert "a writer that died mid-write left it" in caplog.text
+
+
+def test_a_lock_held_too_long_is_named(
     tmp_path: Path, upstream: Path, git: Git, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     checkout = open_checkout(str(upstream), tmp_path / "work", "main")
@@ -131,5 +153,7 @@ def test_a_lock_left_by_a_crashed_writer_is_named(
     lock = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main.lock"
     lock.write_bytes(b"")
     monkeypatch.setattr(repo_module, "REF_LOCK_WAIT_SECONDS", 0.05)
-    with pytest.raises(GitError, match=r"main\.lock stayed for 0\.05 s: .*crashed"):
+    monkeypatch.setattr(repo_module, "REF_LOCK_STALE_SECONDS", 3600.0)
+    with pytest.raises(GitError, match=r"main\.lock stayed for 0\.05 s: another writer"):
         refresh_base(checkout.repo, str(upstream), "main")
+    assert lock.exists()
