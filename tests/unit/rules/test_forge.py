@@ -142,6 +142,7 @@ def test_a_refused_merge_names_one_case():
     )
     assert stuck_of_refusal(405, 'Required status check "ci" is expected.') == Stuck.PROTECTED
     assert stuck_of_refusal(405, "Pull Request is not mergeable") == Stuck.CONFLICT
+    assert stuck_of_refusal(405, "Head branch is not up to date with the base") == Stuck.BEHIND
 
 
 def test_every_case_has_the_queens_next_move():
