@@ -69,6 +69,7 @@ class Warden:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._held: dict[int, str] = {}
+        self._fences: dict[int, float] = {}
         self._records: Path | None = None
         self._lock_file: IO[bytes] | None = None
         self._popen: subprocess.Popen[bytes] | None = None
@@ -87,9 +88,20 @@ class Warden:
             self._held[pgid] = started
             self._tell(f"+ {pgid} {started}\n")
 
+    def fence(self, pgid: int, seconds: float) -> None:
+        """Group ``pgid`` is SIGKILLed by the warden unless ``fence`` is called for it
+        again within ``seconds``: the owner calls it each time it proves it still holds
+        the group's work (a renewed claim), so a group whose owner is stopped (SIGSTOP)
+        or cut off dies on time even though the owner lives."""
+        with self._lock:
+            if pgid in self._held:
+                self._fences[pgid] = seconds
+                self._tell(f"f {pgid} {seconds:.3f}\n")
+
     def release(self, pgid: int) -> None:
         """Group ``pgid`` is gone: forget it (its number may be handed out again)."""
         with self._lock:
+            self._fences.pop(pgid, None)
             if self._held.pop(pgid, None) is not None:
                 self._tell(f"- {pgid}\n")
 
@@ -113,6 +125,7 @@ class Warden:
         with self._lock:
             popen, self._popen = self._popen, None
             self._held.clear()
+            self._fences.clear()
         if popen is not None:
             assert popen.stdin is not None
             with contextlib.suppress(OSError):
@@ -145,6 +158,7 @@ class Warden:
         )
         assert popen.stdin is not None
         replay = [f"+ {pgid} {started}\n" for pgid, started in self._held.items()]
+        replay += [f"f {pgid} {seconds:.3f}\n" for pgid, seconds in self._fences.items()]
         if self._records is not None:
             replay.insert(0, f"d {self._records}\n")
         popen.stdin.write("".join(replay).encode())

@@ -6,6 +6,9 @@ It reads its owner's lines on standard input:
     + <pgid> <starttime>   a group started (its leader's start time, /proc stat field 22)
     - <pgid>               the group is gone
     d <directory>          keep a record file per held group in this directory
+    f <pgid> <seconds>     the group's fence: SIGKILL it unless another `f` for it comes
+                           within <seconds> (its owner could not renew the group's claim:
+                           stopped, or cut off from the store)
 
 At the end of its input (its owner died, or closed the pipe) it SIGKILLs every group it
 still holds whose leader is the one it was told of, removes the records, and exits.
@@ -15,8 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sys
+import time
 from pathlib import Path
 
 _PROC = Path("/proc")
@@ -66,30 +71,57 @@ def main() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, signal.SIG_IGN)  # it ends when its owner does, not before
     held: dict[int, str] = {}
+    fences: dict[int, float] = {}  # pgid -> the monotonic time its fence falls
     records: Path | None = None
-    for line in sys.stdin:
-        op, _, rest = line.strip().partition(" ")
-        words = rest.split()
-        if op == "+" and len(words) == 2:
-            held[int(words[0])] = words[1]
-            if records is not None:
-                with contextlib.suppress(OSError):
-                    (records / words[0]).write_text(words[1])
-        elif op == "-" and len(words) == 1:
-            held.pop(int(words[0]), None)
-            if records is not None:
-                with contextlib.suppress(OSError):
-                    (records / words[0]).unlink()
-        elif op == "d" and rest:
-            records = Path(rest)
-            for pgid, started in held.items():
-                with contextlib.suppress(OSError):
-                    (records / str(pgid)).write_text(started)
+    fd = sys.stdin.fileno()
+    pending = b""
+    while True:
+        wait = None if not fences else max(0.0, min(fences.values()) - time.monotonic())
+        ready, _, _ = select.select([fd], [], [], wait)
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break  # the owner died, or closed the pipe
+            *lines, pending = (pending + chunk).split(b"\n")
+            for line in lines:
+                records = _obey(line.decode(), held, fences, records)
+        now = time.monotonic()
+        for pgid in [pgid for pgid, falls in fences.items() if falls <= now]:
+            del fences[pgid]
+            if pgid in held:
+                kill(pgid, held[pgid])
     for pgid, started in held.items():
         kill(pgid, started)
         if records is not None:
             with contextlib.suppress(OSError):
                 (records / str(pgid)).unlink()
+
+
+def _obey(
+    line: str, held: dict[int, str], fences: dict[int, float], records: Path | None
+) -> Path | None:
+    """Carry out one of the owner's lines; the record directory after it."""
+    op, _, rest = line.strip().partition(" ")
+    words = rest.split()
+    if op == "+" and len(words) == 2:
+        held[int(words[0])] = words[1]
+        if records is not None:
+            with contextlib.suppress(OSError):
+                (records / words[0]).write_text(words[1])
+    elif op == "-" and len(words) == 1:
+        held.pop(int(words[0]), None)
+        fences.pop(int(words[0]), None)
+        if records is not None:
+            with contextlib.suppress(OSError):
+                (records / words[0]).unlink()
+    elif op == "f" and len(words) == 2 and int(words[0]) in held:
+        fences[int(words[0])] = time.monotonic() + float(words[1])
+    elif op == "d" and rest:
+        records = Path(rest)
+        for pgid, started in held.items():
+            with contextlib.suppress(OSError):
+                (records / str(pgid)).write_text(started)
+    return records
 
 
 if __name__ == "__main__":

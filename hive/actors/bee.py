@@ -39,11 +39,13 @@ from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
 from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
+from hive.rules.fence import turn_fence_seconds
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.settings import Settings
 from hive.store import bundles, conversations, listen, orders
 from hive.store.orders import Fence, OrderEnding
 from supervisors import SupervisedActor
+from supervisors.warden import warden
 
 log = logging.getLogger("hive.bee")
 
@@ -60,6 +62,8 @@ class BeeConfig:
     start: StartConfig
     heartbeat_seconds: float = 15.0
     bundle_max_bytes: int = 100 * 1024 * 1024
+    # a runner's turn is killed by its warden when its claim goes unrenewed this long
+    fence_seconds: float | None = None
     # how an ending is priced and rests its key (the packaged price table by default)
     accounting: Accounting = field(default_factory=Accounting.packaged)
 
@@ -69,6 +73,9 @@ class BeeConfig:
             StartConfig.from_settings(settings),
             heartbeat_seconds=settings.runner_seconds,
             bundle_max_bytes=settings.bundle_max_bytes,
+            fence_seconds=turn_fence_seconds(
+                settings.runner_silent_minutes * 60, settings.runner_seconds
+            ),
             accounting=Accounting.from_settings(settings),
         )
 
@@ -308,6 +315,7 @@ class Bee:
 
     def _watch(self, turn: Turn) -> None:
         """Wait for the turn's end, renewing the claim every heartbeat_seconds."""
+        self._fence(turn)
         while not turn.wait(self.config.heartbeat_seconds):
             if self.order.fence.runner is not None and self.state in _RENEWS:
                 self._heartbeat(turn)
@@ -321,6 +329,7 @@ class Bee:
             return
         if renewed:
             metrics.heartbeats.inc()
+            self._fence(turn)
             return
         metrics.heartbeat_lost.inc()
         with self._changed:
@@ -329,6 +338,13 @@ class Bee:
             "heartbeat found no row: %s; stopping the turn", LOST, extra={"issue": self.issue}
         )
         turn.stop(LOST)
+
+    def _fence(self, turn: Turn) -> None:
+        """(Re)arm the turn's fence with the warden (rules/fence.py): a runner's claim
+        was just taken or renewed."""
+        seconds = self.config.fence_seconds
+        if seconds is not None and turn.pgid is not None and self.order.fence.runner:
+            warden().fence(turn.pgid, seconds)
 
     def _close(self, started: Started) -> None:
         rt, ending = self.runtime, started.turn.ending

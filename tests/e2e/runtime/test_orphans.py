@@ -116,3 +116,33 @@ def test_a_runner_started_again_kills_what_its_earlier_incarnation_and_warden_le
         "the restarted runner kills the groups its earlier incarnation left",
     )
     assert "killed 1 process groups an earlier process left running" in world.serves[-1].log()
+
+
+def test_a_runner_stopped_past_its_fence_loses_its_turn_before_the_next_attempt_starts(
+    world: World,
+) -> None:
+    """A runner frozen by SIGSTOP cannot stop its own turn; its warden (a process of its
+    own) kills the turn once the claim went unrenewed for the fence (rules/fence.py),
+    before the reaper hands the order to another runner: two turns never overlap."""
+    clocks = {"HIVE_RUNNER_SILENT_MINUTES": "0.1"}  # 6 s; the fence falls at 4.8 s
+    world.queen(**clocks)
+    frozen = world.runner("runner-a", **clocks)
+    pids = _stubborn_turn(world, "runner-a")
+    world.runner("runner-b", **clocks)  # ready to take the order once it is reaped
+
+    frozen.send(signal.SIGSTOP)
+    try:
+        turns_seen: list[int] = []
+
+        def gone() -> bool:
+            turns_seen.append(len(world.turns(1)))
+            return not any(pid_alive(p) for p in pids)
+
+        world.wait(gone, DIES_WITHIN_SECONDS, "the frozen runner's agent processes go")
+        assert max(turns_seen) == 1, "a second turn started while the frozen one still ran"
+        assert pid_alive(frozen.pid), "the runner itself lives on (only frozen)"
+        # the next attempt runs on runner-b, alone
+        world.mode(1, "commit")
+        world.wait(lambda: world.claimed(1, "runner-b"), REAPED_SECONDS, "runner-b claims 1")
+    finally:
+        frozen.send(signal.SIGCONT)

@@ -202,3 +202,44 @@ def test_a_watched_group_is_released_once_its_leader_exited_and_it_is_empty() ->
     while quick.pgid in module.warden()._held and time.monotonic() < deadline:
         time.sleep(0.01)
     assert quick.pgid not in module.warden()._held
+
+
+def test_a_group_whose_fence_is_not_renewed_is_killed_while_its_owner_lives() -> None:
+    """An owner that cannot renew (stopped, cut off from the store) loses its group on
+    time: the warden kills it at the fence, the owner and its other groups live on."""
+    warden = Warden()
+    fenced = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    free = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        warden.watch(fenced.pid)
+        warden.watch(free.pid)
+        warden.fence(fenced.pid, 0.2)
+        assert fenced.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+        assert free.poll() is None
+        assert warden.pid is not None and process_alive(warden.pid)
+    finally:
+        warden.close()
+        for popen in (fenced, free):
+            if popen.poll() is None:
+                popen.kill()
+            popen.wait()
+
+
+def test_a_fence_renewed_in_time_holds_past_its_length() -> None:
+    warden = Warden()
+    held = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        warden.watch(held.pid)
+        fence_seconds = 3.0
+        until = time.monotonic() + fence_seconds * 1.5
+        while time.monotonic() < until:
+            warden.fence(held.pid, fence_seconds)
+            time.sleep(0.2)  # the owner's heartbeat
+        assert held.poll() is None
+        warden.fence(held.pid, 0.1)  # then it stops renewing
+        assert held.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+    finally:
+        warden.close()
+        if held.poll() is None:
+            held.kill()
+        held.wait()
