@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -152,19 +153,27 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and value >= 0 else 0
 
 
-def earlier_total(data: bytes) -> Usage:
-    """The thread's usage as a session's file left it (its last `token_count`): what a
-    resumed thread's `turn.completed` counts again."""
-    total = Usage(provider=PROVIDER)
+def _payloads(data: bytes, kind: bytes) -> Iterator[dict[str, Any]]:
+    """The payloads of a session file's records of `kind` (`token_count`,
+    `turn_context`), in order; a line that is not a JSON record is passed over."""
     for raw in data.splitlines():
-        if b'"token_count"' not in raw:
+        if b'"' + kind + b'"' not in raw:
             continue
         try:
             record = json.loads(raw)
         except ValueError:
             continue
         payload = record.get("payload") if isinstance(record, dict) else None
-        info = payload.get("info") if isinstance(payload, dict) else None
+        if isinstance(payload, dict):
+            yield payload
+
+
+def earlier_total(data: bytes) -> Usage:
+    """The thread's usage as a session's file left it (its last `token_count`): what a
+    resumed thread's `turn.completed` counts again."""
+    total = Usage(provider=PROVIDER)
+    for payload in _payloads(data, b"token_count"):
+        info = payload.get("info")
         if isinstance(info, dict) and isinstance(info.get("total_token_usage"), dict):
             total = _usage(info["total_token_usage"]) or total
     return total
@@ -173,15 +182,8 @@ def earlier_total(data: bytes) -> Usage:
 def last_model(data: bytes) -> str | None:
     """The model of a session's file's last turn (`turn_context`), if it names one."""
     model = None
-    for raw in data.splitlines():
-        if b'"turn_context"' not in raw:
-            continue
-        try:
-            record = json.loads(raw)
-        except ValueError:
-            continue
-        payload = record.get("payload") if isinstance(record, dict) else None
-        if isinstance(payload, dict) and isinstance(payload.get("model"), str):
+    for payload in _payloads(data, b"turn_context"):
+        if isinstance(payload.get("model"), str):
             model = payload["model"]
     return model
 
