@@ -231,14 +231,8 @@ class Loop:
             self._selector.register(sock, selectors.EVENT_READ, conn)
 
     def _read(self, conn: _Conn) -> None:
-        try:
-            data = conn.sock.recv(READ_CHUNK_BYTES)
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            data = b""
-        if not data:  # the client went away before its request was whole
-            self._close(conn)
+        data = self._recv(conn)
+        if not data:  # nothing yet, or the client went away before its request was whole
             return
         conn.buf += data
         if conn.head is None:
@@ -300,14 +294,20 @@ class Loop:
         self._selector.modify(conn.sock, selectors.EVENT_READ, conn)
 
     def _drop_input(self, conn: _Conn) -> None:
+        self._recv(conn)
+
+    def _recv(self, conn: _Conn) -> bytes | None:
+        """What the client sent since the last read; None when nothing is there yet,
+        b"" when it went away (or the socket failed): the connection is then closed."""
         try:
             data = conn.sock.recv(READ_CHUNK_BYTES)
         except (BlockingIOError, InterruptedError):
-            return
+            return None
         except OSError:
             data = b""
         if not data:
             self._close(conn)
+        return data
 
     def _answer(self, conn: _Conn, response: Response, *, log_it: bool) -> None:
         """Start writing `response` on `conn` (from the loop thread only)."""
