@@ -226,3 +226,17 @@ def branch_issue(branch: str | None) -> int | None:
     """The issue of a `queen-<n>` branch, else None."""
     match = re.fullmatch(r"queen-([1-9][0-9]{0,9})", branch or "")
     return int(match.group(1)) if match else None
+
+
+_INHERITED = "also red on {base}: not this work's fault\n"
+
+
+def inherited_tail(base: str, summary: str) -> str:
+    """The output kept for a check that is red on `base` too: marked as not the work's
+    fault, so the gate can tell it from the work's own red check (`is_inherited`)."""
+    return _INHERITED.format(base=base) + summary
+
+
+def is_inherited(tail: str, base: str) -> bool:
+    """Whether a kept check output was marked by `inherited_tail` for `base`."""
+    return tail.startswith(_INHERITED.format(base=base))

@@ -22,7 +22,13 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from hive.errors import HiveError
-from hive.rules.forge_limits import missing_permission, next_link, pace_seconds, wait_after
+from hive.rules.forge_limits import (
+    header,
+    missing_permission,
+    next_link,
+    pace_seconds,
+    wait_after,
+)
 
 log = logging.getLogger("hive.forge")
 
@@ -55,10 +61,7 @@ class Response:
 
     @property
     def etag(self) -> str | None:
-        for key, value in self.headers.items():
-            if key.lower() == "etag":
-                return value
-        return None
+        return header(self.headers, "etag")
 
 
 @dataclass
@@ -150,14 +153,14 @@ class GitHubClient:
         if first.status == 304:
             return first
         items = list(first.data or [])
-        link = _header(first.headers, "link")
+        link = header(first.headers, "link")
         for _ in range(MAX_PAGES - 1):
             nxt = next_link(link)
             if nxt is None or not nxt.startswith(self.api_url):
                 break  # a Link to anywhere else is not followed (the token goes nowhere else)
             page = self.request("GET", nxt, what=f"GET {urlsplit(path).path} (next page)")
             items += list(page.data or [])
-            link = _header(page.headers, "link")
+            link = header(page.headers, "link")
         return Response(first.status, first.headers, items)
 
     # ---- the wire -----------------------------------------------------------------
@@ -224,10 +227,3 @@ def _message(data: Any) -> str:
     if isinstance(data, Mapping):
         return str(data.get("message", ""))[:300]
     return ""
-
-
-def _header(headers: Mapping[str, str], name: str) -> str | None:
-    for key, value in headers.items():
-        if key.lower() == name:
-            return value
-    return None

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.actors.branches import head_here
-from hive.actors.publish import Gone
+from hive.actors.publish import Gone, Red
 from hive.forge.github.api import MergeRefused, PullRequest, Repository
 from hive.forge.github.hooks import WAKE_KEY
 from hive.forge.github.push import push_branch
@@ -42,6 +42,8 @@ from hive.rules.forge import (
     Gate,
     Stuck,
     gate_case,
+    inherited_tail,
+    is_inherited,
     stuck_of_refusal,
     stuck_of_state,
     stuck_sentence,
@@ -55,8 +57,6 @@ log = logging.getLogger("hive.publish")
 CHECKS_APPEAR_SECONDS = 600  # CI has this long after the push to report a first check
 COMPUTING_RECHECK_SECONDS = 2  # GitHub works mergeability out in a moment
 PR_NOTE = "pr"
-
-Red = Callable[[StepContext, PublishFacts, str], Result]
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class GitHubSteps:
             inherited = case.gate == Gate.INHERITED and check.state == CheckState.FAIL
             tail = check.summary
             if inherited:
-                tail = f"also red on {self.config.base}: not this work's fault\n{tail}"
+                tail = inherited_tail(self.config.base, tail)
             publish.record_check(
                 self.db,
                 issue=facts.issue,
@@ -145,7 +145,11 @@ class GitHubSteps:
 
     def gate_waits_because(self, facts: PublishFacts) -> str:
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, facts.head_sha or "")
-        inherited = [r.name for r in runs if r.result != "pass" and "also red on" in r.output_tail]
+        inherited = [
+            r.name
+            for r in runs
+            if r.result != "pass" and is_inherited(r.output_tail, self.config.base)
+        ]
         if inherited:
             return (
                 f"check {', '.join(inherited)} is red on {self.config.base} too, not by this "

@@ -16,6 +16,8 @@ from hive.rules.forge import (
     branch_issue,
     check_run_state,
     gate_case,
+    inherited_tail,
+    is_inherited,
     note_action,
     note_body,
     status_state,
@@ -164,3 +166,12 @@ def test_a_queen_branch_names_its_issue():
     assert [branch_issue(b) for b in ("main", "queen-0", "queen-012", None, "queen-1x")] == [
         None
     ] * 5
+
+
+def test_an_inherited_check_is_told_by_its_mark_not_by_words_in_its_output() -> None:
+    marked = inherited_tail("main", "lint: 3 errors")
+    assert marked.endswith("lint: 3 errors")
+    assert is_inherited(marked, "main")
+    assert not is_inherited(marked, "trunk")
+    # a check's own output that happens to say the words is the work's own red check
+    assert not is_inherited("tests failed\nalso red on main: not this work's fault", "main")
