@@ -71,7 +71,7 @@ class Renderer(Protocol):
         ...
 
     def snapshot(self) -> dict[str, Any]:
-        """The whole board: `columns` (name -> HTML) and `counts`."""
+        """The whole board: `columns` (name -> HTML)."""
         ...
 
 

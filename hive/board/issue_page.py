@@ -40,7 +40,6 @@ def parse_after(raw: str) -> dict[uuid.UUID, int]:
 
 def issue_page(view: IssueView, now: datetime) -> str:
     c = view.card
-    following = "1" if c.column.value == "running" else ""
     body = (
         f'<body data-page="issue" data-issue="{c.number}">'
         '<a class="skip" href="#summary">Skip to the issue</a>'
@@ -52,7 +51,7 @@ def issue_page(view: IssueView, now: datetime) -> str:
         '<h2 id="h-transcript">Transcript</h2>'
         '<p><label><input type="checkbox" id="follow" checked> follow new lines</label></p>'
         f'<ol id="lines" class="lines" data-after="{text(after_text(view.transcript.marks))}" '
-        f'data-following="{following}" tabindex="0" aria-label="Transcript lines">'
+        'tabindex="0" aria-label="Transcript lines">'
         f"{lines(view.transcript.lines, view.attempt_of)}</ol></section></main>"
     )
     return page(f"#{c.number} {c.title}", body)

@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hive.board import issue_page, render
-from hive.board.hub import FIRST_BYTES, Hub, Sink
-from hive.rules.board import COLUMNS
+from hive.board.hub import Hub, Sink
 from hive.services import board
 from hive.store import board as store_board
 from hive.store.db import Db
@@ -21,8 +20,6 @@ Clock = Callable[[], datetime]
 class Board:
     """The pages are HTML text; a stream is opened with `subscribe`. `close()` stops the
     listener (safe twice); a later page starts it again."""
-
-    first_bytes = FIRST_BYTES
 
     def __init__(self, db: Db, url: str, now: Clock = lambda: datetime.now(UTC)) -> None:
         self.db = db
@@ -94,5 +91,4 @@ class _Renderer:
 
     def snapshot(self) -> dict[str, Any]:
         found = board.cards(self.db)
-        counts = {col.value: sum(1 for c in found.cards if c.column is col) for col in COLUMNS}
-        return {"columns": render.columns(found, self.now()), "counts": counts}
+        return {"columns": render.columns(found, self.now())}

@@ -16,7 +16,6 @@ import hmac
 import json
 import logging
 import re
-import time
 from collections.abc import Callable
 
 import psycopg
@@ -275,7 +274,3 @@ def _asks(question: Callable[[], bool], name: str, default: bool) -> bool:
 def _last(err: Exception) -> str:
     text = str(err).strip()
     return text.splitlines()[-1] if text else type(err).__name__
-
-
-def elapsed_ms(started: float) -> float:
-    return (time.monotonic() - started) * 1000

@@ -262,7 +262,6 @@ class TranscriptPage:
     lines: list[TranscriptLine]
     marks: dict[uuid.UUID, int]  # where the next page starts
     attempt_of: dict[uuid.UUID, int]
-    following: bool  # an attempt is in flight: more lines may come
 
 
 def transcript_after(db: Db, number: int, seen: dict[uuid.UUID, int]) -> TranscriptPage:
@@ -276,4 +275,4 @@ def transcript_after(db: Db, number: int, seen: dict[uuid.UUID, int]) -> Transcr
     for line in lines:
         marks[line.conversation_id] = max(marks.get(line.conversation_id, 0), line.seq)
     attempts = [_attempt(a) for a in people.attempts(db, number) if a.get("attempt") is not None]
-    return TranscriptPage(lines, marks, attempt_numbers(attempts), f.order_state == RUNNING)
+    return TranscriptPage(lines, marks, attempt_numbers(attempts))
