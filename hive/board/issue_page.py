@@ -66,7 +66,9 @@ def summary(view: IssueView, now: datetime) -> str:
     if c.key_index is not None:
         facts.append(f"key {c.key_index}")
     spend = view.spend
-    cost = f", ${spend.cost_usd:.2f}" if spend.cost_usd is not None else ""
+    cost = f", ${spend.cost_usd:.2f}" if spend.attempts > spend.unpriced else ""
+    if spend.unpriced:
+        cost += f" ({spend.unpriced} unpriced)"
     bundle = "<p>No bundle stored.</p>"
     if view.bundle is not None:
         b = view.bundle

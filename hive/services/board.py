@@ -15,7 +15,7 @@ from hive.rules.board import Column, column_of
 from hive.rules.states import RUNNING
 from hive.services import history
 from hive.services.standing import standing, state_name, unknown
-from hive.store import board, issues, people, publish
+from hive.store import board, issues, people, publish, spend
 from hive.store.db import Db
 from hive.store.people import TranscriptLine
 
@@ -171,13 +171,6 @@ class Attempt:
 
 
 @dataclass(frozen=True)
-class Spend:
-    input_tokens: int
-    output_tokens: int
-    cost_usd: float | None  # None: no attempt's agent reported a cost
-
-
-@dataclass(frozen=True)
 class IssueView:
     card: Card
     body: str
@@ -188,7 +181,7 @@ class IssueView:
     attempts: list[Attempt]  # newest first
     sentences: list[history.Sentence]  # the Queen's, newest first
     checks: list[dict[str, Any]]  # newest first
-    spend: Spend
+    spend: spend.Spent  # of the ended attempts, archived ones too (as the API counts it)
     bundle: board.BundleRow | None
     transcript: board.Tail
     attempt_of: dict[uuid.UUID, int] = field(default_factory=dict)
@@ -206,7 +199,6 @@ def issue_view(db: Db, number: int) -> IssueView:
         key=lambda a: a.attempt,
         reverse=True,
     )
-    costs = [a.cost_usd for a in attempts if a.cost_usd is not None]
     return IssueView(
         card=card_of(found[0]),
         body=row.body,
@@ -217,11 +209,7 @@ def issue_view(db: Db, number: int) -> IssueView:
         attempts=attempts,
         sentences=history.why(db, number, limit=WHY_SHOWN),
         checks=publish.checks_of(db, number, limit=CHECKS_SHOWN),
-        spend=Spend(
-            sum(a.input_tokens for a in attempts),
-            sum(a.output_tokens for a in attempts),
-            sum(costs) if costs else None,
-        ),
+        spend=spend.of_issue(db, number),
         bundle=board.bundle_of(db, number),
         transcript=board.transcript_tail(db, number, TRANSCRIPT_SHOWN),
         attempt_of=attempt_numbers(attempts),
