@@ -86,12 +86,6 @@ class Refusal:
     resets_at: datetime | None = None
 
 
-def parse_refusal(line: str) -> str | None:
-    """The refusal kind on a `HIVE-REFUSAL:` line, None for any other line."""
-    found = parse_refusal_line(line)
-    return None if found is None else found.kind
-
-
 def parse_refusal_line(line: str) -> Refusal | None:
     """The refusal on a `HIVE-REFUSAL:` line (its kind and reset time), None for any
     other line."""

@@ -10,7 +10,7 @@ from hive.agents.protocol import (
     REFUSAL_KINDS,
     ProtocolError,
     Usage,
-    parse_refusal,
+    parse_refusal_line,
     parse_usage,
 )
 from hive.rules.keys import REFUSAL_QUOTA, REFUSAL_TRANSIENT, sort_refusal
@@ -30,7 +30,8 @@ from hive.rules.keys import REFUSAL_QUOTA, REFUSAL_TRANSIENT, sort_refusal
     ],
 )
 def test_a_refusal_line_names_its_kind(line: str, kind: str | None) -> None:
-    assert parse_refusal(line) == kind
+    found = parse_refusal_line(line)
+    assert (None if found is None else found.kind) == kind
 
 
 @pytest.mark.parametrize(
@@ -39,7 +40,7 @@ def test_a_refusal_line_names_its_kind(line: str, kind: str | None) -> None:
 )
 def test_a_refusal_that_is_not_one_word_is_a_protocol_error(line: str) -> None:
     with pytest.raises(ProtocolError, match="expected one word such as quota, rate_limit"):
-        parse_refusal(line)
+        parse_refusal_line(line)
 
 
 def test_the_preferred_refusal_words_sort_as_the_keys_rule_expects() -> None:
