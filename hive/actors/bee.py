@@ -127,8 +127,6 @@ class BeeStatus:
     runner: str | None  # None: the Queen's own bee
     state: BeeState
     turn_started: bool
-    handing_back: bool
-    ended: bool
     outcome: str | None  # the order's outcome once this bee ended it
 
 
@@ -177,8 +175,6 @@ class Bee:
                 self.order.fence.runner,
                 self._state,
                 self._started is not None,
-                self._hand_back_deadline is not None,
-                self._state is BeeState.ENDED,
                 self.outcome,
             )
 
