@@ -59,9 +59,8 @@ def test_bench_publish_merges_every_issue_and_its_parts_add_up(
     # with one issue per p50 (3 issues, in flight 2) the medians need not add up, but each
     # part is inside the whole
     whole = result["issue_to_merged_p90_s"]
-    for part in ("pickup", "start", "turn", "review", "publish", "checks"):
+    for part in ("pickup", "start", "turn", "ending", "review", "publish", "checks"):
         assert result[f"{part}_p50_s"] <= whole + SLACK_S, (part, result)
-    assert result["ending_p50_s"] <= result["turn_p90_s"]
     assert result["checks_p50_s"] <= result["publish_checks_p90_s"]
     assert result["overhead_ratio"] == pytest.approx(
         result["review_and_publish_p50_s"] / result["turn_p50_s"]

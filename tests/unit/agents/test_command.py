@@ -216,7 +216,7 @@ def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
 
 
 def test_request_stop_returns_at_once_and_on_end_reports_the_stop(
-    make_ctx: Callable[..., TurnContext],
+    make_ctx: Callable[..., TurnContext], recorder: Recorder
 ) -> None:
     ended = threading.Event()
     endings: list[Ending] = []
@@ -225,8 +225,10 @@ def test_request_stop_returns_at_once_and_on_end_reports_the_stop(
         endings.append(ending)
         ended.set()
 
-    stubborn = "command:trap '' TERM; while :; do sleep 1; done"
+    stubborn = "command:trap '' TERM; echo ready; while :; do sleep 1; done"
     turn = start_turn(stubborn, make_ctx(on_end=on_end, stop_grace_ms=TURN_STOP_GRACE_MS))
+    # the trap is set before the SIGTERM comes, else the SIGTERM alone would end it
+    assert recorder.wait_for_text("ready", EVENT_SECONDS)
     turn.request_stop("heartbeat lost")
     # it returned before the turn ended: the turn ignores SIGTERM, so only the SIGKILL
     # after the grace ends it (a clock read here would measure the machine's load)
