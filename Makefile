@@ -35,8 +35,13 @@ system: ## the Debian packages the tests drive (chromium, chromium-driver, promt
 		|| { echo "make system: could not install $(SYSTEM_PACKAGES) with apt-get (run it as root)"; exit 1; }; \
 	fi
 
+# The suite mostly waits (for processes, signals, rows), so it runs in TEST_WORKERS
+# pytest-xdist workers, each with its own embedded PostgreSQL; worksteal evens out the
+# long e2e tests. TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 4
+
 test: $(STAMP) system ## every test (unit, live on the embedded PostgreSQL, e2e), with coverage
-	$(BIN)/python -m pytest --cov --cov-report=term:skip-covered --cov-report=
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --cov --cov-report=term:skip-covered --cov-report=
 	$(BIN)/python -m coverage report --include='hive/rules/*' --fail-under=100 --show-missing
 
 lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint

@@ -20,7 +20,7 @@ from hive.actors.messages import JOBS, JOBS_WAKES
 from hive.actors.publish import ForgeSteps, PublishConfig, Publisher
 from hive.actors.runtime import Runtime
 from hive.jobs import engine
-from hive.rules.waits import SCHEDULER_POLL_SECONDS
+from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
 from hive.settings import Settings
 from hive.store import waits
 
@@ -31,12 +31,17 @@ log = logging.getLogger("hive.jobs")
 class JobRunnerConfig:
     holder: str
     poll_seconds: float = float(SCHEDULER_POLL_SECONDS)
+    claim_seconds: float = float(CLAIM_TTL_SECONDS)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> JobRunnerConfig:
         """RULES 9's 15 s poll, or the Queen's tick when shorter (short clocks in tests)."""
         poll = min(float(SCHEDULER_POLL_SECONDS), settings.queen_tick_seconds)
-        return cls(holder=settings.runner_name, poll_seconds=poll)
+        return cls(
+            holder=settings.runner_name,
+            poll_seconds=poll,
+            claim_seconds=float(settings.job_claim_seconds),
+        )
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,9 @@ class JobRunner:
     def run_once(self) -> JobPass:
         db = self.runtime.db
         expired = waits.expire_due(db)
-        ran = engine.run_once(db, self.config.holder, self.publisher.handlers())
+        ran = engine.run_once(
+            db, self.config.holder, self.publisher.handlers(), ttl_seconds=self.config.claim_seconds
+        )
         return JobPass(len(expired), ran)
 
     def close(self) -> None:

@@ -351,7 +351,7 @@ class Publisher:
                 raise RuntimeError("the publisher is stopping")
             self._running.append(check)
         try:
-            run = check.run()
+            run = ctx.held_while(check.run, lambda: check.stop("the job's claim was lost"))
         finally:
             with self._lock:
                 self._running.remove(check)

@@ -17,6 +17,7 @@ run again once the claim runs out (CLAIM_TTL_SECONDS), by this process or anothe
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from enum import StrEnum
@@ -78,6 +79,35 @@ class StepContext:
         if renewed is None:
             raise LostClaim(f"job {self.job.id}: claim lost")
         self.job = renewed
+
+    def held_while(self, act: Callable[[], Any], stop: Callable[[], None]) -> Any:
+        """`act()`'s result, the claim renewed every third of a claim while it runs (a
+        check may run far longer than a claim). A renewal that finds the claim lost calls
+        `stop()` (from the renewing thread), and LostClaim is raised once `act` returns."""
+        done = threading.Event()
+        lost: list[LostClaim] = []
+
+        def keep() -> None:
+            while not done.wait(self._ttl_seconds / 3):
+                try:
+                    self.renew()
+                except LostClaim as err:
+                    lost.append(err)
+                    stop()
+                    return
+                except Exception as err:  # the store away: the next renewal tries again
+                    log.warning("job %s: claim not renewed: %s", self.job.id, err)
+
+        keeper = threading.Thread(target=keep, name=f"job-{self.job.id}-claim", daemon=True)
+        keeper.start()
+        try:
+            result = act()
+        finally:
+            done.set()
+            keeper.join()
+        if lost:
+            raise lost[0]
+        return result
 
     def park(
         self,

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
+from hive.rules.waits import CLAIM_TTL_SECONDS
 from hive.settings import github, values
 from hive.settings.links import is_service_link
 
@@ -95,6 +96,9 @@ class Settings:
     # (name, shell command) of each HIVE_CHECK_<NAME>, by name
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: int = 1800
+    # how long a Queen's claim on a publish job holds before another may take it (RULES
+    # 9's CLAIM_TTL_SECONDS; shorter only as a test's clock)
+    job_claim_seconds: int = CLAIM_TTL_SECONDS
     publish: str = "push"
     forge: str = "local"
     github_repo: str = ""
@@ -188,6 +192,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CLONE_DEPTH": ("clone_depth", values.integer(0, 2**31 - 1)),
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
+    "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
     "PUBLISH": ("publish", values.choice(PUBLISH_MODES)),
     "FORGE": ("forge", values.choice(github.FORGES)),
     "GITHUB_REPO": ("github_repo", github.repo),

@@ -17,6 +17,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.live]
 
 ALL_MERGED_SECONDS = 120.0
 CHECK = {"HIVE_CHECK_OK": "true"}
+# the job claim's clock, short: a dead Queen's publish job is free after it
+JOB_CLAIM = "4"
 
 
 def _merges_touching(world: World, path: str) -> int:
@@ -65,12 +67,13 @@ def test_a_queen_killed_mid_publish_is_replaced_and_the_work_lands_exactly_once(
     world.add_issue(1)
     started = world.ctl / "check.started"
     slow = {"HIVE_CHECK_OK": f"touch {started}; sleep 600"}
-    queen = world.queen(**slow)
+    queen = world.queen(**slow, HIVE_JOB_CLAIM_SECONDS=JOB_CLAIM)
     world.runner("runner-a")
     world.wait(started.exists, 60, "the publish job's check to start")
     queen.send(signal.SIGKILL)
     world.exit_code(queen, 10)
-    world.queen("queen-2", **CHECK)  # claims the job once the dead Queen's claim runs out
+    # claims the job once the dead Queen's claim runs out
+    world.queen("queen-2", **CHECK, HIVE_JOB_CLAIM_SECONDS=JOB_CLAIM)
     world.wait(lambda: world.merged(1), 150, "#1 merged by the second Queen")
     assert _merges_touching(world, "files/f1.txt") == 2
     assert git("rev-list", "--count", "main", cwd=world.upstream) == "2"

@@ -5,6 +5,8 @@ parked job wakes when its wait ends."""
 import logging
 import os
 import signal
+import threading
+import time
 from typing import Any
 
 import psycopg
@@ -241,3 +243,57 @@ def test_a_job_whose_claim_was_lost_while_it_waited_its_turn_in_the_batch_is_not
     got = run_once(conn, "e", {Step.CLOSE: close})
     assert got == RunResult(claimed=2, steps=1, finished=1, lost=1)
     assert steps_run(conn, second.id) == []
+
+
+def claim_due(url: str, job_id: int) -> Any:
+    with psycopg.connect(url, autocommit=True) as c:
+        row = c.execute("SELECT claim_due_at FROM hive.queen_job WHERE id = %s", (job_id,))
+        return row.fetchone()[0]  # type: ignore[index]
+
+
+def test_a_step_held_past_two_claims_keeps_its_job(conn, hive_db_url):
+    make_tables(conn)
+    job = jobs.create(conn, PUBLISH, 1, Step.CHECKS).job
+    taken: list[int] = []
+
+    def long_check() -> str:  # renewed twice (a claim is 3 s here), then another engine asks
+        seen = [claim_due(hive_db_url, job.id)]
+        deadline = time.monotonic() + 30
+        while len(seen) < 3 and time.monotonic() < deadline:
+            due = claim_due(hive_db_url, job.id)
+            if due != seen[-1]:
+                seen.append(due)
+            time.sleep(0.05)
+        assert len(seen) == 3, f"the claim was renewed {len(seen) - 1} times in 30 s"
+        with psycopg.connect(hive_db_url, autocommit=True) as other:
+            taken.extend(j.id for j in jobs.claim(other, "other", kind=PUBLISH))
+        return "done"
+
+    def checks(ctx: StepContext) -> Result:
+        assert ctx.held_while(long_check, lambda: None) == "done"
+        return Result.PASSED
+
+    got = run_once(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
+    assert got.finished == 1 and taken == []
+
+
+def test_a_held_step_that_loses_its_claim_is_stopped_and_acts_on_nothing_more(conn, hive_db_url):
+    make_tables(conn)
+    job = jobs.create(conn, PUBLISH, 1, Step.CHECKS).job
+    stopped = threading.Event()
+
+    def overtaken_check() -> str:  # the claim runs out and another engine takes the job
+        with psycopg.connect(hive_db_url, autocommit=True) as other:
+            run_out(other, job.id)
+            assert len(jobs.claim(other, "other", kind=PUBLISH)) == 1
+        assert stopped.wait(30), "the check was not stopped when its claim was lost"
+        return "stopped"
+
+    def checks(ctx: StepContext) -> Result:
+        ctx.held_while(overtaken_check, stopped.set)
+        raise AssertionError("held_while returned after the claim was lost")
+
+    got = run_once(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
+    assert got == RunResult(claimed=1, lost=1)
+    held = jobs.get(conn, job.id)
+    assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "other")
