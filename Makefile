@@ -8,7 +8,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help run test check lint types bench chaos mutate clean agents system
+.PHONY: help run test check lint types bench chaos mutate clean agents system soak
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-8s %s\n", $$1, $$2}'
@@ -43,6 +43,11 @@ TEST_WORKERS ?= 4
 test: $(STAMP) system ## every test (unit, live on the embedded PostgreSQL, e2e), with coverage
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal --cov --cov-report=term:skip-covered --cov-report=
 	$(BIN)/python -m coverage report --include='hive/rules/*' --fail-under=100 --show-missing
+
+SOAK_PASSES ?= 5
+
+soak: $(STAMP) system ## the suite SOAK_PASSES times in a row while a second copy runs beside it
+	$(BIN)/python tests/soak.py --passes $(SOAK_PASSES) --workers $(TEST_WORKERS)
 
 lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint
 	$(BIN)/ruff check hive supervisors tests
