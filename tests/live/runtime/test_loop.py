@@ -49,7 +49,8 @@ def test_a_loop_passes_at_start_and_at_once_when_told_and_stops_promptly():
     assert work.ran.acquire(timeout=5)  # woken: no 60 s wait
     began = time.monotonic()
     ref.stop()
-    assert time.monotonic() - began < 1.0 and work.closed
+    # promptly: not after the rest of the loop's interval
+    assert time.monotonic() - began < LONG_INTERVAL_SECONDS / 4 and work.closed
     assert ref.stop() is False  # stopping twice is safe
     assert names.whereis("t") is None  # its name went with it
     assert not names.tell("t", OrderEnded(1))  # dropped: nothing holds the name
@@ -130,10 +131,12 @@ class StuckPass(Passes):
     def __init__(self) -> None:
         super().__init__()
         self.release = threading.Event()
+        self.returned = threading.Event()
 
     def run_once(self) -> str:
         super().run_once()
         self.release.wait(30)
+        self.returned.set()
         return ""
 
 
@@ -144,8 +147,8 @@ def test_a_stop_closes_the_work_even_when_the_pass_in_hand_does_not_return():
     ref = LoopActor.start("t", work, LONG_INTERVAL_SECONDS, join_seconds=0.3)
     try:
         assert work.ran.acquire(timeout=5)  # the pass is in hand, and stuck
-        began = time.monotonic()
         ref.stop(timeout=5)
-        assert work.closed and time.monotonic() - began < 2.0
+        # closed while the pass is still in hand: the stop did not wait for it
+        assert work.closed and not work.returned.is_set()
     finally:
         work.release.set()

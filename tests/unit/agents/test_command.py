@@ -25,7 +25,7 @@ from hive.agents import (
     Usage,
     start_turn,
 )
-from hive.agents.stopping import LANE_FREE_MS, TURN_STOP_GRACE_MS, group_members
+from hive.agents.stopping import TURN_STOP_GRACE_MS, group_members
 from hive.agents.transcript import LINE_MAX_BYTES
 
 from .conftest import Recorder, alive, eventually
@@ -165,10 +165,11 @@ def test_stubborn_turn_with_children_is_fully_killed_within_lane_free(
     assert turn.pgid == turn.pid and turn.pgid != os.getpgrp()
 
     began = time.monotonic()
+    # True: ended within the grace and the kill's wait, so the lane is free by
+    # LANE_FREE_MS (the answer says so; a stopwatch on a loaded machine would not)
     assert turn.stop("drain hand-back") is True
-    took = time.monotonic() - began
-
-    assert TURN_STOP_GRACE_MS / 1000 <= took < LANE_FREE_MS / 1000
+    assert time.monotonic() - began >= TURN_STOP_GRACE_MS / 1000
+    assert any("SIGKILL to the process group" in t for t in recorder.texts("hive"))
     assert not [pid for pid in pids if alive(pid)]
     assert turn.pgid is not None and group_members(turn.pgid) == []
     assert turn.ending is not None
@@ -209,9 +210,9 @@ def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
     start: Start,
 ) -> None:
     turn = start("command:sleep 30")
-    began = time.monotonic()
     assert turn.stop("heartbeat lost")
-    assert time.monotonic() - began < TURN_STOP_GRACE_MS / 1000
+    # the grace was not waited out: no SIGKILL was needed
+    assert turn.ending is not None and turn.ending.signal == signal.SIGTERM
     assert turn.ending is not None and turn.ending.stop_reason == "heartbeat lost"
 
 
@@ -244,13 +245,11 @@ def test_stopping_twice_at_once_and_again_later_is_safe(start: Start) -> None:
         threading.Thread(target=lambda r=reason: answers.append(turn.stop(r)))
         for reason in ("first", "second")
     ]
-    began = time.monotonic()
     for stopper in stoppers:
         stopper.start()
     for stopper in stoppers:
         stopper.join(10)
-    assert answers == [True, True]
-    assert time.monotonic() - began < LANE_FREE_MS / 1000
+    assert answers == [True, True]  # both: ended within the grace and the kill's wait
     assert turn.stop("third") is True
     assert turn.ending is not None and turn.ending.stop_reason in ("first", "second")
 
@@ -386,20 +385,20 @@ def test_a_turn_that_cannot_start_says_why_in_one_line(
 def test_a_stuck_on_line_does_not_stretch_the_stop_past_lane_free(
     make_ctx: Callable[..., TurnContext],
 ) -> None:
-    entered, release = threading.Event(), threading.Event()
+    entered, release, returned = threading.Event(), threading.Event(), threading.Event()
 
     def stuck(kind: str, text: str) -> None:
         if kind == "stdout":
             entered.set()
             release.wait(30)
+            returned.set()
 
     command = "command:echo hi; trap '' TERM; while :; do sleep 1; done"
     turn = start_turn(command, make_ctx(on_line=stuck, stop_grace_ms=100))
     try:
         assert entered.wait(10)
-        began = time.monotonic()
         turn.stop("drain hand-back")
-        assert time.monotonic() - began < LANE_FREE_MS / 1000
+        assert not returned.is_set(), "the stop waited for the stuck on_line"
         assert turn.pgid is not None and group_members(turn.pgid) == []
     finally:
         release.set()

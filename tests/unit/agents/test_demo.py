@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import signal
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +11,6 @@ import pytest
 import hive.agents.demo as demo_module
 from hive.agents import ENDED_BADLY, FINISHED, STOPPED, Turn
 from hive.agents.demo import EXIT_STOPPED, Instruction, boundary_from, parse, path_problem, run
-from hive.agents.stopping import TURN_STOP_GRACE_MS
 from hive.testing import git
 
 from .conftest import Recorder
@@ -185,9 +183,8 @@ def test_sigterm_during_sleep_ends_the_demo_promptly_and_leaves_work_uncommitted
     brief = "write `docs/a.md`: first\nsleep 30\nwrite `docs/b.md`: second\n"
     turn = demo(start, repo_worktree, brief)
     assert recorder.wait_for_text("demo: sleeping 30 s", 30), recorder.lines
-    began = time.monotonic()
     assert turn.stop("drain hand-back")
-    assert time.monotonic() - began < TURN_STOP_GRACE_MS / 1000, "it did not need SIGKILL"
+    assert not any("SIGKILL" in text for text in recorder.texts("hive")), "it needed SIGKILL"
     assert turn.ending is not None
     assert (turn.outcome, turn.ending.exit_code) == (STOPPED, EXIT_STOPPED)
     assert "demo: stopped by SIGTERM; not committed: docs/a.md" in recorder.texts("stdout")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -109,9 +108,7 @@ def test_a_callable_that_ignores_stopping_is_abandoned_and_holds_its_slot(
     make_ctx: Callable[..., TurnContext], recorder: Recorder
 ) -> None:
     turn = start_turn(f"{HERE}:ignores_stopping", make_ctx(stop_grace_ms=100))
-    began = time.monotonic()
     assert turn.stop("heartbeat lost") is False
-    assert time.monotonic() - began < 2
     assert turn.abandoned and not turn.ended, "an abandoned turn still holds its slot"
     assert sample_agents.SAW_STOP.is_set()
     assert any("abandoned" in text for text in recorder.texts("hive"))
