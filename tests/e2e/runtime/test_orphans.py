@@ -115,7 +115,9 @@ def test_a_runner_started_again_kills_what_its_earlier_incarnation_and_warden_le
         START_SECONDS,
         "the restarted runner kills the groups its earlier incarnation left",
     )
-    assert "killed 1 process groups an earlier process left running" in world.serves[-1].log()
+    # the line comes after the kill (the sweep kills, then says what it killed)
+    said = "killed 1 process groups an earlier process left running"
+    world.wait(lambda: said in world.serves[-1].log(), START_SECONDS, "the restart's own line")
 
 
 def test_a_runner_stopped_past_its_fence_loses_its_turn_before_the_next_attempt_starts(
