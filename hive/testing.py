@@ -198,6 +198,7 @@ def hive_tree(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Iterator[Cal
     queen+runner and short clocks; `variables` override any `HIVE_` setting. Returns a
     `hive.tree.Hive` (`.runtime.db` is its store pool). Each tree is drained and stopped
     when the test ends."""
+    from hive.forge.github.wiring import git_auth
     from hive.git.repo import open_checkout
     from hive.settings import Settings
     from hive.tree import Hive, build
@@ -208,7 +209,8 @@ def hive_tree(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Iterator[Cal
         workdir = tmp_path / f"work-{len(started)}"
         env = hive_environ(hive_db_url, hive_repo, workdir, AGENT=agent, **variables)
         settings = Settings.from_env(env)
-        checkout = open_checkout(str(hive_repo), workdir, settings.base_ref)
+        url = settings.repo_url or str(hive_repo)
+        checkout = open_checkout(url, workdir, settings.base_ref, auth=git_auth(settings))
         hive = build(settings, hive_db_url, checkout)
         started.append(hive)
         return hive.start()

@@ -267,7 +267,14 @@ class Publisher:
             sha = merged.sha
 
             def act() -> dict[str, str | None]:
-                out = push(repo, self.config.repo_url, self.config.base, sha, base_sha)
+                out = push(
+                    repo,
+                    self.config.repo_url,
+                    self.config.base,
+                    sha,
+                    base_sha,
+                    auth=self.checkout.auth,
+                )
                 if isinstance(out, Moved):
                     return {"moved": out.remote_sha}
                 return {"pushed": out.sha}
@@ -314,7 +321,9 @@ class Publisher:
     ) -> tuple[str, Merged | Conflict]:
         """The base tip (fetched first) and the branch merged into it."""
         if fetch:
-            base_sha = refresh_base(repo, self.config.repo_url, self.config.base)
+            base_sha = refresh_base(
+                repo, self.config.repo_url, self.config.base, auth=self.checkout.auth
+            )
         else:
             base_sha = resolve(repo, f"refs/remotes/origin/{self.config.base}")
         head = head_here(self.db, repo, facts.issue, facts.head_sha)

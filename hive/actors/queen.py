@@ -317,7 +317,9 @@ class Queen:
         with rt.checkout.lock:
             if repo_url:
                 try:
-                    refresh_base(rt.checkout.repo, repo_url, rt.checkout.base)
+                    refresh_base(
+                        rt.checkout.repo, repo_url, rt.checkout.base, auth=rt.checkout.auth
+                    )
                 except Exception as err:  # judge against the base we have
                     log.warning("base not refreshed: %s", err)
             sha = resolve(rt.checkout.repo, rt.checkout.base)

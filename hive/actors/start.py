@@ -132,9 +132,9 @@ def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
         return plan.base
     sha = ObjectID(plan.base_sha.encode())
     if sha not in checkout.repo.object_store and plan.repo_url is not None:
-        refresh_base(checkout.repo, plan.repo_url, plan.base)
+        refresh_base(checkout.repo, plan.repo_url, plan.base, auth=checkout.auth)
         # a shallow clone (HIVE_CLONE_DEPTH) may not reach back to an older base
-        deepen_base(checkout.repo, plan.repo_url, plan.base, [plan.base_sha])
+        deepen_base(checkout.repo, plan.repo_url, plan.base, [plan.base_sha], auth=checkout.auth)
     return plan.base_sha if sha in checkout.repo.object_store else plan.base
 
 
@@ -159,7 +159,7 @@ def _continue_from_bundle(
         except UnknownPrerequisite as lacking:
             # a shallow clone may lack the older base the bundle was cut from
             if repo_url is None or not deepen_base(
-                checkout.repo, repo_url, checkout.base, lacking.shas
+                checkout.repo, repo_url, checkout.base, lacking.shas, auth=checkout.auth
             ):
                 raise
             import_bundle(checkout.repo, issue, data)

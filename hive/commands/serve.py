@@ -17,6 +17,7 @@ import logging
 from hive import logs, tree
 from hive.agents.stopping import hold_turn_groups
 from hive.errors import UsageError
+from hive.forge.github.wiring import git_auth
 from hive.git.repo import open_checkout
 from hive.http import HttpConfig, check_config
 from hive.settings import Settings
@@ -49,7 +50,11 @@ def run(args: argparse.Namespace) -> int:
     if applied:
         log.info("migrated the schema to %04d", applied[-1])
     checkout = open_checkout(
-        settings.repo_url, settings.workdir, settings.base_ref, settings.clone_depth
+        settings.repo_url,
+        settings.workdir,
+        settings.base_ref,
+        settings.clone_depth,
+        auth=git_auth(settings),
     )
     hold_turn_groups(settings.workdir)
     hive = tree.build(settings, url, checkout)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
-from dulwich.client import GitClient, get_transport_and_path
+from dulwich.client import GitClient
 from dulwich.file import FileLocked
 from dulwich.objects import ObjectID
 from dulwich.pack import UnpackedObject
@@ -26,7 +26,8 @@ from dulwich.protocol import ZERO_SHA
 from dulwich.refs import Ref, check_ref_format
 from dulwich.repo import Repo
 
-from hive.git.repo import GitError, origin_of, redact
+from hive.git.auth import GitAuth, transport
+from hive.git.repo import GitError, origin_of, why
 from hive.git.safety import check_url
 
 # A refusal that left the branch at the old sha (another pusher held the ref's lock) is
@@ -65,14 +66,13 @@ def push(
     new_sha: str,
     old_sha: str | None,
     *,
-    username: str | None = None,
-    password: str | None = None,
+    auth: GitAuth | None = None,
 ) -> PushResult:
     """Set `refs/heads/<branch>` of `url` to commit `new_sha` of `repo` if, and only if,
     it is at `old_sha` (None: only if the branch does not exist yet), sending the
-    objects the remote lacks. `username` and `password` go to an HTTP remote in the
-    Authorization header only (never in the URL). Raises PushError, or UnsafeGitError
-    for a refused URL."""
+    objects the remote lacks. `auth`'s token goes to the forge's git host in the
+    Authorization header only (never in the URL, never elsewhere: `hive.git.auth`).
+    Raises PushError, or UnsafeGitError for a refused URL."""
     check_url(url)
     ref = Ref(f"refs/heads/{branch}".encode())
     if not check_ref_format(ref):
@@ -82,10 +82,7 @@ def push(
         raise PushError(f"{repo.path} has no commit {new_sha}")
     old = None if old_sha is None else ObjectID(old_sha.encode("ascii"))
     where = origin_of(url)
-    if username is None and password is None:
-        client, text_path = get_transport_and_path(url)
-    else:
-        client, text_path = get_transport_and_path(url, username=username, password=password)
+    client, text_path = transport(url, auth)
     path = text_path.encode()
 
     def pack_data(
@@ -114,13 +111,13 @@ def push(
         except FileLocked:
             status = "the ref is locked by another update"
         except Exception as err:  # dulwich raises many kinds; the caller needs one line
-            raise PushError(f"cannot push {branch} to {where}: {redact(str(err), url)}") from err
-        current = seen[-1] if seen else _remote_sha(client, path, ref, where, url)
+            raise PushError(f"cannot push {branch} to {where}: {why(err, url, auth)}") from err
+        current = seen[-1] if seen else _remote_sha(client, path, ref, where, url, auth)
         if status is None and current == old:
             return Pushed(new_sha)
         if status is not None:
-            refusal = redact(str(status), url)
-            current = _remote_sha(client, path, ref, where, url)
+            refusal = why(Exception(str(status)), url, auth)
+            current = _remote_sha(client, path, ref, where, url, auth)
         if current == new:
             return Pushed(new_sha)  # landed before, by this push's earlier try or twin
         if current != old:
@@ -130,10 +127,12 @@ def push(
     raise PushError(f"{where} refused {branch} -> {new_sha}: {refusal}")
 
 
-def _remote_sha(client: GitClient, path: bytes, ref: Ref, where: str, url: str) -> ObjectID | None:
+def _remote_sha(
+    client: GitClient, path: bytes, ref: Ref, where: str, url: str, auth: GitAuth | None
+) -> ObjectID | None:
     try:
         refs = client.get_refs(path).refs
     except Exception as err:  # as in push
-        raise PushError(f"cannot read the branches of {where}: {redact(str(err), url)}") from err
+        raise PushError(f"cannot read the branches of {where}: {why(err, url, auth)}") from err
     sha = refs.get(ref)
     return None if sha is None or sha == ZERO_SHA else sha

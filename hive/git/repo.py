@@ -25,6 +25,7 @@ from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
+from hive.git.auth import GitAuth, refusal, scrub, transport
 from hive.git.fetching import deepen, fetch_branch, is_shallow
 from hive.git.local import link_clone, read_branch
 from hive.git.safety import check_url
@@ -55,6 +56,9 @@ class Checkout:
     base: str
     base_sha: str
     lock: threading.Lock = field(default_factory=threading.Lock, compare=False, repr=False)
+    # the forge's credentials for its git host (HIVE_FORGE=github), for every fetch
+    # and push this clone makes
+    auth: GitAuth | None = field(default=None, compare=False, repr=False)
 
 
 @contextmanager
@@ -75,9 +79,17 @@ def branch_ref(issue: int) -> Ref:
     return Ref(f"refs/heads/queen-{issue}".encode())
 
 
-def open_checkout(url: str, workdir: Path, base: str = "main", depth: int = 0) -> Checkout:
+def open_checkout(
+    url: str,
+    workdir: Path,
+    base: str = "main",
+    depth: int = 0,
+    *,
+    auth: GitAuth | None = None,
+) -> Checkout:
     """Open the clone under `workdir`, cloning `url` first when it is absent, and fetch
-    `base` from `url` so base is current. Raises GitError or UnsafeGitError.
+    `base` from `url` so base is current; `auth` goes with the fetches to the forge's git
+    host (`hive.git.auth`). Raises GitError or UnsafeGitError.
 
     A repository on this machine is cloned by linking its packs (`hive.git.local`);
     anything else is fetched, only the last `depth` commits of base when `depth` is
@@ -98,8 +110,8 @@ def open_checkout(url: str, workdir: Path, base: str = "main", depth: int = 0) -
             )
     else:
         repo = _new_clone(url, path, origin)
-    base_sha = refresh_base(repo, url, base, depth or None)
-    return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha)
+    base_sha = refresh_base(repo, url, base, depth or None, auth=auth)
+    return Checkout(repo=repo, workdir=Path(workdir), base=base, base_sha=base_sha, auth=auth)
 
 
 def _new_clone(url: str, path: Path, origin: str) -> Repo:
@@ -149,6 +161,12 @@ def redact(text: str, url: str) -> str:
     return text
 
 
+def why(err: BaseException, url: str, auth: GitAuth | None) -> str:
+    """One line saying why a fetch or push to `url` failed, without the credentials
+    `url` carries or the forge's token."""
+    return refusal(err, auth, url) or scrub(redact(str(err), url), auth)
+
+
 def origin_of(url: str) -> str:
     """`url` as recorded in the clone: a local path made absolute, a URL without the
     user and password it may carry (no credential is written to disk)."""
@@ -169,13 +187,21 @@ def _recorded_origin(repo: Repo) -> str | None:
         return None
 
 
-def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> str:
-    """Fetch branch `base` of `url` into `refs/remotes/origin/<base>`; return its sha.
+def refresh_base(
+    repo: Repo,
+    url: str,
+    base: str,
+    depth: int | None = None,
+    *,
+    auth: GitAuth | None = None,
+) -> str:
+    """Fetch branch `base` of `url` into `refs/remotes/origin/<base>`; return its sha,
+    with `auth`'s credentials when `url` is the forge's git host.
 
     `depth` (the first fetch of a clone over the network only) makes the clone shallow:
     that many commits of base's history. Later fetches bring what is new since."""
     check_url(url)
-    client, remote_path = get_transport_and_path(url)
+    client, remote_path = transport(url, auth)
     wanted = Ref(f"refs/heads/{base}".encode())
     tracking = Ref(f"refs/remotes/origin/{base}".encode())
     if isinstance(client, LocalGitClient):
@@ -194,7 +220,7 @@ def refresh_base(repo: Repo, url: str, base: str, depth: int | None = None) -> s
         sha = fetch_branch(repo, client, remote_path, wanted, depth=depth).sha
     except Exception as err:  # dulwich raises many kinds; the user needs one line
         where = origin_of(url)
-        raise GitError(f"cannot fetch {base} from {where}: {redact(str(err), url)}") from err
+        raise GitError(f"cannot fetch {base} from {where}: {why(err, url, auth)}") from err
     if sha is None:
         raise GitError(f"{origin_of(url)} has no branch {base!r} (HIVE_BASE_REF)")
     set_ref(repo, tracking, sha)
@@ -238,7 +264,9 @@ def _stale(lock: Path) -> bool:
         return False
 
 
-def deepen_base(repo: Repo, url: str, base: str, wanted: Sequence[str]) -> bool:
+def deepen_base(
+    repo: Repo, url: str, base: str, wanted: Sequence[str], *, auth: GitAuth | None = None
+) -> bool:
     """Whether the clone holds every commit in `wanted` once its history of `base` is
     deepened from `url` as far as needed, for a shallow clone (`HIVE_CLONE_DEPTH`) that
     lacks an older commit of base: the one a branch or an earlier bundle was cut from.
@@ -249,13 +277,13 @@ def deepen_base(repo: Repo, url: str, base: str, wanted: Sequence[str]) -> bool:
     if not is_shallow(repo):
         return False
     check_url(url)
-    client, remote_path = get_transport_and_path(url)
+    client, remote_path = transport(url, auth)
     shas = [sha.encode() for sha in wanted]
     try:
         return deepen(repo, client, remote_path, Ref(f"refs/heads/{base}".encode()), shas)
     except Exception as err:  # as in refresh_base
         where = origin_of(url)
-        raise GitError(f"cannot deepen {base} from {where}: {redact(str(err), url)}") from err
+        raise GitError(f"cannot deepen {base} from {where}: {why(err, url, auth)}") from err
 
 
 def _local_tip(path: str, ref: Ref) -> ObjectID | None:

@@ -35,6 +35,7 @@ from hive.forge.github.api import MergeRefused, PullRequest, Repository
 from hive.forge.github.hooks import WAKE_KEY
 from hive.forge.github.push import push_branch
 from hive.forge.github.watch import Watch
+from hive.git.auth import GitAuth
 from hive.git.repo import Checkout, own_repo
 from hive.jobs.engine import StepContext
 from hive.rules.forge import (
@@ -87,6 +88,7 @@ class GitHubSteps:
         self.watch = watch
         self.config = config
         self.clock = clock
+        self.auth = GitAuth(repo.client.api_url, config.token)
         self._clone_url: str | None = None
 
     # ---- CHECKS -------------------------------------------------------------------
@@ -251,10 +253,9 @@ class GitHubSteps:
                 raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
             branch = f"queen-{facts.issue}"
             url = self._clone()
-            token = self.config.token
             # no journal: the push is idempotent (a branch at the head already is read,
             # not written), and a branch someone moved is put back by the next CHECKS
-            push_branch(repo, url, token, branch, head)
+            push_branch(repo, url, self.auth, branch, head)
         return head
 
     def _pull_request(self, facts: PublishFacts, head: str) -> int:

@@ -15,6 +15,7 @@ from hive.forge.github.hooks import Hooks
 from hive.forge.github.intake import Intake, SyncResult
 from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
 from hive.forge.github.watch import Watch
+from hive.git.auth import GitAuth
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, GitError, own_repo, resolve
 from hive.rules.shape import shape_problem
@@ -23,6 +24,14 @@ from hive.store.issues import Issue
 
 # the fallback look at a parked pull request: the poll's interval, at least a second
 MIN_RECHECK_SECONDS = 1
+
+
+def git_auth(settings: Settings) -> GitAuth | None:
+    """The credentials every fetch, clone and push of this process carries to the
+    forge's git host (a private repository), or None without HIVE_FORGE=github."""
+    if settings.forge != "github" or not settings.github_token:
+        return None
+    return GitAuth(settings.github_api_url, settings.github_token)
 
 
 class BaseShape:

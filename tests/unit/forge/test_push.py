@@ -7,6 +7,7 @@ import pytest
 from dulwich.repo import Repo
 
 from hive.forge.github.push import push_branch
+from hive.git.auth import GitAuth
 from hive.git.push import PushError
 from tests.fakes.origin import commit_files
 from tests.unit.forge.conftest import TOKEN
@@ -23,17 +24,19 @@ def _clone_with_commit(github, tmp_path, text: bytes) -> tuple[Repo, str]:
 
 def test_a_branch_is_pushed_and_replaced_by_a_later_head(github, tmp_path):
     repo, first = _clone_with_commit(github, tmp_path, b"# one\n")
-    assert push_branch(repo, github.clone_url, TOKEN, "queen-3", first) == first
+    auth = GitAuth(github.api_url, TOKEN)
+    assert push_branch(repo, github.clone_url, auth, "queen-3", first) == first
     assert github.branch_sha("queen-3") == first
     second = commit_files(repo, {"README.md": b"# two\n"}, [first.encode()], "more\n").decode()
-    push_branch(repo, github.clone_url, TOKEN, "queen-3", second)
+    push_branch(repo, github.clone_url, auth, "queen-3", second)
     assert github.branch_sha("queen-3") == second
     assert github.branch_sha("main") != second
 
 
 def test_a_refused_push_names_neither_the_token_nor_a_url_with_it(github, tmp_path):
     repo, first = _clone_with_commit(github, tmp_path, b"# one\n")
+    wrong = GitAuth(github.api_url, "not-the-token-xyz")
     with pytest.raises(PushError) as refused:
-        push_branch(repo, github.clone_url, "not-the-token-xyz", "queen-3", first)
+        push_branch(repo, github.clone_url, wrong, "queen-3", first)
     assert "not-the-token-xyz" not in str(refused.value)
     assert github.branch_sha("queen-3") is None

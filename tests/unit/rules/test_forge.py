@@ -15,7 +15,9 @@ from hive.rules.forge import (
     body_sections,
     branch_issue,
     check_run_state,
+    forge_git_origin,
     gate_case,
+    git_sends_token,
     inherited_tail,
     is_inherited,
     note_action,
@@ -175,3 +177,42 @@ def test_an_inherited_check_is_told_by_its_mark_not_by_words_in_its_output() -> 
     assert not is_inherited(marked, "trunk")
     # a check's own output that happens to say the words is the work's own red check
     assert not is_inherited("tests failed\nalso red on main: not this work's fault", "main")
+
+
+@pytest.mark.parametrize(
+    ("api", "origin"),
+    [
+        ("https://api.github.com", ("https", "github.com", 443)),
+        ("https://GHE.example.com/api/v3", ("https", "ghe.example.com", 443)),
+        ("https://ghe.example.com:8443/api/v3", ("https", "ghe.example.com", 8443)),
+        ("http://127.0.0.1:5000/api/v3", ("http", "127.0.0.1", 5000)),
+    ],
+)
+def test_the_forge_serves_git_on_its_own_host(api, origin):
+    assert forge_git_origin(api) == origin
+
+
+@pytest.mark.parametrize(
+    ("url", "api", "sends"),
+    [
+        ("https://github.com/octo/hello.git", "https://api.github.com", True),
+        ("https://GitHub.com:443/octo/hello", "https://api.github.com", True),
+        ("https://ghe.example.com/octo/hello.git", "https://ghe.example.com/api/v3", True),
+        ("http://127.0.0.1:5000/octo/hello.git", "http://127.0.0.1:5000/api/v3", True),
+        # another host, port or scheme, or a URL with credentials of its own: nothing
+        ("https://gitlab.com/octo/hello.git", "https://api.github.com", False),
+        ("https://api.github.com/octo/hello.git", "https://api.github.com", False),
+        ("https://github.com.evil.example/octo/hello.git", "https://api.github.com", False),
+        ("https://github.com:8443/octo/hello.git", "https://api.github.com", False),
+        ("http://github.com/octo/hello.git", "https://api.github.com", False),
+        ("git://github.com/octo/hello.git", "https://api.github.com", False),
+        ("https://me:pw@github.com/octo/hello.git", "https://api.github.com", False),
+        ("http://127.0.0.1:5001/octo/hello.git", "http://127.0.0.1:5000/api/v3", False),
+        ("http://10.0.0.1:5000/octo/hello.git", "http://10.0.0.1:5000/api/v3", False),
+        ("/srv/git/hello.git", "https://api.github.com", False),
+        ("file:///srv/git/hello.git", "https://api.github.com", False),
+        ("https://github.com:99999/x", "https://api.github.com", False),
+    ],
+)
+def test_the_token_goes_only_to_the_forges_git_origin(url, api, sends):
+    assert git_sends_token(url, api) is sends
