@@ -76,12 +76,14 @@ class Worker(SupervisedActor):
         *,
         fail_on_start: bool = False,
         stop_seconds: float = 0.0,
+        stop_gate: Callable[[], None] | None = None,
     ) -> None:
         super().__init__()
         self.name = name
         self.journal = journal
         self.fail_on_start = fail_on_start
         self.stop_seconds = stop_seconds
+        self.stop_gate = stop_gate
         self.killed = threading.Event()
         journal.actors.append(self)
 
@@ -92,6 +94,9 @@ class Worker(SupervisedActor):
         self.journal.add("start", self.name)
 
     def on_stop(self) -> None:
+        self.journal.add("stopping", self.name)
+        if self.stop_gate is not None:
+            self.stop_gate()
         if self.stop_seconds:
             # The workload of a slow stop (what the test measures), not synchronisation.
             threading.Event().wait(self.stop_seconds)
@@ -109,6 +114,7 @@ class Worker(SupervisedActor):
         elif isinstance(message, Block):
             self.journal.add("blocked", self.name)
             message.release.wait()
+            self.journal.add("unblocked", self.name)
         return None
 
 

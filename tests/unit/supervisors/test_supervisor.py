@@ -10,7 +10,6 @@ import pytest
 
 from supervisors import (
     BRUTAL_KILL,
-    KILL_WAIT_SECONDS,
     ChildKind,
     ChildSpec,
     Event,
@@ -108,10 +107,11 @@ def test_a_child_that_ignores_its_stop_is_killed_at_its_timeout_and_the_tree_sto
     began = time.monotonic()
     reason = sup.stop(timeout=5)
     took = time.monotonic() - began
-    assert reason is not None and reason.normal
+    assert reason is not None and reason.normal  # within the stop's own 5 s
     assert journal.of("kill") == ["stuck"]
     assert journal.of("stop") == ["a"]
-    assert timeout <= took < timeout + KILL_WAIT_SECONDS + 1.0
+    assert took >= timeout
+    assert journal.of("unblocked") == [], "the tree waited for the stuck handler"
     assert sup.stats()["shutdown_abandoned"] == 1
 
 
@@ -119,10 +119,9 @@ def test_brutal_kill_does_not_ask_first(journal: Journal, release: threading.Eve
     sup = Supervisor("root", [worker("b", journal, shutdown=BRUTAL_KILL)]).start()
     ref_of(sup, "b").tell(Block(release))
     journal.wait_until(lambda: journal.of("blocked") == ["b"])
-    began = time.monotonic()
     sup.stop()
     assert journal.of("kill") == ["b"]
-    assert time.monotonic() - began < KILL_WAIT_SECONDS + 1.0
+    assert journal.of("unblocked") == [], "the tree waited for the blocked handler"
 
 
 def test_kill_runs_every_kill_hook_in_the_tree_and_exits_at_once(
