@@ -8,7 +8,8 @@ renews the claim every `HIVE_RUNNER_SECONDS`, fenced (the heartbeat lives here, 
 restart of the claimer costs none): an exception is retried at the next tick, zero rows
 renewed means the order was reaped or re-dispatched, and the turn is stopped with nothing
 more written to the row; then salvages, bundles and ends the order in one fenced
-statement. A Queen's own bee (fence runner None) has no claim to renew.
+statement (with the conversation its agent left and the NOTIFY that it ended: one round
+trip). A Queen's own bee (fence runner None) has no claim to renew.
 
 `hand_back()` (the drain, at the cap; or a stop of the tree) stops the turn (abort, the
 grace, SIGKILL to its group), salvages what it left (`handed back`), stores the bundle
@@ -29,7 +30,6 @@ from hive.actors.ending import (
     Accounting,
     Leftover,
     close_order,
-    keep_conversation,
     order_ending,
 )
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
@@ -42,7 +42,7 @@ from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.fence import turn_fence_seconds
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.settings import Settings
-from hive.store import bundles, conversations, listen, orders
+from hive.store import conversations, orders
 from hive.store.orders import Fence, OrderEnding
 from supervisors import SupervisedActor
 from supervisors.warden import warden
@@ -274,9 +274,10 @@ class Bee:
                 order.plan,
                 order.ledger,
                 on_line=writer.put,
-                earlier_bundle=self._earlier_bundle,
                 on_spawn=on_spawn,
-                earlier_conversation=lambda: conversations.get(rt.db, self.issue),
+                earlier=lambda bundle, conversation: conversations.earlier(
+                    rt.db, self.issue, bundle=bundle, conversation=conversation
+                ),
             )
         except Exception as err:
             writer.close()
@@ -348,16 +349,20 @@ class Bee:
         worktree = Path(started.cut.path)
         with self._changed:
             was = self._to(BeeState.ENDING)
+        plan = self.order.plan
         turn_end = order_ending(
-            self.order.fence, ending, was is BeeState.HANDING_BACK, self.config.accounting
+            self.order.fence,
+            ending,
+            was is BeeState.HANDING_BACK,
+            self.config.accounting,
+            agent=plan.agent,
+            conversation=started.turn.conversation,
         )
         outcome = turn_end.outcome
         rt.metrics.turn_ended(outcome, ending.seconds)
         if was is BeeState.LOST:
             self._remove_worktree(worktree)
             return  # the row is no longer this turn's: write nothing to it
-        plan = self.order.plan
-        keep_conversation(rt.db, self.order.fence, plan.agent, started.turn)
         closing = close_order(
             rt.db,
             rt.checkout,
@@ -372,11 +377,6 @@ class Bee:
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None
-        if closing.landed:
-            try:
-                listen.notify_ended(rt.db, self.issue)
-            except Exception as err:  # only a hint: the Queen's tick still comes
-                log.warning("could not notify the ending: %s", err, extra={"issue": self.issue})
         if outcome == HANDED_BACK and closing.landed:
             rt.metrics.handed_back.inc()
         log.info(
@@ -427,10 +427,6 @@ class Bee:
             orders.end(self.runtime.db, ending)
         except Exception:
             log.exception("could not end the order", extra={"issue": self.issue})
-
-    def _earlier_bundle(self) -> bytes | None:
-        found = bundles.get(self.runtime.db, self.issue)
-        return found.data if found is not None else None
 
 
 def _forget_groups(owner: SupervisedActor | None, turns: list[Turn]) -> None:

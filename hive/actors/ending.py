@@ -1,6 +1,7 @@
 """The end of a turn (DESIGN 5.6): its outcome, the salvage of what it left uncommitted,
-the bundle of `base..queen-<issue>`, and the ending with its bundle in one statement,
-fenced, so no ended row is without its bundle and a fenced-out turn writes nothing."""
+the bundle of `base..queen-<issue>`, and the ending with its bundle, the conversation its
+agent left and the NOTIFY that it ended in one statement (one round trip), fenced, so no
+ended row is without its bundle or conversation and a fenced-out turn writes nothing."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from hive import prices
-from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending, Turn
-from hive.agents.conversation import RESUMING_AGENTS
+from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
+from hive.agents.conversation import RESUMING_AGENTS, Conversation
 from hive.agents.protocol import Usage
 from hive.git.bundles import BundleTooLarge, bundle
 from hive.git.repo import Checkout, own_repo
@@ -28,7 +29,7 @@ from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
 from hive.settings import Settings
-from hive.store import conversations, orders
+from hive.store import orders
 from hive.store.bundles import NewBundle
 from hive.store.orders import Fence, OrderEnding
 from hive.store.transitions import Move
@@ -97,11 +98,18 @@ class Accounting:
 
 
 def order_ending(
-    fence: Fence, ending: Ending, handed_back: bool, accounting: Accounting | None = None
+    fence: Fence,
+    ending: Ending,
+    handed_back: bool,
+    accounting: Accounting | None = None,
+    *,
+    agent: str = "",
+    conversation: Conversation | None = None,
 ) -> OrderEnding:
     """The order's ending as the turn left it: its outcome and detail (`order_outcome`),
-    the usage the agent reported and what it cost, and a refusal's reset time. Closing
-    adds the salvage and the bundle."""
+    the usage the agent reported and what it cost, a refusal's reset time, and, for an
+    `agent` that resumes conversations, the `conversation` its turn left (None: it left
+    none, and the issue's earlier one goes). Closing adds the salvage and the bundle."""
     outcome, detail = order_outcome(ending, handed_back)
     usage = ending.usage
     counted = accounting or Accounting()
@@ -116,20 +124,9 @@ def order_ending(
         cost=counted.cost(usage),
         resets_at=ending.resets_at,
         quota_rest_seconds=counted.quota_rest_seconds,
+        keeps_conversation=agent in RESUMING_AGENTS,
+        conversation=conversation if agent in RESUMING_AGENTS else None,
     )
-
-
-def keep_conversation(db: ConnectionPool[Any], fence: Fence, agent: str, turn: Turn) -> None:
-    """Store the conversation the turn's agent left for the next attempt (or drop the
-    issue's earlier one when it left none), before the ending: a next attempt may be
-    claimed on another runner as soon as the ending lands. A failure is logged."""
-    if agent not in RESUMING_AGENTS:
-        return
-    try:
-        if not conversations.keep(db, fence, turn.conversation):
-            log.info("conversation not stored: the row is no longer this turn's")
-    except Exception as err:
-        log.warning("conversation not stored: %s", err, extra={"issue": fence.issue})
 
 
 @dataclass(frozen=True)

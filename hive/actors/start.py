@@ -18,13 +18,14 @@ from pathlib import Path
 from dulwich.objects import ObjectID
 
 from hive.agents import Ending, Turn, TurnContext, start_turn
-from hive.agents.conversation import RESUMING_AGENTS, Conversation
+from hive.agents.conversation import RESUMING_AGENTS
 from hive.agents.launch import Launch
 from hive.agents.transcript import OnLine
 from hive.git.importing import UnknownPrerequisite, import_bundle
 from hive.git.repo import Checkout, branch_ref, deepen_base, refresh_base
 from hive.git.worktrees import Cut, cut_worktree, worktree_path
 from hive.settings import Settings
+from hive.store.conversations import Earlier
 
 log = logging.getLogger("hive.start")
 
@@ -67,18 +68,20 @@ def cut_and_start(
     *,
     on_line: OnLine,
     on_end: Callable[[Ending], None] | None = None,
-    earlier_bundle: Callable[[], bytes | None] | None = None,
     on_spawn: Callable[[Turn], None] | None = None,
-    earlier_conversation: Callable[[], Conversation | None] | None = None,
+    earlier: Callable[[bool, bool], Earlier] | None = None,
 ) -> Started | None:
     """Cut, start, ledger, then begin (see the module). None when the ledger did not
     land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
     and whatever the ledger raises (the turn is stopped first). `on_spawn` hears of the
     turn as soon as it exists, before the ledger (so a kill can reach it);
-    `earlier_conversation` gives what an agent that resumes one resumes."""
+    `earlier(bundle, conversation)` reads, in one go, what the issue's last attempt
+    left: the bundle the branch continues from, the conversation an agent that resumes
+    one resumes (`_read_earlier` says which it asks for)."""
     with checkout.lock:
         base = _cut_base(checkout, plan)
-        _continue_from_bundle(checkout, plan.issue, earlier_bundle, plan.repo_url)
+        left = _read_earlier(checkout, plan, earlier)
+        _continue_from_bundle(checkout, plan.issue, left.bundle, plan.repo_url)
         cut = cut_worktree(checkout.repo, plan.issue, base, checkout.workdir)
     ctx = TurnContext(
         issue=plan.issue,
@@ -94,7 +97,7 @@ def cut_and_start(
         on_line=on_line,
         on_end=on_end,
         launch=plan.launch,
-        resume=_earlier_conversation(plan, earlier_conversation),
+        resume=left.conversation,
     )
     turn = start_turn(plan.agent, ctx, begin=False)
     try:
@@ -111,18 +114,26 @@ def cut_and_start(
     return Started(cut, turn, base)
 
 
-def _earlier_conversation(
-    plan: StartPlan, earlier: Callable[[], Conversation | None] | None
-) -> Conversation | None:
-    """The conversation the issue's last attempt left, for an agent that resumes one;
-    None (a fresh one) when there is none or it cannot be read."""
-    if earlier is None or plan.agent not in RESUMING_AGENTS:
-        return None
+def _read_earlier(
+    checkout: Checkout, plan: StartPlan, earlier: Callable[[bool, bool], Earlier] | None
+) -> Earlier:
+    """What the issue's last attempt left, in one read: its bundle, unless a worktree of
+    the issue is still on this disk (`_continue_from_bundle`), and its conversation, for
+    an agent that resumes one. A failed read fails the start when it asked for the
+    bundle (the branch would not be the stored one); else the turn starts afresh."""
+    if earlier is None:
+        return Earlier()
+    bundle = not worktree_path(checkout.workdir, plan.issue).exists()
+    conversation = plan.agent in RESUMING_AGENTS
+    if not (bundle or conversation):
+        return Earlier()
     try:
-        return earlier()
-    except Exception as err:  # the turn starts all the same, afresh
+        return earlier(bundle, conversation)
+    except Exception as err:
+        if bundle:
+            raise
         log.warning("earlier conversation not read (%s)", err, extra={"issue": plan.issue})
-        return None
+        return Earlier()
 
 
 def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
@@ -139,18 +150,13 @@ def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
 
 
 def _continue_from_bundle(
-    checkout: Checkout,
-    issue: int,
-    earlier_bundle: Callable[[], bytes | None] | None,
-    repo_url: str | None = None,
+    checkout: Checkout, issue: int, data: bytes | None, repo_url: str | None = None
 ) -> None:
     """The branch as the last ended attempt stored it is the truth: another runner may
     have run a later attempt than the one this clone remembers. So the stored bundle is
     imported (a no-op when this clone's branch is already there), unless a worktree of
-    the issue is still on this disk: its files belong to the branch as it is here."""
-    if earlier_bundle is None or worktree_path(checkout.workdir, issue).exists():
-        return
-    data = earlier_bundle()
+    the issue is still on this disk: its files belong to the branch as it is here (the
+    read then asked for no bundle: `data` is None)."""
     if data is None:
         return
     try:

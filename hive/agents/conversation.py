@@ -2,7 +2,7 @@
 
 Claude Code and Codex keep a session on the disk of the machine that ran it, and the
 next attempt may run on another runner: so the session's file travels with the order,
-like the bundle (the bee stores it before the ending, `hive.store.conversations`, and
+like the bundle (the ending's own statement stores it, `hive.store.conversations`, and
 the next attempt's start hands it to the adapter as `TurnContext.resume`). It is capped
 (CONVERSATION_MAX_BYTES: a larger one is not kept, and the next attempt starts fresh,
 saying why) and never holds the turn's key.

@@ -37,15 +37,14 @@ def after_ending(
     conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, ending: KeyEnding
 ) -> Rest | None:
     """Move the rest of the key of the attempt (`issue`, `conversation_id`) that just
-    ended as `ending` says (call inside the ending's transaction): the key's rest now,
-    None when the attempt has no key or `ending` is no refusal (its rest ended). The
-    ending's own statement (`end_order`) already ends the rest of a key whose turn ended
-    otherwise; this is for a caller that ended an order by another statement."""
-    params = {"issue": issue, "conversation_id": conversation_id}
+    ended in a refusal as `ending` says (call inside the ending's transaction): the key's
+    rest now, None when the attempt has no key. Two statements: the rest's row, made if
+    need be and locked, with the order's fingerprint; then the rest the rule decided.
+    (An ending that is no refusal ends its key's rest in its own statement, `end_order`.)
+    Raises ValueError for an ending that is no refusal."""
     if not moves_rest(ending.outcome):
-        one(conn, "end_key_rest", params)
-        return None
-    one(conn, "ensure_key_rest", params)
+        raise ValueError(f"{ending.outcome!r} rests no key")
+    params = {"issue": issue, "conversation_id": conversation_id}
     row = one_dict(conn, "lock_key_rest", params)
     if row is None:
         return None  # the order has no key

@@ -26,7 +26,6 @@ from typing import Any, ClassVar, Literal
 
 import psycopg
 
-from hive.store.db import Db, one
 from hive.store.sql import q
 
 log = logging.getLogger("hive.store.listen")
@@ -38,8 +37,8 @@ CONNECT_TIMEOUT_SECONDS = 2
 # the shared connection's thread looks for a stop this often
 SLICE_SECONDS = 0.2
 
-# the payload of an ending's NOTIFY: `ended:<issue>` (a queued or released order's is
-# its issue number)
+# the payload of the NOTIFY an ending's own statement sends (`end_order`): `ended:<issue>`
+# (a queued or released order's is its issue number)
 ENDED_PREFIX = "ended:"
 
 Reason = Literal["notified", "reconnected", "timeout"]
@@ -189,9 +188,3 @@ def _connect(url: str) -> psycopg.Connection[Any]:
         conn.close()
         raise
     return conn
-
-
-def notify_ended(db: Db, issue: int) -> None:
-    """NOTIFY `hive_orders` that `issue`'s order ended: a Queen in another process rounds
-    at once, so a freed key is used without waiting for her tick."""
-    one(db, "notify_order_ended", {"issue": issue})

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hive.agents.conversation import Conversation
 from hive.rules.lifecycle import may_replace, sources
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
@@ -172,7 +173,13 @@ class OrderEnding:
 
     An ending in `refused` or `quota exhausted` rests the order's key (hive/store/
     keyrests.py): a quota until `resets_at` when the agent gave it, else for
-    `quota_rest_seconds`; any other ending ends the key's run of refusals."""
+    `quota_rest_seconds`; any other ending ends the key's run of refusals.
+
+    `keeps_conversation` (the agent resumes conversations, hive/agents/conversation.py):
+    the ending stores `conversation` as the issue's for the next attempt, or drops the
+    issue's earlier one when it is None; otherwise the issue's conversation is left as
+    it is. Stored with the ending: a next attempt may be claimed elsewhere as soon as
+    the ending lands."""
 
     fence: Fence
     outcome: str
@@ -187,6 +194,8 @@ class OrderEnding:
     salvaged_sha: str | None = None
     salvaged_files: tuple[str, ...] = ()
     bundle: NewBundle | None = None
+    keeps_conversation: bool = False
+    conversation: Conversation | None = None
 
 
 def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Insertion:
@@ -274,7 +283,7 @@ def heartbeat(db: Db, fence: Fence) -> bool:
 def end_params(ending: OrderEnding) -> dict[str, Any]:
     """`ending` as the parameters of `end_order` (also what the claim bench's bare loop
     sends), the states END may leave included."""
-    bundle = ending.bundle
+    bundle, kept = ending.bundle, ending.conversation
     return {
         **_fence(ending.fence),
         "from_states": _ENDS_FROM,
@@ -295,12 +304,19 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
         "head_sha": bundle.head_sha if bundle else None,
         "bytes": bundle.data if bundle else None,
         "size": len(bundle.data) if bundle else None,
+        "keeps_conversation": ending.keeps_conversation,
+        "agent": kept.agent if kept else None,
+        "session_id": kept.session_id if kept else None,
+        "conversation_bytes": kept.data if kept else None,
+        "note": kept.note if kept else None,
     }
 
 
 def end(db: Db, ending: OrderEnding) -> Move:
-    """End the attempt as `ending` says (event END), storing its bundle in the same
-    statement (no ended row without its bundle). The Move is false when it did not land:
+    """End the attempt as `ending` says (event END), storing its bundle and its
+    conversation and NOTIFYing `hive_orders` ('ended:<issue>': a Queen elsewhere rounds
+    at once) in the same statement, one round trip (no ended row without its bundle and
+    conversation, no NOTIFY without the ending). The Move is false when it did not land:
     the fence no longer matches (reaped, re-dispatched, another claimant), or the
     attempt is in a state END may not leave (`illegal`: logged, the caller counts it).
 

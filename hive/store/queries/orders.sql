@@ -130,7 +130,7 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
 RETURNING issue;
 
 -- name: end_order
--- End this attempt with its outcome (event END: only from the states it may leave, RUNNING) and, in the same statement, store its bundle (bytes given) or drop a stale one (no bytes: nothing beyond base): no ended row without its bundle, no bundle for a fenced-out or refused ending; an ending that is no refusal (`ends_rest`, hive/rules/rests.py) ends its key's rest.
+-- End this attempt with its outcome (event END: only from the states it may leave, RUNNING) and, in the same statement, store its bundle (bytes given) or drop a stale one, store the conversation its agent left (`keeps_conversation`: agent given) or drop the issue's earlier one, and NOTIFY hive_orders 'ended:N': no ended row without its bundle and conversation, none for a fenced-out or refused ending; an ending that is no refusal (`ends_rest`, hive/rules/rests.py) ends its key's rest.
 WITH ended AS (
     UPDATE hive.queen_dispatch SET
         finished_at = now(), outcome = %(outcome)s,
@@ -170,8 +170,21 @@ WITH ended AS (
 ), dropped AS (
     DELETE FROM hive.queen_bundle AS b USING ended
     WHERE b.issue = ended.issue AND %(bytes)s::bytea IS NULL
+), kept AS (
+    INSERT INTO hive.queen_conversation AS c
+        (issue, conversation_id, agent, session_id, bytes, size, note)
+    SELECT ended.issue, %(conversation_id)s, %(agent)s::text, %(session_id)s::text,
+        %(conversation_bytes)s::bytea, length(%(conversation_bytes)s::bytea), %(note)s::text
+    FROM ended WHERE %(keeps_conversation)s::boolean AND %(agent)s::text IS NOT NULL
+    ON CONFLICT (issue) DO UPDATE SET
+        conversation_id = excluded.conversation_id, agent = excluded.agent,
+        session_id = excluded.session_id, bytes = excluded.bytes, size = excluded.size,
+        note = excluded.note, created_at = now()
+), forgotten AS (
+    DELETE FROM hive.queen_conversation AS c USING ended
+    WHERE c.issue = ended.issue AND %(keeps_conversation)s::boolean AND %(agent)s::text IS NULL
 )
-SELECT issue FROM ended;
+SELECT issue, pg_notify('hive_orders', 'ended:' || issue::text)::text AS notified FROM ended;
 
 -- name: record_salvage
 -- Record the salvage commit a reaper made for an attempt it already ended (fenced on the attempt).

@@ -3,7 +3,7 @@ subscriber that skips endings hears the queued orders only."""
 
 from __future__ import annotations
 
-from hive.store import listen, pool
+from hive.store import orders, pool
 from hive.store.connect import named
 from hive.store.listen import Listener, is_ending
 from hive.swarm import wait_for
@@ -33,9 +33,13 @@ def test_two_listeners_share_one_connection_and_both_hear_a_notify(hive_db_url):
 
 
 def test_a_claimer_skips_an_ending_and_hears_the_next_queued_order(hive_db_url):
+    with pool.connect(hive_db_url) as conn:
+        orders.insert(conn, orders.NewOrder(3, "queen-3", "main"), queued=False)
+        made = orders.get(conn, 3)
+        assert made is not None
     with Listener(hive_db_url, is_ending) as claimer, Listener(hive_db_url) as queen:
         with pool.connect(hive_db_url) as conn:
-            listen.notify_ended(conn, 3)
+            assert orders.end(conn, orders.OrderEnding(made.fence, "finished"))
             conn.execute("SELECT pg_notify('hive_orders', '4')")
         assert queen.wait(5.0).payloads == ("ended:3",)
         assert claimer.wait(5.0).payloads == ("4",)  # the ending never reached it

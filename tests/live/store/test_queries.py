@@ -115,6 +115,10 @@ SAMPLES = {
     # a conversation kept with its order (conversations.sql)
     "agent": "claude",
     "session_id": "session-1",
+    "keeps_conversation": True,
+    "conversation_bytes": b"session",
+    "bundle": True,
+    "conversation": True,
     # spend and key rests (spend.sql, keyrests.sql)
     "cost_usd": 0.25,
     "cost_source": "agent",
