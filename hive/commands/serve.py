@@ -4,7 +4,8 @@ card and exit 0 (DESIGN 8).
 Before anything starts: the settings (every bad variable at once), logging, the HTTP
 config (a non-loopback bind without a token is refused in one line), HIVE_REPO_URL (every
 role judges or runs work on the repository), the database (the embedded server when
-HIVE_DATABASE_URL is unset) and its migrations (safe when several processes start at
+HIVE_DATABASE_URL is unset; waited for up to HIVE_STORE_WAIT_SECONDS, rules.startup) and
+its migrations (safe when several processes start at
 once: an advisory lock serialises them), then the clone, then the turns an earlier
 process on this workdir left running are killed (hive.agents.stopping.hold_turn_groups).
 """
@@ -45,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
             "this hive works on"
         )
     url = connect.database_url(settings)
-    connect.check_reachable(url)
+    connect.wait_reachable(url, settings.store_wait_seconds)
     applied = migrate.apply(url)
     if applied:
         log.info("migrated the schema to %04d", applied[-1])

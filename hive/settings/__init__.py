@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
+from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
 from hive.rules.waits import CLAIM_TTL_SECONDS
 from hive.settings import github, values
 from hive.settings.links import is_service_link
@@ -99,6 +100,8 @@ class Settings:
     # how long a Queen's claim on a publish job holds before another may take it (RULES
     # 9's CLAIM_TTL_SECONDS; shorter only as a test's clock)
     job_claim_seconds: int = CLAIM_TTL_SECONDS
+    # how long `hive serve` waits for the store at start before it exits 2
+    store_wait_seconds: int = STORE_WAIT_DEFAULT_SECONDS
     publish: str = "push"
     forge: str = "local"
     github_repo: str = ""
@@ -193,6 +196,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
+    "STORE_WAIT_SECONDS": ("store_wait_seconds", values.integer(0, STORE_WAIT_MAX_SECONDS)),
     "PUBLISH": ("publish", values.choice(PUBLISH_MODES)),
     "FORGE": ("forge", values.choice(github.FORGES)),
     "GITHUB_REPO": ("github_repo", github.repo),

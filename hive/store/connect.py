@@ -3,13 +3,19 @@ started on first use (DESIGN 2, embedded default)."""
 
 from __future__ import annotations
 
+import logging
+import time
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 import psycopg
 
 from hive.errors import StoreUnreachable
+from hive.rules.startup import store_wait_pause
 from hive.settings import Settings
 from hive.store import embedded
+
+log = logging.getLogger("hive.store")
 
 
 def database_url(settings: Settings) -> str:
@@ -44,3 +50,29 @@ def check_reachable(url: str, timeout_seconds: float = 5.0) -> None:
     except psycopg.OperationalError as err:
         reason = str(err).strip().splitlines()[-1].strip() if str(err).strip() else "no answer"
         raise StoreUnreachable(f"database at {where(url)} is unreachable: {reason}") from None
+
+
+def wait_reachable(
+    url: str,
+    wait_seconds: float,
+    *,
+    sleep: Callable[[float], object] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Return once `url` can be reached, trying again for up to `wait_seconds` (pauses
+    by rules.startup, a warning line each); then raise the last StoreUnreachable."""
+    deadline = clock() + wait_seconds
+    failed = 0
+    while True:
+        try:
+            check_reachable(url)
+            if failed:
+                log.info("the database at %s answers after %d failed attempts", where(url), failed)
+            return
+        except StoreUnreachable as err:
+            failed += 1
+            pause = store_wait_pause(failed, deadline - clock())
+            if pause is None:
+                raise
+            log.warning("%s; trying again in %.1f s", err, pause)
+            sleep(pause)

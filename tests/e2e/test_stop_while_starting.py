@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.swarm import start_serve
+from hive.swarm import start_serve, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.live]
 
@@ -40,3 +40,45 @@ def test_a_serve_sigtermed_in_its_first_clone_exits_zero(tmp_path: Path, hive_db
                 assert serve.wait(EXIT_SECONDS) == 0, serve.log()
         finally:
             serve.kill()
+
+
+def _nowhere() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"postgresql://hive:hunter2@127.0.0.1:{probe.getsockname()[1]}/hive"
+
+
+def _serve_env(tmp_path: Path, db_url: str, **extra: str) -> dict[str, str]:
+    return {
+        "HIVE_DATABASE_URL": db_url,
+        "HIVE_REPO_URL": str(tmp_path / "repo"),
+        "HIVE_WORKDIR": str(tmp_path / "work"),
+        "HIVE_ROLE": "runner",
+        "HIVE_HTTP_ADDR": "127.0.0.1:0",
+        **extra,
+    }
+
+
+def test_a_serve_sigtermed_while_it_waits_for_its_store_exits_zero(tmp_path: Path):
+    env = _serve_env(tmp_path, _nowhere(), HIVE_STORE_WAIT_SECONDS="600")
+    serve = start_serve("waiting", env, cwd=tmp_path, log_dir=tmp_path / "logs")
+    try:
+        wait_for(lambda: "trying again in" in serve.log(), ACCEPT_SECONDS, "the wait's line")
+        serve.send(signal.SIGTERM)
+        assert serve.wait(EXIT_SECONDS) == 0, serve.log()
+        assert "hunter2" not in serve.log()
+    finally:
+        serve.kill()
+
+
+def test_a_serve_whose_store_stays_away_exits_2_after_the_wait(tmp_path: Path):
+    env = _serve_env(tmp_path, _nowhere(), HIVE_STORE_WAIT_SECONDS="1")
+    serve = start_serve("away", env, cwd=tmp_path, log_dir=tmp_path / "logs")
+    try:
+        assert serve.wait(ACCEPT_SECONDS) == 2, serve.log()
+        lines = serve.log().strip().splitlines()
+        assert "trying again in 0.5 s" in lines[0]
+        assert lines[-1].startswith("hive: database at 127.0.0.1:"), lines
+        assert "unreachable" in lines[-1] and "hunter2" not in serve.log()
+    finally:
+        serve.kill()
