@@ -40,6 +40,10 @@ class SignalBridge:
         self.signals = tuple(signals)
         self.first_signal = threading.Event()
         self.hard_stopped = threading.Event()
+        # set while the root is not starting: a signal during `run`'s start drains once
+        # every child has started (the drain hooks are added by children's on_start)
+        self.started = threading.Event()
+        self.started.set()
         self.signum = 0
         self._hooks: list[DrainHook] = []
         self._lock = threading.Lock()
@@ -111,6 +115,9 @@ class SignalBridge:
 
     def _drain_then_stop(self, signum: int) -> None:
         name = signal.Signals(signum).name if signum else "request"
+        while not self.started.wait(_WAIT_SLICE_SECONDS):
+            if self.hard_stopped.is_set():
+                return
         log.info(f"{name}: draining before the ordered stop", extra={"event": "drain_started"})
         with self._lock:
             hooks = list(self._hooks)
@@ -136,11 +143,14 @@ def run(root: Supervisor, bridge: SignalBridge | None = None) -> ExitReason:
 
     bridge = bridge or SignalBridge()
     bridge.install(root)
+    bridge.started.clear()
     try:
         try:
             root.start()
         except StartError as exc:
             return ExitReason(False, str(exc), exc)
+        finally:
+            bridge.started.set()
         while True:
             reason = root.wait(_WAIT_SLICE_SECONDS)
             if reason is not None:

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from supervisors import ExitReason, SignalBridge, Supervisor, exit_code, run
+from supervisors import ChildSpec, ExitReason, SignalBridge, Supervisor, exit_code, run
 
-from .helpers import DEADLINE_SECONDS, Block, Journal, ref_of, worker
+from .helpers import DEADLINE_SECONDS, Block, Journal, Worker, ref_of, worker
 
 
 @pytest.fixture
@@ -138,3 +138,37 @@ def test_run_returns_the_reason_of_an_orderly_stop_and_restores_the_handlers(
     assert reason.normal and exit_code(reason) == 0
     assert journal.of("stop") == ["a"]
     assert signal.getsignal(signal.SIGINT) == before
+
+
+def test_a_signal_while_the_tree_starts_drains_once_every_child_started(
+    journal: Journal,
+) -> None:
+    # the drain hook is added by the last child's start (as the hive's DrainActor does):
+    # a signal that comes while an earlier child is still starting must not skip it
+    bridge = SignalBridge()
+    first_started, go_on = threading.Event(), threading.Event()
+    drained: list[int] = []
+
+    def slow_start() -> object:
+        first_started.set()
+        assert go_on.wait(DEADLINE_SECONDS)
+        return Worker.start("slow", journal)
+
+    def hooking_start() -> object:
+        bridge.add_drain_hook(drained.append)
+        return Worker.start("hooking", journal)
+
+    root = Supervisor("root", [ChildSpec("slow", slow_start), ChildSpec("hooking", hooking_start)])
+
+    def signal_during_the_start() -> None:
+        assert first_started.wait(DEADLINE_SECONDS)
+        bridge.request_stop(signal.SIGTERM)
+        go_on.set()
+
+    signaller = threading.Thread(target=signal_during_the_start)
+    signaller.start()
+    reason = run(root, bridge)  # the main thread, as `hive serve` runs it
+    signaller.join(DEADLINE_SECONDS)
+    assert reason.normal, reason
+    assert drained == [signal.SIGTERM]
+    assert journal.of("stop") == ["hooking", "slow"]
