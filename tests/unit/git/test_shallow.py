@@ -161,7 +161,7 @@ def test_a_start_on_a_shallow_clone_continues_a_bundle_cut_from_an_older_base(
     git("commit", "-qm", "base moves", cwd=upstream)
     second = open_checkout(served, tmp_path / "two", "main", depth=1)
 
-    _continue_from_bundle(second, 8, lambda: earlier.data, served)
+    _continue_from_bundle(second, 8, earlier.data, served)
 
     assert second.repo.refs[Ref(b"refs/heads/queen-8")].decode() == earlier.head_sha
     git("fsck", "--strict", "--no-dangling", cwd=Path(second.repo.path))
