@@ -18,7 +18,6 @@ and ends the order `handed back`: its issue is free at once.
 
 from __future__ import annotations
 
-import enum
 import logging
 import threading
 import time
@@ -26,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hive.actors.bee_state import NEXT, RENEWS, BeeState, BeeStatus
 from hive.actors.ending import (
     Accounting,
     Leftover,
@@ -80,8 +80,10 @@ class BeeConfig:
         )
 
 
-# bees with the built-in demo agent and every other default
-DEMO_BEES = BeeConfig(StartConfig("demo"))
+def demo_bees() -> BeeConfig:
+    """Bees with the built-in demo agent and every other default (the price table is
+    read when a config is made, not when this module is imported)."""
+    return BeeConfig(StartConfig("demo"))
 
 
 @dataclass(frozen=True)
@@ -93,41 +95,6 @@ class BeeOrder:
     plan: StartPlan
     ledger: Callable[[], bool]
     key_index: int | None = None  # the order's key (its spend is counted by key)
-
-
-class BeeState(enum.Enum):
-    """Where a bee is in its life. It only moves along `_NEXT`, in `Bee._to`."""
-
-    STARTING = "starting"  # cutting the worktree, starting the turn, writing the ledger
-    RUNNING = "running"  # the ledger landed: the turn runs, the claim is renewed
-    HANDING_BACK = "handing back"  # asked back (the drain's cap, a stop): the turn is stopped
-    LOST = "lost"  # its row was reaped or re-dispatched: the turn is stopped, nothing written
-    ENDING = "ending"  # the turn exited: salvage, bundle, the fenced end
-    ENDED = "ended"  # its order ended (`outcome`), or it never started (`landed` False)
-
-
-_NEXT = {
-    BeeState.STARTING: {BeeState.RUNNING, BeeState.HANDING_BACK, BeeState.ENDED},
-    BeeState.RUNNING: {BeeState.HANDING_BACK, BeeState.LOST, BeeState.ENDING},
-    BeeState.HANDING_BACK: {BeeState.LOST, BeeState.ENDING, BeeState.ENDED},
-    BeeState.LOST: {BeeState.ENDING},
-    BeeState.ENDING: {BeeState.ENDED},
-    BeeState.ENDED: set(),
-}
-
-
-# the states in which a runner's bee renews its claim (held by the drain, or asked back
-# and not yet ended: its row stays its own until the end writes it)
-_RENEWS = (BeeState.RUNNING, BeeState.HANDING_BACK)
-
-
-@dataclass(frozen=True)
-class BeeStatus:
-    issue: int
-    runner: str | None  # None: the Queen's own bee
-    state: BeeState
-    turn_started: bool
-    outcome: str | None  # the order's outcome once this bee ended it
 
 
 class Bee:
@@ -224,9 +191,9 @@ class Bee:
 
     def _to(self, state: BeeState) -> BeeState:
         """Move to `state` (the lock held); returns the state it left. Raises
-        AssertionError for a move `_NEXT` does not allow."""
+        AssertionError for a move `NEXT` does not allow."""
         was = self._state
-        assert state in _NEXT[was], f"a bee cannot go from {was.value} to {state.value}"
+        assert state in NEXT[was], f"a bee cannot go from {was.value} to {state.value}"
         self._state = state
         self._changed.notify_all()
         return was
@@ -314,7 +281,7 @@ class Bee:
         """Wait for the turn's end, renewing the claim every heartbeat_seconds."""
         self._fence(turn)
         while not turn.wait(self.config.heartbeat_seconds):
-            if self.order.fence.runner is not None and self.state in _RENEWS:
+            if self.order.fence.runner is not None and self.state in RENEWS:
                 self._heartbeat(turn)
 
     def _heartbeat(self, turn: Turn) -> None:

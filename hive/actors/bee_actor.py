@@ -8,7 +8,8 @@ from typing import Any
 
 import pykka
 
-from hive.actors.bee import Bee, BeeStatus
+from hive.actors.bee import Bee
+from hive.actors.bee_state import BeeStatus
 from hive.actors.messages import BeeDone
 from supervisors import SupervisedActor
 

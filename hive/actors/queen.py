@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum, auto
 
 from hive.actors import facts, keyrest
-from hive.actors.bee import DEMO_BEES, BeeConfig
+from hive.actors.bee import BeeConfig, demo_bees
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
 from hive.actors.loop import LoopActor
@@ -103,7 +103,7 @@ class QueenConfig:
     keys: tuple[KeySlot, ...] = ()
     spend_cap_usd: float = 0.0  # a UTC day's spend that stops new orders (0: no cap)
     repo_url: str | None = None  # base is refreshed from it before each round
-    bee: BeeConfig = DEMO_BEES  # her own bees' (local mode)
+    bee: BeeConfig = field(default_factory=demo_bees)  # her own bees (local mode)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> QueenConfig:

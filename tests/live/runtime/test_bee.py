@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from dulwich.object_store import tree_lookup_path
 
-from hive.actors.bee import Bee, BeeOrder, BeeState
+from hive.actors.bee import Bee, BeeOrder
+from hive.actors.bee_state import BeeState
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import VERDICT_SENDBACK
