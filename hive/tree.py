@@ -27,7 +27,7 @@ from hive.actors.bee_actor import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor, JobRunnerConfig
-from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
+from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.publish import PublishConfig, after_verdict
 from hive.actors.queen import QueenActor, QueenConfig
 from hive.actors.reaper import ReaperActor, ReaperConfig
@@ -173,6 +173,8 @@ def queen_helpers(
 
     def merged(issue: int, sha: str) -> None:
         rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
+        if forge is not None:  # a push's merge is closed on GitHub by the watch: now
+            rt.names.tell(FORGE, IssuesChanged())
 
     steps = forge.steps if forge is not None and settings.publish == "github" else None
     specs = [

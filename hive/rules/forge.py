@@ -130,6 +130,15 @@ def gate_case(head: Sequence[CheckFact], base_red: Iterable[str]) -> GateCase:
     return GateCase(Gate.INHERITED, red)
 
 
+def base_red_closes(open_red: Iterable[str], seen: Iterable[CheckFact]) -> tuple[str, ...]:
+    """Which issues about a check red on the base may close: the names of `open_red`
+    (the checks with such an issue open) that pass in `seen`, the base's own checks or
+    those of work merged into it. A check still red, pending or absent from `seen` says
+    nothing about the base: its issue stays open."""
+    passing = {c.name for c in seen if c.state == CheckState.PASS}
+    return tuple(sorted(name for name in set(open_red) if name in passing))
+
+
 # ---- a pull request that will not merge -------------------------------------------
 
 
@@ -199,13 +208,15 @@ def stuck_sentence(pr: int, stuck: Stuck) -> str:
 
 
 class Note(StrEnum):
-    """The comments the Queen keeps on an issue: one of each kind, edited, never
-    repeated."""
+    """What the Queen keeps on GitHub, one of each kind per subject: the comments on an
+    issue (edited, never repeated), and two records that are no comment."""
 
     UNSHAPED = "unshaped"
     ESCALATED = "escalated"
     MERGED = "merged"
-    BASE_RED = "base red"
+    BASE_RED = "base red"  # no comment: the issue opened about a check red on the base
+    BASE_GREEN = "base green"  # on that issue, as the check passes again and it closes
+    CLOSED = "closed"  # no comment: the merge (its sha) the issue was closed for
 
 
 MARKER = "<!-- hive:{kind} -->"

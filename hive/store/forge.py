@@ -1,4 +1,5 @@
-"""The GitHub forge's rows: its notes (comments and issues it keeps on GitHub)."""
+"""The GitHub forge's rows: its notes (comments and issues it keeps on GitHub), and the
+facts the night watch reads."""
 
 from __future__ import annotations
 
@@ -11,6 +12,14 @@ from hive.store.db import Db, dicts
 class NoteRow:
     remote_id: int
     body: str
+
+
+@dataclass(frozen=True)
+class Merge:
+    """An issue's work merged as `sha`."""
+
+    issue: int
+    sha: str
 
 
 @dataclass(frozen=True)
@@ -31,6 +40,12 @@ def put_note(db: Db, subject: str, kind: str, remote_id: int, body: str) -> None
     dicts(db, "put_forge_note", params)
 
 
+def notes_of_kind(db: Db, kind: str) -> dict[str, NoteRow]:
+    """Every note of `kind`, by its subject."""
+    rows = dicts(db, "forge_notes_of_kind", {"kind": kind})
+    return {str(r["subject"]): NoteRow(int(r["remote_id"]), str(r["body"])) for r in rows}
+
+
 def drop_note(db: Db, subject: str, kind: str) -> bool:
     return bool(dicts(db, "drop_forge_note", {"subject": subject, "kind": kind}))
 
@@ -40,3 +55,10 @@ def watch_facts(db: Db) -> list[WatchFact]:
         WatchFact(r["issue"], r["attempt"], r["order_state"], r["review_note"])
         for r in dicts(db, "forge_watch_facts", {})
     ]
+
+
+def merged_unclosed(db: Db, label: str, closed_kind: str, limit: int) -> list[Merge]:
+    """Up to `limit` issues carrying `label` whose merge has no note of `closed_kind`
+    naming its sha, newest merge first (a fresh merge does not wait behind a backlog)."""
+    params = {"labels": [label], "kind": closed_kind, "limit": limit}
+    return [Merge(r["issue"], r["merged_sha"]) for r in dicts(db, "forge_merged_unclosed", params)]

@@ -11,14 +11,17 @@ these steps here:
   wake time as the fallback. None yet: it waits CHECKS_APPEAR_SECONDS for CI to report
   before it lets the gate wait for a person. Red: the base's checks are read too; a
   check red on both is inherited (an issue is opened about it, the gate waits for a
-  person), any other red sends the work back with the check's name and summary.
+  person), any other red sends the work back with the check's name and summary. An
+  issue opened about a check red on the base is closed once the base's checks show it
+  passing.
 - MERGE: the pull request as GitHub sees it now, in one case (`hive.rules.forge.Stuck`):
   mergeable goes on; a conflict sends the work back; a required review, branch
   protection or a branch behind its base parks with the Queen's next move as the
   job's sentence; a head that moved goes back to CHECKS.
 - PUSH: merge through the API with the method configured, compare-and-swap on the head
   sha (GitHub's `sha`), journaled as `push:<merge sha>` once it landed.
-- after CLOSE: the merge is commented on the issue and the issue closed.
+- after CLOSE: the merge is commented on the issue and the issue closed; an issue
+  opened about a check red on the base is closed when the merged work passed it.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ from hive.actors.publish import Gone, Red
 from hive.forge.github.api import MergeRefused, PullRequest, Repository
 from hive.forge.github.hooks import WAKE_KEY
 from hive.forge.github.push import push_branch
-from hive.forge.github.watch import Watch
+from hive.forge.github.watch import Watch, subject
 from hive.git.auth import GitAuth
 from hive.git.repo import Checkout, own_repo
 from hive.jobs.engine import StepContext
 from hive.rules.forge import (
+    CheckFact,
     CheckState,
     Gate,
     Stuck,
@@ -102,6 +106,8 @@ class GitHubSteps:
         if any(c.state == CheckState.FAIL for c in facts_now):
             on_base = self.repo.checks(self.config.base)
             base_red = [c.name for c in on_base if c.state == CheckState.FAIL]
+            for name, closed in self.watch.base_green(on_base, self.config.base, number):
+                ctx.say(f"check {name} is green on {self.config.base} again (#{closed} closed)")
         case = gate_case(facts_now, base_red)
         if case.gate == Gate.PENDING:
             running = ", ".join(c.name for c in facts_now if c.state == CheckState.PENDING)
@@ -198,6 +204,14 @@ class GitHubSteps:
             return {"closed": facts.issue}
 
         ctx.effect(f"github-close:{facts.issue}:{facts.attempt}", close)
+        # the checks the gate opened on: each that passed is green on the base it merged into
+        runs = publish.checks_on(self.db, facts.issue, facts.attempt, facts.head_sha or "")
+        passed = [
+            CheckFact(r.name, CheckState.PASS if r.result == "pass" else CheckState.FAIL)
+            for r in runs
+        ]
+        for name, closed in self.watch.base_green(passed, self.config.base, pr, merged_as=sha):
+            ctx.say(f"check {name} passed in the merge: #{closed} about its red base closed")
 
     # ---- helpers ------------------------------------------------------------------
 
@@ -218,7 +232,7 @@ class GitHubSteps:
         log.info("%s", sentence, extra={"issue": facts.issue})
         if stuck in (Stuck.STALE, Stuck.CLOSED):
             # CHECKS pushes the accepted head again and opens or updates the pull request
-            forge.put_note(self.db, f"issue:{facts.issue}", PR_NOTE, pr.number, "")
+            forge.put_note(self.db, subject(facts.issue), PR_NOTE, pr.number, "")
             ctx.say(sentence)
             return Result.MOVED
         if stuck == Stuck.CONFLICT:
@@ -261,8 +275,7 @@ class GitHubSteps:
     def _pull_request(self, facts: PublishFacts, head: str) -> int:
         """The number of the open pull request of the accepted head: opened, or updated
         once per head (a look again at a parked job sends nothing)."""
-        subject = f"issue:{facts.issue}"
-        known = forge.note(self.db, subject, PR_NOTE)
+        known = forge.note(self.db, subject(facts.issue), PR_NOTE)
         if known is not None and known.body == head:
             return known.remote_id
         branch = f"queen-{facts.issue}"
@@ -277,11 +290,11 @@ class GitHubSteps:
             log.info("opened pull request #%d", pr.number, extra={"issue": facts.issue})
         else:
             pr = self.repo.update_pull(pr.number, title, body)
-        forge.put_note(self.db, subject, PR_NOTE, pr.number, head)
+        forge.put_note(self.db, subject(facts.issue), PR_NOTE, pr.number, head)
         return pr.number
 
     def _pr_number(self, facts: PublishFacts) -> int:
-        known = forge.note(self.db, f"issue:{facts.issue}", PR_NOTE)
+        known = forge.note(self.db, subject(facts.issue), PR_NOTE)
         if known is None:
             raise RuntimeError(f"#{facts.issue} has no pull request yet it is past CHECKS")
         return known.remote_id

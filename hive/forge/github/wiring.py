@@ -79,7 +79,13 @@ class GitHubForge:
             raise HiveError("the GitHub forge needs HIVE_FORGE=github and HIVE_GITHUB_TOKEN")
         client = GitHubClient(settings.github_api_url, settings.github_token)
         repo = Repository(client, settings.github_repo)
-        watch = Watch(db, repo, settings.github_label, shape=BaseShape(checkout, settings.base_ref))
+        watch = Watch(
+            db,
+            repo,
+            settings.github_label,
+            shape=BaseShape(checkout, settings.base_ref),
+            closes_pushed_merges=settings.publish == "push",
+        )
 
         def refused(result: SyncResult) -> None:
             try:

@@ -14,6 +14,20 @@ RETURNING subject;
 -- Forget the forge's note of a kind on a subject (an issue it opened was closed).
 DELETE FROM hive.forge_note WHERE subject = %(subject)s AND kind = %(kind)s RETURNING subject;
 
+-- name: forge_notes_of_kind
+-- Every note of a kind the forge keeps, by subject (the issues open about checks red on the base).
+SELECT subject, remote_id, body FROM hive.forge_note WHERE kind = %(kind)s ORDER BY subject;
+
+-- name: forge_merged_unclosed
+-- Labelled issues whose merge has no close note for its sha yet (subject as watch.subject), newest merge first, a batch.
+SELECT i.number AS issue, d.merged_sha
+FROM hive.queen_issue i JOIN hive.queen_dispatch d ON d.issue = i.number
+WHERE i.state = 'closed' AND d.merged_sha IS NOT NULL AND i.labels && %(labels)s
+  AND NOT EXISTS (
+      SELECT 1 FROM hive.forge_note n
+      WHERE n.subject = 'issue:' || i.number AND n.kind = %(kind)s AND n.body = d.merged_sha)
+ORDER BY d.merged_at DESC, i.number LIMIT %(limit)s;
+
 -- name: forge_watch_facts
 -- The open issues and their current order's state, for the night watch (escalated work).
 SELECT i.number AS issue, i.state, d.attempt, d.review_note,

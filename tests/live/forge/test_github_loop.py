@@ -1,7 +1,8 @@
 """The whole loop with HIVE_FORGE=github, one process on a real PostgreSQL against the
 fake GitHub (its CI reports checks on each pushed head): label an issue -> a bee ->
 review -> a pull request -> checks green -> merged -> the issue closed with a comment;
-and a check red on the base too, which is not the bee's fault. The API calls per issue
+a check red on the base too, which is not the bee's fault; and the same issue merged by
+a push (HIVE_PUBLISH=push), closed on GitHub by the night watch. The API calls per issue
 and the cost of quiet polling are counted; the token is in no log line or row."""
 
 from __future__ import annotations
@@ -147,6 +148,28 @@ def test_a_check_red_on_the_base_too_waits_for_a_person_and_opens_an_issue(
     assert github.base_sha() == sha
     assert len([i for i in github.state.issues.values() if "is red on main" in i["title"]]) == 1
     hive.stop(timeout=60)
+
+
+def test_with_publish_push_the_merged_issue_is_closed_on_github_with_a_comment(
+    hive_tree: Callable[..., Any],
+    hive_db_url: str,
+    hive_repo: Path,
+    github: FakeGitHub,
+) -> None:
+    number = github.add_issue("Write the notes", BODY.format(text="pushed"), ["hive"])
+    # no poll in the test's time: the merge itself wakes the watch
+    variables = _forge(github, PUBLISH="push", CHECK_UNIT="true", GITHUB_POLL_SECONDS="3600")
+    hive = hive_tree("demo", **variables)
+    sha = wait_for_merge(hive_db_url, number, timeout_seconds=90)
+    assert github.base_sha() == sha and not github.state.pulls  # pushed, no pull request
+    deadline = time.monotonic() + 30
+    while github.state.issues[number]["state"] != "closed" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert github.state.issues[number]["state"] == "closed"
+    (comment,) = github.comments_on(number)
+    assert comment["body"].startswith(f"Merged as {sha}. Closing this issue.")
+    hive.stop(timeout=60)
+    assert len(github.comments_on(number)) == 1
 
 
 SECRET = "a-webhook-secret-for-the-loop"

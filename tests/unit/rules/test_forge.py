@@ -12,6 +12,7 @@ from hive.rules.forge import (
     Gate,
     Note,
     Stuck,
+    base_red_closes,
     body_sections,
     branch_issue,
     check_run_state,
@@ -93,6 +94,19 @@ def test_a_red_check_also_red_on_base_is_inherited():
 def test_one_own_red_beside_an_inherited_one_is_the_bees():
     case = gate_case([_c("unit", F), _c("lint", F)], ["lint"])
     assert case.gate == Gate.RED and [c.name for c in case.red] == ["unit"]
+
+
+def test_an_issue_about_a_red_base_closes_when_its_check_passes_again():
+    seen = [_c("lint", P), _c("unit", P)]
+    assert base_red_closes(["lint"], seen) == ("lint",)
+    assert base_red_closes(["unit", "lint", "lint"], seen) == ("lint", "unit")
+
+
+def test_an_issue_about_a_red_base_stays_open_while_its_check_is_red_pending_or_unseen():
+    assert base_red_closes(["lint"], [_c("lint", F), _c("unit", P)]) == ()
+    assert base_red_closes(["lint"], [_c("lint", W)]) == ()
+    assert base_red_closes(["lint"], [_c("unit", P)]) == ()
+    assert base_red_closes([], [_c("lint", P)]) == ()
 
 
 @pytest.mark.parametrize(
