@@ -108,6 +108,10 @@ def test_without_its_warden_the_leader_still_dies_with_its_owner_and_a_sweep_kil
     # the parent-death signal reaches the leader; the child is out of its reach
     assert _gone([leader], DIES_WITHIN_SECONDS) is not None
     assert process_alive(child)
+    # the lock is free only once every thread of the owner has exited: the leader's
+    # signal comes as the thread that started it exits, maybe before the others (the
+    # sweep then rightly takes the owner for alive). Its exit status says it is whole
+    owner[-1].wait(DIES_WITHIN_SECONDS)
     try:
         assert sweep(records) == [leader]
         assert _gone([child], DEADLINE_SECONDS) is not None
