@@ -76,12 +76,6 @@ def runs_bees(settings: Settings) -> bool:
     return settings.is_runner or (settings.is_queen and not settings.queen_bees_run_elsewhere)
 
 
-def listens(settings: Settings) -> bool:
-    """Whether a loop of this process LISTENs (the claimer; a Queen and her reviewer
-    whose bees run elsewhere): they share one LISTEN connection."""
-    return settings.is_runner or (settings.is_queen and settings.queen_bees_run_elsewhere)
-
-
 def bee_slots(settings: Settings) -> int:
     """Bees this process may run at once: a runner's slots; a Queen running her own bees
     may run up to HIVE_MAX_WORKERS of them."""
@@ -264,10 +258,11 @@ def build(
     (`hive.rules.connections`) as bees start and end."""
     metrics = metrics or HiveMetrics()
     url = named(url, f"hive-{settings.runner_name}")
-    listening = listens(settings)
-    db = budget_pool(url, limit=pool_size(0, listening), name=f"hive-{settings.runner_name}")
+    # every process keeps one connection of its budget for the shared LISTEN: its
+    # claimer's, a Queen's reviewer's, or the board's (every process serves /board)
+    db = budget_pool(url, limit=pool_size(0, listens=True), name=f"hive-{settings.runner_name}")
     rt = Runtime(db=db, url=url, checkout=checkout, metrics=metrics)
-    rt.host.watch(lambda bees: db.fit(pool_size(bees, listening)))
+    rt.host.watch(lambda bees: db.fit(pool_size(bees, listens=True)))
     forge = None
     if settings.forge == "github":
         forge = GitHubForge.from_settings(

@@ -312,7 +312,7 @@ def _held(db: psycopg.Connection[Any]) -> dict[str, int]:
 def _listening(db: psycopg.Connection[Any]) -> int:
     row = db.execute(
         "SELECT count(*) FROM pg_stat_activity"
-        " WHERE starts_with(application_name, %s) AND query ILIKE 'LISTEN%%'",
+        " WHERE starts_with(application_name, %s) AND query ILIKE '%%LISTEN %%'",
         (APP_PREFIX,),
     ).fetchone()
     return int(row[0]) if row else 0

@@ -1,16 +1,18 @@
 """The board's event streams, fed by LISTEN/NOTIFY on `hive_board`.
 
-One thread per process listens on a connection of its own, from the first page or
-stream on. A burst of notifications is gathered for `COALESCE_SECONDS`, the cards they
+From the first page or stream on, one thread per process listens, as a subscriber of
+the process's one LISTEN connection (`hive.store.listen`: the board costs no connection
+of its own). A burst of notifications is gathered for `COALESCE_SECONDS`, the cards they
 name are read once, and each becomes an event sent to every board stream (`card`, with
 an id `<epoch>.<seq>`); an issue's page gets a bare hint (`issue` or `transcript`) and
 fetches what it shows. A stream that joins is caught up on this thread, in order with
 the events: the events after the id it last saw while they are kept (`rules.board.
-catch_up`), else a `snapshot` of the whole board. A lost listening connection is made
-again; the notifications sent meanwhile are lost, so a new epoch starts and every board
-stream gets a snapshot. Every `PING_SECONDS` each stream gets a comment line, so a dead
-client is found and proxies keep the connection. With no stream open for
-`IDLE_STOP_SECONDS` the thread stops listening; the next page starts it again.
+catch_up`), else a `snapshot` of the whole board. When the listening connection was lost
+and made again, the notifications sent meanwhile are lost, so a new epoch starts and
+every board stream gets a snapshot. Every `PING_SECONDS` each stream gets a comment line,
+so a dead client is found and proxies keep the connection. With no stream open and no
+page drawn for `IDLE_STOP_SECONDS` the thread stops listening (the shared connection
+UNLISTENs `hive_board`); the next page starts it again.
 
 Lifecycle: `start()` listens (raises psycopg.OperationalError when the store is away)
 and is safe to call again; `stop()` is safe twice and before `start()`.
@@ -19,12 +21,10 @@ and is safe to call again; `stop()` is safe twice and before `start()`.
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
 import logging
 import os
 import secrets
-import select
 import socket
 import threading
 import time
@@ -35,7 +35,8 @@ from typing import Any, Protocol
 import psycopg
 
 from hive.rules.board import SNAPSHOT, catch_up
-from hive.store.sql import q
+from hive.store.board import BOARD_CHANNEL
+from hive.store.listen import Listener, Wake
 
 log = logging.getLogger("hive.board")
 
@@ -43,11 +44,10 @@ COALESCE_SECONDS = 0.05  # a burst of notifications becomes one read of the card
 PING_SECONDS = 15.0
 KEPT_EVENTS = 512  # card events kept for streams that reconnect
 RETRY_MS = 2000  # what a browser waits before it reconnects
-PAUSE_SECONDS = 1.0  # after a failed read of the store or a failed reconnect
-CONNECT_TIMEOUT_SECONDS = 2
+PAUSE_SECONDS = 1.0  # after a failed read of the store
 STOP_JOIN_SECONDS = 2.0
 WATCH_TTL_SECONDS = 4 * PING_SECONDS  # renewed at every ping; a dead process's expires
-IDLE_STOP_SECONDS = 600.0  # no stream open this long: stop listening until the next page
+IDLE_STOP_SECONDS = 600.0  # no stream nor page this long: stop listening until the next page
 BOARD_KINDS = frozenset("iot")  # what moves or rewrites a card
 ISSUE_KINDS = frozenset("iocjb")  # what an issue's page shows besides the transcript
 
@@ -120,12 +120,13 @@ class Hub:
         self.url = url
         self.renderer = renderer
         self._lock = threading.Lock()
-        self._conn: psycopg.Connection[Any] | None = None
+        # held by start() and stop() only: a start waits for its LISTEN without holding
+        # `_lock`, which the server's loop thread takes to add a stream
+        self._starting = threading.Lock()
+        self._listener: Listener | None = None
         self._thread: threading.Thread | None = None
+        self._asked_at = time.monotonic()  # the last start(): a page or a stream opening
         self._stopping = threading.Event()
-        self._waker_r, self._waker_w = socket.socketpair()
-        self._waker_r.setblocking(False)
-        self._waker_w.setblocking(False)
         self._joining: list[_Sub] = []
         self._board: set[_Sub] = set()
         self._pages: set[_Sub] = set()
@@ -138,31 +139,39 @@ class Hub:
     # ---- from any thread ---------------------------------------------------------------
 
     def start(self) -> None:
-        with self._lock:
-            if self._thread is not None:
-                return
+        with self._starting:
+            with self._lock:
+                self._asked_at = time.monotonic()  # a stream may follow: not idle now
+                if self._thread is not None:
+                    return
             self._stopping.clear()
-            self._conn = self._listen()
-            self._thread = threading.Thread(target=self._run, name="hive-board", daemon=True)
-            self._thread.start()
+            self._renew()  # first (or again: it may have expired while no board listened)
+            listener = Listener(self.url, channels=(BOARD_CHANNEL,))
+            thread = threading.Thread(
+                target=self._run, args=(listener,), name="hive-board", daemon=True
+            )
+            with self._lock:
+                self._listener, self._thread = listener, thread
+            thread.start()
 
     def stop(self) -> None:
-        with self._lock:
-            thread, self._thread = self._thread, None
-            self._stopping.set()
-        self._wake()
-        if thread is not None:
-            thread.join(STOP_JOIN_SECONDS)
-        with self._lock:
-            conn, self._conn = self._conn, None
-            subs = [*self._joining, *self._board, *self._pages]
-            self._joining, self._board, self._pages = [], set(), set()
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
-            self._unwatch()
-        for sub in subs:
-            sub.sink.close()
+        with self._starting:
+            with self._lock:
+                thread, self._thread = self._thread, None
+                listener, self._listener = self._listener, None
+                self._stopping.set()
+            if listener is not None:
+                listener.wake()
+            if thread is not None:
+                thread.join(STOP_JOIN_SECONDS)
+            with self._lock:
+                subs = [*self._joining, *self._board, *self._pages]
+                self._joining, self._board, self._pages = [], set(), set()
+            if listener is not None:
+                listener.close()
+                self._unwatch()
+            for sub in subs:
+                sub.sink.close()
 
     @property
     def streams(self) -> int:
@@ -191,20 +200,22 @@ class Hub:
                 self._joining.remove(sub)
 
     def _wake(self) -> None:
-        with contextlib.suppress(OSError):
-            self._waker_w.send(b"x")
+        with self._lock:
+            listener = self._listener
+        if listener is not None:
+            listener.wake()
 
     # ---- the hub's thread --------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, listener: Listener) -> None:
         next_ping = time.monotonic() + PING_SECONDS
         idle_since = time.monotonic()
         while not self._stopping.is_set():
             if self.streams:
                 idle_since = time.monotonic()
-            elif time.monotonic() - idle_since >= IDLE_STOP_SECONDS and self._idle_stop():
+            elif self._idle_for(idle_since) >= IDLE_STOP_SECONDS and self._idle_stop(listener):
                 return
-            batch = self._gather(max(0.0, next_ping - time.monotonic()))
+            batch = self._gather(listener, max(0.0, next_ping - time.monotonic()))
             if self._stopping.is_set():
                 break
             try:
@@ -233,85 +244,58 @@ class Hub:
         except Exception as err:  # it expires by itself
             log.info("the board could not drop its watch: %s", err)
 
-    def _idle_stop(self) -> bool:
-        """Stop listening when no stream is open (a later page starts a new epoch)."""
+    def _idle_for(self, idle_since: float) -> float:
+        """Seconds since a stream was last seen open or a page last asked for the hub."""
         with self._lock:
-            if self._joining or self._board or self._pages:
-                return False
-            self._thread = None
-            conn, self._conn = self._conn, None
-            self._epoch = secrets.token_hex(4)
-            self._kept.clear()
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
-        self._unwatch()
+            return time.monotonic() - max(idle_since, self._asked_at)
+
+    def _idle_stop(self, listener: Listener) -> bool:
+        """Stop listening when no stream is open (a later page starts a new epoch); True
+        when this thread is to end."""
+        if not self._starting.acquire(blocking=False):
+            return False  # a start or a stop is under way: look again at the next turn
+        try:
+            with self._lock:
+                if self._listener is not listener:
+                    return True  # stopped meanwhile: stop() closes what this thread used
+                if self._joining or self._board or self._pages:
+                    return False
+                self._thread = self._listener = None
+                self._epoch = secrets.token_hex(4)
+                self._kept.clear()
+            listener.close()  # the shared connection UNLISTENs hive_board
+            self._unwatch()  # before a later start() watches again
+        finally:
+            self._starting.release()
         log.info("no board is open: stopped listening")
         return True
 
-    def _gather(self, timeout: float) -> _Batch:
+    def _gather(self, listener: Listener, timeout: float) -> _Batch:
         batch, self._pending = self._pending, _Batch()
-        conn = self._conn
-        if conn is None:
-            if not self._reconnect():
-                self._stopping.wait(PAUSE_SECONDS)
-                return batch
-            batch.lost = True
-            conn = self._conn
-            assert conn is not None
-        fd: int = conn.pgconn.socket
         if batch or self._joining:
             timeout = 0.0
-        waker = self._waker_r.fileno()
-        ready, _, _ = select.select([fd, waker], [], [], timeout)
-        if waker in ready:
-            with contextlib.suppress(BlockingIOError, InterruptedError):
-                while self._waker_r.recv(4096):
-                    pass
-        if not self._read(batch):
-            return batch
+        self._take(listener.wait(timeout), batch)
         deadline = time.monotonic() + COALESCE_SECONDS
         while batch and (left := deadline - time.monotonic()) > 0:  # gather the burst
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready and not self._read(batch):
+            heard = listener.wait(left)
+            if heard.reason == "timeout":
                 break
+            self._take(heard, batch)
         return batch
 
-    def _read(self, batch: _Batch) -> bool:
-        """Add what the listening connection received to `batch`; False when the
-        connection was lost (it is dropped and the batch refreshes everything)."""
-        conn = self._conn
-        assert conn is not None
-        try:
-            conn.pgconn.consume_input()
-            while (note := conn.pgconn.notifies()) is not None:
-                batch.add(note.extra.decode("utf-8", "replace"))
-        except psycopg.Error as err:
-            log.warning("the board lost its listening connection (%s); reconnecting", err)
-            with contextlib.suppress(Exception):
-                conn.close()
-            self._conn = None
+    def _take(self, heard: Wake, batch: _Batch) -> None:
+        """Add what the listener heard to `batch` (a stream that joined or a stop only
+        woke the thread)."""
+        for payload in heard.payloads:
+            batch.add(payload)
+        if heard.reason == "reconnected":
+            # notifications were lost while the connection was away: refresh everything
+            self._renew()  # the watch may have expired meanwhile
+            with self._lock:
+                self._epoch = secrets.token_hex(4)  # the ids sent so far name nothing now
+                self._kept.clear()
             batch.lost = True
-            return False
-        return True
-
-    def _reconnect(self) -> bool:
-        try:
-            conn = self._listen()
-        except psycopg.Error:
-            return False
-        with self._lock:
-            self._conn = conn
-            self._epoch = secrets.token_hex(4)  # the ids sent so far name nothing now
-            self._kept.clear()
-        log.info("the board listens again; every board gets a snapshot")
-        return True
-
-    def _listen(self) -> psycopg.Connection[Any]:
-        self._renew()  # first (or again: it may have expired while the store was away)
-        conn = psycopg.connect(self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
-        conn.execute(q("listen_board"))
-        return conn
+            log.info("the board listens again; every board gets a snapshot")
 
     def _publish(self, batch: _Batch) -> None:
         if batch.lost:

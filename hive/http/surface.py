@@ -2,17 +2,21 @@
 
 The server knows no store and no actor: each route calls a plain callable of `Surface`,
 so tests can serve fakes. `store_surface` binds the use cases of `hive.services` to a
-store.
+store, and readiness to a `StoreProbe` of it.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from prometheus_client import CollectorRegistry
+from psycopg_pool import ConnectionPool, PoolTimeout
 
 from hive.board import Board
 from hive.errors import HiveError
@@ -22,12 +26,18 @@ from hive.services import changes, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
 from hive.store.connect import check_reachable
-from hive.store.db import Db
+from hive.store.db import Db, connection
 from hive.store.issues import NewIssue
+from hive.store.pool import check_connection
 
 log = logging.getLogger("hive.http")
 
 STORE_PROBE_TIMEOUT_SECONDS = 2.0
+# a readiness answer is kept this long: a burst of probes asks the store once
+PROBE_FRESH_SECONDS = 1.0
+# how long the pool may take to lend a checked connection before the probe asks the
+# server with a connection of its own (refused at once when the server is down)
+PROBE_POOL_WAIT_SECONDS = 0.25
 # who an approval through the API is recorded as: the token names no one
 API_PERSON = "a holder of the API token"
 
@@ -69,6 +79,63 @@ def store_probe(
     return reachable
 
 
+class StoreProbe:
+    """A `store_reachable` for `Surface` that asks through the process's store `db` (its
+    pool), so a probe every few seconds opens no connection: the pool lends one only
+    after its check (a round trip, or a connection that answered within the last second
+    and heard no goodbye since). An answer is kept PROBE_FRESH_SECONDS; one question is
+    out at a time, and a caller waits for it at most STORE_PROBE_TIMEOUT_SECONDS.
+
+    When the pool lends none within PROBE_POOL_WAIT_SECONDS (the server went away, or
+    every connection is in use), the probe asks with one short connection of its own:
+    refused at once when the server is down, so the answer is a prompt "unreachable".
+    Thread-safe."""
+
+    def __init__(
+        self,
+        db: Db,
+        url: str,
+        *,
+        timeout_seconds: float = STORE_PROBE_TIMEOUT_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.db = db
+        self.timeout_seconds = timeout_seconds
+        self.clock = clock
+        self._direct = store_probe(url, timeout_seconds)
+        self._asking = threading.Lock()
+        self._answer = False
+        self._answered_at: float | None = None
+
+    def __call__(self) -> bool:
+        if not self._asking.acquire(timeout=self.timeout_seconds):
+            log.warning("readiness: the store has not answered in %g s", self.timeout_seconds)
+            return False
+        try:
+            at = self._answered_at
+            if at is not None and self.clock() - at < PROBE_FRESH_SECONDS:
+                return self._answer
+            self._answer = self._ask()
+            self._answered_at = self.clock()
+            return self._answer
+        finally:
+            self._asking.release()
+
+    def _ask(self) -> bool:
+        try:
+            if isinstance(self.db, ConnectionPool):
+                with self.db.connection(timeout=PROBE_POOL_WAIT_SECONDS):
+                    return True
+            with connection(self.db) as conn:
+                check_connection(conn)
+            return True
+        except PoolTimeout:
+            return self._direct()
+        except psycopg.Error as err:
+            log.warning("readiness: %s", err)
+            return False
+
+
 def store_surface(
     settings: Settings,
     db: Db,
@@ -78,11 +145,12 @@ def store_surface(
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None,
 ) -> Surface:
     """The `Surface` a process serves: every route on the store `db` (a pool: the routes
-    run on request threads), readiness from `draining` and a probe of `url`."""
+    run on request threads), readiness from `draining` and a probe through `db`
+    (`StoreProbe`; `url` when the pool lends no connection)."""
     return Surface(
         registry=registry,
         draining=draining,
-        store_reachable=store_probe(url),
+        store_reachable=StoreProbe(db, url),
         exports=StoreExports.from_settings(settings, db),
         orders=lambda: orders.listing(db),
         add_issue=lambda issue: issues.add(db, issue),

@@ -1,13 +1,17 @@
-"""LISTEN for `hive_orders` (DESIGN 5.2: runners wake on LISTEN/NOTIFY and also poll every
-`HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint).
+"""LISTEN for the hive's channels: `hive_orders` (DESIGN 5.2: runners wake on
+LISTEN/NOTIFY and also poll every `HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint) and
+`hive_board` (the board's hint that a card or an issue's page changed).
 
-A process holds one LISTEN connection per database, however many loops listen (the
-connection budget, `hive.rules.connections`): each `Listener` is a subscriber of that
-shared connection, whose own thread hands every notification to every subscriber.
+A process holds one LISTEN connection per database, however many loops listen and on
+whichever channels (the connection budget, `hive.rules.connections`): each `Listener` is a
+subscriber of that shared connection for the channels it names. The connection LISTENs
+the channels its subscribers want, and UNLISTENs one nobody wants any more; its own
+thread hands each notification to the subscribers of its channel.
 
 `wait(timeout_seconds)` returns when a notification arrives, when the connection was
-lost and made again (notifications sent meanwhile are lost, so the owner must re-check
-the table), or when the timeout passes: the caller's poll and its wake-up are one loop.
+lost and made again (every subscriber hears it: notifications sent meanwhile are lost, so
+the owner must re-check the table), when another thread `wake()`s it, or when the
+timeout passes: the caller's poll and its wake-up are one loop.
 
     with Listener(url) as listener:
         while running:
@@ -20,29 +24,39 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 import psycopg
 
+from hive.store.board import BOARD_CHANNEL
 from hive.store.sql import q
 
 log = logging.getLogger("hive.store.listen")
 
 ORDERS_CHANNEL = "hive_orders"
+# each channel a subscriber may name: the named queries that LISTEN and UNLISTEN it
+STATEMENTS: dict[str, tuple[str, str]] = {
+    ORDERS_CHANNEL: ("listen_orders", "unlisten_orders"),
+    BOARD_CHANNEL: ("listen_board", "unlisten_board"),
+}
 # between two failed reconnects while the server is away
 RECONNECT_PAUSE_SECONDS = 0.2
 CONNECT_TIMEOUT_SECONDS = 2
-# the shared connection's thread looks for a stop this often
+# the shared connection's thread looks for a stop, and for channels to (UN)LISTEN, this often
 SLICE_SECONDS = 0.2
+# how long a subscriber waits for the shared connection to LISTEN its channel (a
+# reconnect that happens meanwhile LISTENs it, and tells it so)
+JOIN_WAIT_SECONDS = SLICE_SECONDS + CONNECT_TIMEOUT_SECONDS + 1.0
 
 # the payload of the NOTIFY an ending's own statement sends (`end_order`): `ended:<issue>`
 # (a queued or released order's is its issue number)
 ENDED_PREFIX = "ended:"
 
-Reason = Literal["notified", "reconnected", "timeout"]
+Reason = Literal["notified", "reconnected", "woken", "timeout"]
 _RECONNECTED = object()
+_WOKEN = object()
 
 
 @dataclass(frozen=True)
@@ -53,7 +67,7 @@ class Wake:
     @property
     def recheck(self) -> bool:
         """Whether the owner should look at the table now (a hint or a lost hint)."""
-        return self.reason != "timeout"
+        return self.reason in ("notified", "reconnected")
 
 
 def is_ending(payload: str) -> bool:
@@ -62,14 +76,27 @@ def is_ending(payload: str) -> bool:
 
 
 class Listener:
-    """One subscriber of the process's LISTEN connection to `url`; a notification whose
-    payload `skips` answers true is not handed to it (a claimer skips endings: with 64
-    runners, each ending woke 64 claim passes that could find nothing). Raises
-    psycopg.OperationalError when there is none yet and it cannot be made."""
+    """One subscriber of the process's LISTEN connection to `url`, for `channels` (names
+    in STATEMENTS; `hive_orders` unless said); a notification whose payload `skips`
+    answers true is not handed to it (a claimer skips endings: with 64 runners, each
+    ending woke 64 claim passes that could find nothing). Once built, its channels are
+    listened to. Raises psycopg.OperationalError when there is no connection yet and it
+    cannot be made, ValueError for a channel the hive does not know."""
 
-    def __init__(self, url: str, skips: Callable[[str], bool] | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        skips: Callable[[str], bool] | None = None,
+        *,
+        channels: Iterable[str] = (ORDERS_CHANNEL,),
+    ) -> None:
         self.url = url
         self.skips = skips
+        self.channels = frozenset(channels)
+        unknown = sorted(self.channels - STATEMENTS.keys())
+        if unknown or not self.channels:
+            known = ", ".join(sorted(STATEMENTS))
+            raise ValueError(f"cannot listen to {unknown or 'no channel'}: one of {known}")
         self.reconnects = 0
         self._inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._closed = False
@@ -82,8 +109,8 @@ class Listener:
         self.close()
 
     def close(self) -> None:
-        """Stop listening; safe to call twice (the last subscriber's close ends the
-        shared connection)."""
+        """Stop listening; safe to call twice (the last subscriber of a channel has it
+        UNLISTENed, the last of all ends the shared connection)."""
         if not self._closed:
             self._closed = True
             _Shared.leave(self)
@@ -96,7 +123,14 @@ class Listener:
             return Wake("timeout")
         if got is _RECONNECTED:
             return Wake("reconnected")
+        if got is _WOKEN:
+            return Wake("woken")
         return Wake("notified", (str(got),))
+
+    def wake(self) -> None:
+        """Make the owner's `wait` (the one under way, else the next) return at once,
+        with reason "woken": another thread has something for the owner to do."""
+        self._inbox.put(_WOKEN)
 
     def _deliver(self, item: object) -> None:
         if item is _RECONNECTED:
@@ -107,8 +141,10 @@ class Listener:
 
 
 class _Shared:
-    """The LISTEN connection of this process to one database, and its reading thread."""
+    """The LISTEN connection of this process to one database, and its reading thread,
+    which alone uses the connection: it LISTENs and UNLISTENs between two reads."""
 
+    # guards _by_url and every shared connection's `listeners`
     _lock: ClassVar[threading.Lock] = threading.Lock()
     _by_url: ClassVar[dict[str, _Shared]] = {}
 
@@ -117,8 +153,9 @@ class _Shared:
         with cls._lock:
             shared = cls._by_url.get(listener.url)
             if shared is None:
-                shared = cls._by_url[listener.url] = _Shared(listener.url)
+                shared = cls._by_url[listener.url] = _Shared(listener.url, listener.channels)
             shared.listeners.add(listener)
+        shared.await_listening(listener.channels)
 
     @classmethod
     def leave(cls, listener: Listener) -> None:
@@ -128,25 +165,57 @@ class _Shared:
                 return
             shared.listeners.discard(listener)
             if shared.listeners:
-                return
+                return  # its thread UNLISTENs what nobody wants now
             del cls._by_url[listener.url]
         shared.stop()
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, channels: frozenset[str]) -> None:
         self.url = url
         self.listeners: set[Listener] = set()
         self._stopping = threading.Event()
-        self._conn: psycopg.Connection[Any] | None = _connect(url)
+        self._conn: psycopg.Connection[Any] | None = _connect(url, channels)
+        # what the connection LISTENs now (written by the thread)
+        self._listening = channels
+        self._listening_changed = threading.Condition()
         self._thread = threading.Thread(target=self._read, name="hive-listen", daemon=True)
         self._thread.start()
+
+    def await_listening(self, channels: frozenset[str]) -> None:
+        """Return once the connection LISTENs `channels` (at most JOIN_WAIT_SECONDS: a
+        connection lost meanwhile LISTENs them when it is made again)."""
+        with self._listening_changed:
+            if not self._listening_changed.wait_for(
+                lambda: channels <= self._listening or self._stopping.is_set(),
+                JOIN_WAIT_SECONDS,
+            ):
+                log.info("listen: %s not listened to yet; the reconnect will", sorted(channels))
 
     def stop(self) -> None:
         """End the thread, which closes the connection (within SLICE_SECONDS)."""
         self._stopping.set()
+        self._listened(frozenset())
         if self._thread is not threading.current_thread():
             self._thread.join(SLICE_SECONDS * 5)
 
-    def _send(self, item: object) -> None:
+    def _wanted(self) -> frozenset[str]:
+        wanted: frozenset[str] = frozenset()
+        with _Shared._lock:
+            for listener in self.listeners:
+                wanted |= listener.channels
+        return wanted
+
+    def _listened(self, channels: frozenset[str]) -> None:
+        with self._listening_changed:
+            self._listening = channels
+            self._listening_changed.notify_all()
+
+    def _send(self, note: psycopg.Notify) -> None:
+        with _Shared._lock:
+            listeners = [one for one in self.listeners if note.channel in one.channels]
+        for listener in listeners:
+            listener._deliver(note.payload)
+
+    def _send_all(self, item: object) -> None:
         with _Shared._lock:
             listeners = list(self.listeners)
         for listener in listeners:
@@ -159,31 +228,47 @@ class _Shared:
                     self._reconnect()
                     continue
                 try:
+                    self._fit(self._conn)
                     for note in self._conn.notifies(timeout=SLICE_SECONDS):
-                        self._send(note.payload)
+                        self._send(note)
                 except psycopg.Error as err:
                     log.warning("listen: lost the connection (%s); reconnecting", err)
                     self._conn.close()
                     self._conn = None
+                    self._listened(frozenset())
         finally:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
 
+    def _fit(self, conn: psycopg.Connection[Any]) -> None:
+        """LISTEN the channels a subscriber wants and UNLISTEN those nobody does."""
+        wanted, listening = self._wanted(), self._listening
+        if wanted == listening:
+            return
+        for channel in sorted(listening - wanted):
+            conn.execute(q(STATEMENTS[channel][1]))
+        for channel in sorted(wanted - listening):
+            conn.execute(q(STATEMENTS[channel][0]))
+        self._listened(wanted)
+
     def _reconnect(self) -> None:
+        wanted = self._wanted()
         try:
-            self._conn = _connect(self.url)
+            self._conn = _connect(self.url, wanted)
         except psycopg.Error as err:
             log.debug("listen: reconnect failed (%s)", err)
             self._stopping.wait(RECONNECT_PAUSE_SECONDS)
             return
-        self._send(_RECONNECTED)
+        self._listened(wanted)
+        self._send_all(_RECONNECTED)
 
 
-def _connect(url: str) -> psycopg.Connection[Any]:
+def _connect(url: str, channels: frozenset[str]) -> psycopg.Connection[Any]:
     conn = psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
     try:
-        conn.execute(q("listen_orders"))
+        for channel in sorted(channels):
+            conn.execute(q(STATEMENTS[channel][0]))
     except BaseException:
         conn.close()
         raise

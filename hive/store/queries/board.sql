@@ -2,6 +2,10 @@
 -- Subscribe this connection to hive_board, the hint that something a board card or an issue's page shows changed.
 LISTEN hive_board;
 
+-- name: unlisten_board
+-- Unsubscribe this connection from hive_board (no board of the process listens any more).
+UNLISTEN hive_board;
+
 -- name: board_watch
 -- Say a board listens here until the given seconds from now (the triggers on the board's tables notify only while some board does).
 INSERT INTO hive.queen_board_watch (holder, expires_at)

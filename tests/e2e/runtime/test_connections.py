@@ -21,7 +21,7 @@ SAMPLES = 40
 def held(world: World, name: str) -> tuple[int, int]:
     """(connections, LISTEN connections) of the process that names itself `name`."""
     row = world.db.execute(
-        "SELECT count(*), count(*) FILTER (WHERE query ILIKE 'LISTEN%%')"
+        "SELECT count(*), count(*) FILTER (WHERE query ILIKE '%%LISTEN %%')"
         " FROM pg_stat_activity WHERE application_name = %s",
         (f"hive-{name}",),
     ).fetchone()

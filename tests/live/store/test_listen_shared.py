@@ -1,19 +1,25 @@
-"""One LISTEN connection per process and database, shared by every Listener; a
-subscriber that skips endings hears the queued orders only."""
+"""One LISTEN connection per process and database, shared by every Listener whatever
+channels it names (the board's `hive_board` beside the runners' `hive_orders`); a
+subscriber that skips endings hears the queued orders only; a channel nobody wants is
+UNLISTENed; a lost connection is told to every subscriber."""
 
 from __future__ import annotations
 
+import pytest
+
 from hive.store import orders, pool
+from hive.store.board import BOARD_CHANNEL
 from hive.store.connect import named
 from hive.store.listen import Listener, is_ending
 from hive.swarm import wait_for
 
 
 def listening(url: str, name: str) -> int:
+    """Connections named `name` whose last statement was a LISTEN (or an UNLISTEN)."""
     with pool.connect(url) as conn:
         row = conn.execute(
             "SELECT count(*) FROM pg_stat_activity"
-            " WHERE application_name = %s AND query ILIKE 'LISTEN%%'",
+            " WHERE application_name = %s AND query ILIKE '%%LISTEN %%'",
             (name,),
         ).fetchone()
     assert row is not None
@@ -44,3 +50,84 @@ def test_a_claimer_skips_an_ending_and_hears_the_next_queued_order(hive_db_url):
         assert queen.wait(5.0).payloads == ("ended:3",)
         assert claimer.wait(5.0).payloads == ("4",)  # the ending never reached it
         assert queen.wait(5.0).payloads == ("4",)
+
+
+def shared_query(url: str, name: str) -> str | None:
+    """The last statement of the LISTEN connection named `name` (None: there is none)."""
+    with pool.connect(url) as conn:
+        row = conn.execute(
+            "SELECT query FROM pg_stat_activity"
+            " WHERE application_name = %s AND query ILIKE '%%LISTEN %%'",
+            (name,),
+        ).fetchone()
+    return None if row is None else str(row[0])
+
+
+def test_a_board_subscriber_rides_on_the_orders_connection_and_hears_its_channel_only(
+    hive_db_url,
+):
+    url = named(hive_db_url, "test-listen-channels")
+    with Listener(url) as runner, pool.connect(hive_db_url) as conn:
+        conn.execute("SELECT pg_notify('hive_orders', '6')")
+        assert runner.wait(5.0).payloads == ("6",)  # the connection reads in its stride
+        with Listener(url, channels=(BOARD_CHANNEL,)) as board:
+            # once built, a subscriber hears what is sent next
+            conn.execute("SELECT pg_notify('hive_board', 'i:3')")
+            conn.execute("SELECT pg_notify('hive_orders', '7')")
+            conn.execute("SELECT pg_notify('hive_board', 'i:4')")
+            assert listening(hive_db_url, "test-listen-channels") == 1
+            # one session's notifications come in order: each heard the other's pass by
+            assert runner.wait(5.0).payloads == ("7",)
+            assert board.wait(5.0).payloads == ("i:3",)
+            assert board.wait(5.0).payloads == ("i:4",)
+
+
+def test_the_last_board_subscriber_out_unlistens_and_the_orders_keep_coming(hive_db_url):
+    url = named(hive_db_url, "test-listen-unlisten")
+    with Listener(url) as runner:
+        board = Listener(url, channels=(BOARD_CHANNEL,))
+        assert shared_query(hive_db_url, "test-listen-unlisten") == "LISTEN hive_board;"
+        board.close()
+        wait_for(
+            lambda: shared_query(hive_db_url, "test-listen-unlisten") == "UNLISTEN hive_board;",
+            10,
+            "the shared connection UNLISTENs hive_board",
+        )
+        with pool.connect(hive_db_url) as conn:
+            conn.execute("SELECT pg_notify('hive_orders', '8')")
+        assert runner.wait(5.0).payloads == ("8",)
+        assert listening(hive_db_url, "test-listen-unlisten") == 1
+
+
+def test_a_lost_connection_is_reported_to_every_subscriber_and_both_channels_come_back(
+    hive_db_url,
+):
+    url = named(hive_db_url, "test-listen-lost")
+    with Listener(url) as runner, Listener(url, channels=(BOARD_CHANNEL,)) as board:
+        with pool.connect(hive_db_url) as conn:
+            killed = conn.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'test-listen-lost'"
+            ).fetchall()
+        assert killed == [(True,)]
+        assert runner.wait(10.0).reason == "reconnected"
+        assert board.wait(10.0).reason == "reconnected"
+        with pool.connect(hive_db_url) as conn:
+            conn.execute("SELECT pg_notify('hive_board', 'o:5')")
+            conn.execute("SELECT pg_notify('hive_orders', '5')")
+        assert board.wait(5.0).payloads == ("o:5",)
+        assert runner.wait(5.0).payloads == ("5",)
+        assert listening(hive_db_url, "test-listen-lost") == 1
+
+
+def test_a_listener_woken_by_another_thread_hears_woken_and_no_recheck(hive_db_url):
+    with Listener(hive_db_url, channels=(BOARD_CHANNEL,)) as board:
+        board.wake()
+        woken = board.wait(5.0)
+        assert (woken.reason, woken.recheck) == ("woken", False)
+        assert board.wait(0).reason == "timeout"
+
+
+def test_an_unknown_channel_is_refused_before_anything_listens(hive_db_url):
+    with pytest.raises(ValueError, match="hive_nowhere"):
+        Listener(hive_db_url, channels=("hive_nowhere",))
