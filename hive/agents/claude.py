@@ -13,13 +13,17 @@ The stream, one JSON object a line, read as it comes (`read_line`):
 - `assistant`: its text and tool calls go to the transcript; a message the CLI made up
   for a refused request (`is_api_error_message`) reports its `error` word (rate_limit,
   billing_error, authentication_failed, ...) as the refusal, sorted by
-  `hive.rules.keys.sort_refusal`; its usage is not counted (it is repeated per line);
+  `hive.rules.keys.sort_refusal`; its usage is not counted (it is repeated per line).
+  An account's usage limit (`api_error` `usage_limit_reached`, under the word
+  rate_limit), the API's spend limit of a key, and Claude Code 1.x's usage-limit text
+  are a `quota` refusal instead, with the reset they name (hive/agents/resets.py), so
+  the key rests until then;
 - `result`: the turn's usage and cost (counted once, here), and an error status when a
   refused request ended it (a 429 ends with `is_error` inside a `success` result).
 
 A conversation given in `ctx.resume` is restored where this CLI looks for it (its
 config directory, under the worktree's path) and resumed with `--resume`; one that
-cannot be restored starts fresh, with a sentence in the transcript.
+cannot be restored starts fresh, with a sentence in the transcript (resuming.py).
 """
 
 from __future__ import annotations
@@ -28,19 +32,14 @@ import json
 import os
 import re
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from hive.agents.base import TurnContext
-from hive.agents.command import CommandTurn
-from hive.agents.conversation import (
-    CONVERSATION_MAX_BYTES,
-    Conversation,
-    not_kept,
-    restorable,
-    without_key,
-)
-from hive.agents.protocol import Usage, refusal_kind
+from hive.agents.protocol import Refusal, Usage, refusal_kind
+from hive.agents.resets import QUOTA, epoch_reset, spend_limit_refusal, usage_limit_refusal
+from hive.agents.resuming import ResumingTurn
 
 AGENT = "claude"
 DEFAULT_BIN = "claude"
@@ -53,16 +52,20 @@ PROVIDER = "anthropic"
 # Claude Code cuts a project's folder name (the worktree's path) to this many characters
 PROJECT_NAME_MAX_CHARS = 200
 _SESSION_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
+# Claude Code's `api_error` for a refusal by the account's own usage limit
+USAGE_LIMIT_REACHED = "usage_limit_reached"
 
 
 @dataclass(frozen=True)
 class Seen:
-    """What one stream line told: transcript lines, and what the turn keeps."""
+    """What one stream line told: transcript lines, and what the turn keeps. `resets_at`
+    goes with a refusal: when the provider said the key works again."""
 
     lines: tuple[str, ...] = ()
     session_id: str | None = None
     refusal: str | None = None
     usage: Usage | None = None
+    resets_at: datetime | None = None
 
 
 def read_line(text: str) -> Seen:
@@ -111,8 +114,11 @@ def _assistant(event: dict[str, Any]) -> Seen:
             lines.append(f"tool {block.get('name')}: {summary}")
     refusal = None
     if event.get("is_api_error_message") or event.get("error"):
-        refusal = _kind(event.get("error") or event.get("api_error_status"))
-    return Seen(lines=tuple(lines), refusal=refusal)
+        texts = [b.get("text") for b in message.get("content") or () if isinstance(b, dict)]
+        refusal = _refused(event, event.get("error") or event.get("api_error_status"), texts)
+    if refusal is None:
+        return Seen(lines=tuple(lines))
+    return Seen(lines=tuple(lines), refusal=refusal.kind, resets_at=refusal.resets_at)
 
 
 def _result(event: dict[str, Any]) -> Seen:
@@ -131,13 +137,35 @@ def _result(event: dict[str, Any]) -> Seen:
         cost_usd=float(cost) if isinstance(cost, int | float) else None,
     )
     refusal = None
-    if event.get("is_error") and event.get("api_error_status"):
-        refusal = _kind(event.get("api_error_status"))
+    if event.get("is_error"):
+        refusal = _refused(event, event.get("api_error_status"), [event.get("result")])
     denied = event.get("permission_denials") or ()
     lines = [f"result: {event.get('subtype')}{' (error)' if event.get('is_error') else ''}"]
     if denied:
         lines.append(f"{len(denied)} tool calls were refused by the CLI's permissions")
-    return Seen(lines=tuple(lines), usage=spent, refusal=refusal)
+    return Seen(
+        lines=tuple(lines),
+        usage=spent,
+        refusal=refusal.kind if refusal else None,
+        resets_at=refusal.resets_at if refusal else None,
+    )
+
+
+def _refused(event: dict[str, Any], word: Any, texts: list[Any]) -> Refusal | None:
+    """The refusal an error line reports: a quota with its reset when the line names an
+    account's usage limit or a key's spend limit, else its `word` (None: no refusal)."""
+    if event.get("api_error") == USAGE_LIMIT_REACHED:
+        params = event.get("api_error_params")
+        info = params.get("rate_limit_info") if isinstance(params, dict) else None
+        resets = info.get("resetsAt") if isinstance(info, dict) else None
+        return Refusal(QUOTA, epoch_reset(resets))
+    for text in texts:
+        if isinstance(text, str):
+            refusal = usage_limit_refusal(text) or spend_limit_refusal(text)
+            if refusal is not None:
+                return refusal
+    kind = _kind(word)
+    return Refusal(kind) if kind else None
 
 
 def _kind(word: Any) -> str | None:
@@ -172,35 +200,25 @@ def path_hash(text: str) -> str:
     return digits or "0"
 
 
-class ClaudeTurn(CommandTurn):
+class ClaudeTurn(ResumingTurn):
+    agent = AGENT
     read_line_max_bytes = STREAM_LINE_MAX_BYTES
 
-    def __init__(self, ctx: TurnContext) -> None:
-        self._session_id: str | None = None
-        self._config_dir: Path | None = None
-        self._resumed: str | None = None
-        binary = ctx.launch.agent_bin or DEFAULT_BIN
+    def _command(self, resume_id: str | None) -> list[str]:
         argv = [
-            binary,
+            self.ctx.launch.agent_bin or DEFAULT_BIN,
             "-p",
-            ctx.brief,
+            self.ctx.brief,
             "--output-format",
             "stream-json",
             "--verbose",
             "--dangerously-skip-permissions",
         ]
-        resume = ctx.resume if ctx.resume and ctx.resume.agent == AGENT else None
-        self._resume = resume
-        self._fresh: str | None = None  # why an earlier conversation was not resumed
-        if resume is not None:
-            argv += ["--resume", resume.session_id]
-        self._argv = argv
-        super().__init__(ctx, "", argv=argv)
+        return [*argv, "--resume", resume_id] if resume_id else argv
 
-    def _prepare(self, private_dir: Path, env: dict[str, str]) -> None:
+    def _set_up(self, private_dir: Path, env: dict[str, str]) -> Path:
         config = private_dir / "claude"
         config.mkdir()
-        self._config_dir = config
         env["CLAUDE_CONFIG_DIR"] = str(config)
         env["CLAUDE_CODE_MAX_RETRIES"] = str(MAX_RETRIES)
         env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1"
@@ -208,54 +226,26 @@ class ClaudeTurn(CommandTurn):
             env["IS_SANDBOX"] = "1"  # root: the bypass flag is refused unless told so
         if self.ctx.key:
             env[KEY_VARIABLE] = self.ctx.key
-        if self._resume is not None:
-            try:
-                data = restorable(self._resume)
-                where = project_dir(config, self.ctx.worktree)
-                where.mkdir(parents=True)
-                (where / f"{self._resume.session_id}.jsonl").write_bytes(data)
-                self._resumed = self._resume.session_id
-            except (OSError, ValueError) as exc:
-                del self._argv[-2:]  # no --resume: a fresh conversation
-                self._fresh = f"the earlier conversation was not restored ({exc}): starting fresh"
+        return config
 
-    def _stdout(self, text: str) -> str | None:
-        if self._fresh is not None:
-            fresh, self._fresh = self._fresh, None
-            self.transcript.note(fresh)
+    def _restore_path(self, home: Path, data: bytes, session_id: str) -> Path:
+        return self._session_file(home, session_id)
+
+    def _session_file(self, home: Path, session_id: str) -> Path:
+        return project_dir(home, self.ctx.worktree) / f"{session_id}.jsonl"
+
+    def _stream_line(self, text: str) -> str | None:
         seen = read_line(text)
         if seen.session_id:
-            self._session_id = seen.session_id
+            self._saw_session(seen.session_id)
         # the result's bare status only when no message named the refusal's kind
         if seen.refusal and (seen.usage is None or self.refusal is None):
-            self._saw_refusal(seen.refusal)
+            self._saw_refusal(seen.refusal, seen.resets_at)
         if seen.usage:
             self._saw_usage(seen.usage)
         for line in seen.lines[:-1]:
             self.transcript.line("stdout", line)
         return seen.lines[-1] if seen.lines else None
-
-    def _before_cleanup(self) -> None:
-        """Keep the session's file for the next attempt (capped, without the key)."""
-        if self._session_id is None and self._resumed is not None:
-            self.transcript.note(
-                "the CLI could not resume the earlier conversation: the next attempt starts fresh"
-            )
-        if self._session_id is None or self._config_dir is None:
-            return
-        path = project_dir(self._config_dir, self.ctx.worktree) / f"{self._session_id}.jsonl"
-        try:
-            size = path.stat().st_size
-        except OSError:
-            self.transcript.note("the CLI left no session file: the next attempt starts fresh")
-            return
-        if size > CONVERSATION_MAX_BYTES:
-            why = f"the session file ({size} bytes) was over {CONVERSATION_MAX_BYTES}"
-            self.transcript.note(f"{why}: not kept")
-            self.conversation = not_kept(AGENT, self._session_id, why)
-            return
-        data = without_key(path.read_bytes(), self.ctx.key)
-        self.conversation = Conversation(AGENT, self._session_id, data)
 
 
 def start_claude(ctx: TurnContext) -> ClaudeTurn:

@@ -18,34 +18,33 @@ The stream, one JSON object a line, read as it comes (`read_line`):
 - `error`: a line (Codex retries by itself: `Reconnecting... 1/2 (...)`);
 - `turn.failed`: why the turn failed; a refused request (429, quota, authentication,
   overloaded) is sorted by `refusal_of` into a word of `hive.rules.keys.sort_refusal`;
+  a usage limit's `try again at <local time>` is its reset (hive/agents/resets.py),
+  read in the zone Codex runs in (the turn's TZ, else the machine's), so the key rests
+  until then;
 - `turn.completed`: the usage, counted once, here. Codex reports the thread's total, so
   a resumed thread's earlier usage (read from its restored file) is taken off.
 
 A conversation given in `ctx.resume` is restored where Codex looks for it (its home's
 `sessions/`, under the date of the thread's start) and resumed with `exec resume <id>`;
-one that cannot be restored starts fresh, with a sentence in the transcript.
+one that cannot be restored starts fresh, with a sentence in the transcript (resuming.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hive.agents.base import TurnContext, TurnStartError
-from hive.agents.command import CommandTurn
-from hive.agents.conversation import (
-    CONVERSATION_MAX_BYTES,
-    Conversation,
-    not_kept,
-    restorable,
-    without_key,
-)
 from hive.agents.protocol import Usage
+from hive.agents.resets import try_again_reset
+from hive.agents.resuming import ResumingTurn
 
 AGENT = "codex"
 DEFAULT_BIN = "codex"
@@ -61,17 +60,21 @@ _THREAD_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 _STAMP = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})")
 _STATUS = re.compile(r"\b(?:status:?\s*)(\d{3})\b")
 _SUMMARY_CHARS = 200
+# the machine's zone, which Codex prints its local times in when the turn has no TZ
+LOCALTIME = Path("/etc/localtime")
 
 
 @dataclass(frozen=True)
 class Seen:
     """What one stream line told: transcript lines, and what the turn keeps. `total` is
-    the thread's usage so far (`turn.completed`)."""
+    the thread's usage so far (`turn.completed`); `resets_at` goes with a refusal: when
+    the provider said the key works again."""
 
     lines: tuple[str, ...] = ()
     thread_id: str | None = None
     refusal: str | None = None
     total: Usage | None = None
+    resets_at: datetime | None = None
 
 
 def refusal_of(message: str) -> str | None:
@@ -94,9 +97,10 @@ def refusal_of(message: str) -> str | None:
     return None
 
 
-def read_line(text: str) -> Seen:
-    """One line of `codex exec --json` (see the module). A line that is not a JSON object
-    is kept as it is."""
+def read_line(text: str, now: datetime | None = None, zone: tzinfo | None = UTC) -> Seen:
+    """One line of `codex exec --json` (see the module), read at `now` (default: the
+    clock's) with Codex's local times in `zone` (None: unknown, so a local time is not
+    read). A line that is not a JSON object is kept as it is."""
     try:
         event = json.loads(text)
     except ValueError:
@@ -114,7 +118,11 @@ def read_line(text: str) -> Seen:
         return Seen(lines=(f"codex: {event.get('message')}",))
     if kind == "turn.failed":
         message = str((event.get("error") or {}).get("message") or "")
-        return Seen(lines=(f"turn failed: {message}",), refusal=refusal_of(message))
+        refusal = refusal_of(message)
+        resets_at = None
+        if refusal is not None and zone is not None:
+            resets_at = try_again_reset(message, now or datetime.now(UTC), zone)
+        return Seen(lines=(f"turn failed: {message}",), refusal=refusal, resets_at=resets_at)
     if kind == "turn.completed":
         return Seen(lines=("turn completed",), total=_usage(event.get("usage")))
     return Seen()
@@ -209,6 +217,22 @@ def session_path(data: bytes, thread_id: str) -> Path:
     return Path("sessions", y, mo, d, f"rollout-{y}-{mo}-{d}T{h}-{mi}-{s}-{thread_id}.jsonl")
 
 
+def codex_zone(env: Mapping[str, str]) -> tzinfo | None:
+    """The zone Codex prints its local times in: the turn's TZ when it names one, else
+    the machine's (LOCALTIME; UTC without it); None when TZ is not a zone's name (a
+    POSIX rule, a path)."""
+    name = env.get("TZ")
+    try:
+        if name is not None:
+            return ZoneInfo(name.removeprefix(":"))
+        with LOCALTIME.open("rb") as local:
+            return ZoneInfo.from_file(local)
+    except FileNotFoundError:
+        return UTC if name is None else None
+    except (OSError, ValueError, ZoneInfoNotFoundError):
+        return None
+
+
 def config_toml(base_url: str) -> str:
     """The turn's config.toml: the provider `hive` at `base_url`, its key read from
     KEY_VARIABLE, its retries bounded. Raises TurnStartError for a base URL that is not
@@ -240,19 +264,18 @@ def config_toml(base_url: str) -> str:
     )
 
 
-class CodexTurn(CommandTurn):
+class CodexTurn(ResumingTurn):
+    agent = AGENT
     read_line_max_bytes = STREAM_LINE_MAX_BYTES
 
     def __init__(self, ctx: TurnContext) -> None:
-        self._thread_id: str | None = None
-        self._home: Path | None = None
         self._earlier = Usage(provider=PROVIDER)
-        self._fresh: str | None = None  # why an earlier conversation was not resumed
-        self._resumed = False
-        resume = ctx.resume if ctx.resume and ctx.resume.agent == AGENT else None
-        self._resume = resume
+        self._zone: tzinfo | None = UTC
+        super().__init__(ctx)
+
+    def _command(self, resume_id: str | None) -> list[str]:
         argv = [
-            ctx.launch.agent_bin or DEFAULT_BIN,
+            self.ctx.launch.agent_bin or DEFAULT_BIN,
             "exec",
             "--json",
             "--color",
@@ -260,43 +283,45 @@ class CodexTurn(CommandTurn):
             "--skip-git-repo-check",
             "--dangerously-bypass-approvals-and-sandbox",
         ]
-        if resume is not None:
-            argv += ["resume", resume.session_id]
-        argv.append("-")  # the brief, from stdin
-        self._argv = argv
-        super().__init__(ctx, "", argv=argv)
+        if resume_id:
+            argv += ["resume", resume_id]
+        return [*argv, "-"]  # the brief, from stdin
 
-    def _prepare(self, private_dir: Path, env: dict[str, str]) -> None:
+    def _set_up(self, private_dir: Path, env: dict[str, str]) -> Path:
         home = private_dir / "codex"
         home.mkdir()
-        self._home = home
         base_url = env.get(BASE_URL_VARIABLE) or DEFAULT_BASE_URL
         (home / "config.toml").write_text(config_toml(base_url), encoding="utf-8")
         env["CODEX_HOME"] = str(home)
         env.pop(KEY_VARIABLE, None)
         if self.ctx.key:
             env[KEY_VARIABLE] = self.ctx.key
-        if self._resume is not None:
-            try:
-                data = restorable(self._resume)
-                where = home / session_path(data, self._resume.session_id)
-                where.parent.mkdir(parents=True)
-                where.write_bytes(data)
-                self._earlier = earlier_total(data)
-                self._resumed = True
-            except (OSError, ValueError) as exc:
-                self._argv[-3:-1] = []  # no `resume <id>`: a fresh thread
-                self._fresh = f"the earlier conversation was not restored ({exc}): starting fresh"
+        self._zone = codex_zone(env)
+        return home
 
-    def _stdout(self, text: str) -> str | None:
-        if self._fresh is not None:
-            fresh, self._fresh = self._fresh, None
-            self.transcript.note(fresh)
-        seen = read_line(text)
+    def _restore_path(self, home: Path, data: bytes, session_id: str) -> Path:
+        return home / session_path(data, session_id)
+
+    def _restored(self, data: bytes) -> None:
+        self._earlier = earlier_total(data)
+
+    def _session_file(self, home: Path, session_id: str) -> Path | None:
+        found = sorted((home / "sessions").glob(f"*/*/*/rollout-*-{session_id}.jsonl"))
+        return found[-1] if found else None
+
+    def _keeping(self, data: bytes) -> None:
+        """Name the model the turn used."""
+        model = last_model(data)
+        with self._lock:
+            if self._usage is not None and model:
+                self._usage = replace(self._usage, model=model)
+
+    def _stream_line(self, text: str) -> str | None:
+        seen = read_line(text, zone=self._zone)
         if seen.thread_id:
-            self._thread_id = seen.thread_id
+            self._saw_session(seen.thread_id)
         if seen.refusal:
-            self._saw_refusal(seen.refusal)
+            self._saw_refusal(seen.refusal, seen.resets_at)
         if seen.total is not None:
             self._saw_usage(
                 replace(
@@ -308,32 +333,6 @@ class CodexTurn(CommandTurn):
         for line in seen.lines[:-1]:
             self.transcript.line("stdout", line)
         return seen.lines[-1] if seen.lines else None
-
-    def _before_cleanup(self) -> None:
-        """Keep the thread's session file for the next attempt (capped, without the key),
-        and name the model the turn used."""
-        if self._thread_id is None and self._resumed:
-            self.transcript.note(
-                "the CLI could not resume the earlier conversation: the next attempt starts fresh"
-            )
-        if self._thread_id is None or self._home is None:
-            return
-        found = sorted((self._home / "sessions").glob(f"*/*/*/rollout-*-{self._thread_id}.jsonl"))
-        if not found:
-            self.transcript.note("the CLI left no session file: the next attempt starts fresh")
-            return
-        size = found[-1].stat().st_size
-        if size > CONVERSATION_MAX_BYTES:
-            why = f"the session file ({size} bytes) was over {CONVERSATION_MAX_BYTES}"
-            self.transcript.note(f"{why}: not kept")
-            self.conversation = not_kept(AGENT, self._thread_id, why)
-            return
-        data = found[-1].read_bytes()
-        model = last_model(data)
-        with self._lock:
-            if self._usage is not None and model:
-                self._usage = replace(self._usage, model=model)
-        self.conversation = Conversation(AGENT, self._thread_id, without_key(data, self.ctx.key))
 
 
 def start_codex(ctx: TurnContext) -> CodexTurn:

@@ -4,8 +4,10 @@ test sets (`FakeApi.script`): each request takes the next step, the last one rep
 
 Steps: `("text", words)` a plain answer; `("write", path, content)` a tool call of
 Claude Code's `Write` tool, then (on the next request) the text `done`; `("status",
-code, error_type, message)` a refusal; `("cut",)` a stream broken mid-way; `("huge",
-n)` an answer of one line of n characters.
+code, error_type, message)` a refusal; `("limit", resets)` the 429 of an account's
+usage limit as the API answers a subscription's sign-in (its `anthropic-ratelimit-unified-*`
+headers: rejected, resetting at Unix seconds `resets`); `("cut",)` a stream broken
+mid-way; `("huge", n)` an answer of one line of n characters.
 """
 
 from __future__ import annotations
@@ -122,6 +124,23 @@ class FakeApi:
                             {"type": "error", "error": {"type": error_type, "message": message}}
                         ).encode(),
                         {"retry-after": "0"},
+                    )
+                    return
+                if step[0] == "limit":
+                    error = {
+                        "type": "rate_limit_error",
+                        "message": "This request would exceed your account's rate limit.",
+                    }
+                    self._send(
+                        429,
+                        "application/json",
+                        json.dumps({"type": "error", "error": error}).encode(),
+                        {
+                            "anthropic-ratelimit-unified-status": "rejected",
+                            "anthropic-ratelimit-unified-reset": str(step[1]),
+                            "anthropic-ratelimit-unified-representative-claim": "five_hour",
+                            "retry-after": "0",
+                        },
                     )
                     return
                 if step[0] == "write":

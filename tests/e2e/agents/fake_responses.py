@@ -6,9 +6,10 @@ each request takes the next step, the last one repeats.
 
 Steps: `("text", words)` a plain answer; `("shell", command)` a function call of Codex's
 `exec_command` tool, then (on the next request) the text `done`; `("status", code,
-error_type, error_code, message)` a refusal; `("failed", error_code, message)` a stream
-that ends in `response.failed`; `("cut",)` a stream broken mid-way; `("huge", n)` an
-answer of one line of n characters.
+error_type, error_code, message)` a refusal; `("usage_limit", resets)` the 429 of a
+usage limit (`usage_limit_reached`, resetting at Unix seconds `resets`); `("failed",
+error_code, message)` a stream that ends in `response.failed`; `("cut",)` a stream broken
+mid-way; `("huge", n)` an answer of one line of n characters.
 """
 
 from __future__ import annotations
@@ -150,6 +151,15 @@ class FakeResponses:
                     self._send(
                         code, "application/json", body, {"retry-after": str(api.retry_after)}
                     )
+                    return
+                if step[0] == "usage_limit":
+                    error = {
+                        "type": "usage_limit_reached",
+                        "message": "The usage limit has been reached",
+                        "resets_at": int(step[1]),
+                    }
+                    body = json.dumps({"error": error}).encode()
+                    self._send(429, "application/json", body, {"retry-after": "0"})
                     return
                 if step[0] == "failed":
                     _, error_code, message = step

@@ -9,6 +9,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,10 @@ def run(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", api.url)
     worktree.mkdir(parents=True, exist_ok=True)
     lines = Lines()
+    fields: dict[str, object] = {
+        "key": KEY,
+        "launch": Launch(pass_env=("ANTHROPIC_BASE_URL",), agent_bin=str(claude)),
+    }
     ctx = TurnContext(
         issue=11,
         title="t",
@@ -74,11 +79,9 @@ def run(
         boundary=("out.txt",),
         brief="write out.txt",
         worktree=worktree,
-        key=KEY,
         turn_max_seconds=TURN_SECONDS,
         on_line=lines,
-        launch=Launch(pass_env=("ANTHROPIC_BASE_URL",), agent_bin=str(claude)),
-        **changes,  # type: ignore[arg-type]
+        **(fields | changes),  # type: ignore[arg-type]
     )
     turn = start_turn("claude", ctx)
     assert turn.wait(TURN_SECONDS + 10), "the turn did not end"
@@ -138,6 +141,41 @@ def test_a_credit_balance_too_low_is_a_quota_refusal(
     turn, lines = run(claude, api, tmp_path / "wt", monkeypatch)
     assert turn.outcome == "refused", lines.texts()
     assert turn.refusal is not None and sort_refusal(turn.refusal) == REFUSAL_QUOTA
+
+
+def test_an_accounts_usage_limit_is_a_quota_refusal_until_its_reset(
+    claude: Path, api: FakeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a subscription's sign-in (its token, no API key): the API's 429 names the reset,
+    # and Claude Code passes it on as the usage limit's rate_limit_info
+    resets = int(time.time()) + 5 * 3600
+    monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat01-fake-token-0000")
+    api.play(("limit", resets))
+    signed_in = Launch(
+        pass_env=("ANTHROPIC_BASE_URL", "CLAUDE_CODE_OAUTH_TOKEN"), agent_bin=str(claude)
+    )
+    turn, lines = run(claude, api, tmp_path / "wt", monkeypatch, key="", launch=signed_in)
+    assert turn.outcome == "refused", lines.texts()
+    assert turn.refusal is not None and sort_refusal(turn.refusal) == REFUSAL_QUOTA
+    assert turn.ending is not None
+    assert turn.ending.resets_at == datetime.fromtimestamp(resets, UTC)
+    assert len(api.requests) == 1, "a usage limit is not retried"
+
+
+def test_a_keys_spend_limit_is_a_quota_refusal_until_the_access_it_names(
+    claude: Path, api: FakeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regain = (datetime.now(UTC) + timedelta(days=1)).replace(hour=0, minute=0, second=0)
+    regain = regain.replace(microsecond=0)
+    said = (
+        "You have reached your specified API usage limits. You will regain access on"
+        f" {regain:%Y-%m-%d} at 00:00 UTC."
+    )
+    api.play(("status", 400, "invalid_request_error", said))
+    turn, lines = run(claude, api, tmp_path / "wt", monkeypatch)
+    assert turn.outcome == "refused", lines.texts()
+    assert turn.refusal is not None and sort_refusal(turn.refusal) == REFUSAL_QUOTA
+    assert turn.ending is not None and turn.ending.resets_at == regain
 
 
 def test_a_conversation_resumes_in_another_worktree_and_home(

@@ -8,7 +8,9 @@ from __future__ import annotations
 import json
 import subprocess
 import threading
+import time
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -68,6 +70,10 @@ def run(
     monkeypatch.setenv("OPENAI_BASE_URL", api.url)
     worktree.mkdir(parents=True, exist_ok=True)
     lines = Lines()
+    fields: dict[str, object] = {
+        "key": KEY,
+        "launch": Launch(pass_env=("OPENAI_BASE_URL",), agent_bin=str(codex)),
+    }
     ctx = TurnContext(
         issue=11,
         title="t",
@@ -76,11 +82,9 @@ def run(
         boundary=("out.txt",),
         brief="write out.txt",
         worktree=worktree,
-        key=KEY,
         turn_max_seconds=TURN_SECONDS,
         on_line=lines,
-        launch=Launch(pass_env=("OPENAI_BASE_URL",), agent_bin=str(codex)),
-        **changes,  # type: ignore[arg-type]
+        **(fields | changes),  # type: ignore[arg-type]
     )
     turn = start_turn("codex", ctx)
     assert turn.wait(TURN_SECONDS + 10), "the turn did not end"
@@ -152,6 +156,36 @@ def test_an_exhausted_quota_is_a_quota_refusal(
     assert turn.outcome == "refused", lines.texts()
     assert turn.refusal is not None and sort_refusal(turn.refusal) == REFUSAL_QUOTA
     assert len(api.requests) == 1, "a quota is not retried"
+
+
+def reset_minute_end(resets: int) -> datetime:
+    """The end of the minute of `resets` (Unix seconds): Codex prints its reset to the
+    minute, and the key rests until that minute is over."""
+    return datetime.fromtimestamp(resets, UTC).replace(second=0) + timedelta(minutes=1)
+
+
+@pytest.mark.parametrize("zone", [None, "America/New_York", "Asia/Kathmandu"])
+def test_a_usage_limit_is_a_quota_refusal_until_the_reset_codex_names(
+    codex: Path,
+    api: FakeResponses,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    zone: str | None,
+) -> None:
+    # Codex names the reset in its own zone: the machine's, or the turn's TZ
+    pass_env: tuple[str, ...] = ("OPENAI_BASE_URL",)
+    if zone is not None:
+        monkeypatch.setenv("TZ", zone)
+        pass_env += ("TZ",)
+    resets = int(time.time()) + 5 * 3600
+    api.play(("usage_limit", resets))
+    launch = Launch(pass_env=pass_env, agent_bin=str(codex))
+    turn, lines = run(codex, api, tmp_path / "wt", monkeypatch, launch=launch)
+    assert turn.outcome == "refused", lines.texts()
+    assert turn.refusal is not None and sort_refusal(turn.refusal) == REFUSAL_QUOTA
+    assert any("try again at" in t.lower() for t in lines.texts()), lines.texts()
+    assert turn.ending is not None and turn.ending.resets_at == reset_minute_end(resets)
+    assert len(api.requests) == 1, "a usage limit is not retried"
 
 
 def test_an_overloaded_provider_is_a_transient_refusal_within_a_bound(

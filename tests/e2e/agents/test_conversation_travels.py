@@ -120,7 +120,7 @@ def test_a_conversation_too_large_to_keep_starts_the_next_attempt_fresh_saying_s
     runners: tuple[Any, Any], api: FakeApi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     a, b = runners
-    monkeypatch.setattr("hive.agents.claude.CONVERSATION_MAX_BYTES", 100)
+    monkeypatch.setattr("hive.agents.resuming.CONVERSATION_MAX_BYTES", 100)
     api.play(("text", "first attempt's answer"))
     first = attempt(a, tmp_path / "home-a", monkeypatch)
     assert any("over 100: not kept" in t for t in said(a, first))

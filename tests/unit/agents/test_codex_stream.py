@@ -4,13 +4,17 @@ functions; the adapter against the real CLI is tests/e2e/agents/test_codex.py)."
 from __future__ import annotations
 
 import json
+import zoneinfo
+from datetime import UTC, datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
 from hive.agents.base import TurnStartError
 from hive.agents.codex import (
     MAX_RETRIES,
+    codex_zone,
     config_toml,
     earlier_total,
     last_model,
@@ -79,6 +83,55 @@ def test_the_stream_gives_the_thread_text_and_the_final_usage_once() -> None:
     assert failed.refusal == "quota"
     assert read_line("not json").lines == ("not json",)
     assert read_line("[1]").lines == ("[1]",)
+
+
+USAGE_LIMIT = (
+    "You’ve hit your usage limit. Visit https://chatgpt.com/settings/usage to purchase more"
+    " credits or try again at {}."
+)
+NOW = datetime(2026, 12, 1, 20, 49, 25, tzinfo=UTC)
+
+
+def _failed(message: str) -> str:
+    return json.dumps({"type": "turn.failed", "error": {"message": message}})
+
+
+def test_a_usage_limits_reset_is_read_in_codexs_zone_to_the_end_of_its_minute() -> None:
+    # the real CLI's line for a reset at 2026-12-02T01:49:24Z, its zone UTC
+    dated = read_line(_failed(USAGE_LIMIT.format("Dec 2nd, 2026 1:49 AM")), NOW, UTC)
+    assert dated.refusal == "quota" and sort_refusal(dated.refusal) == REFUSAL_QUOTA
+    assert dated.resets_at == datetime(2026, 12, 2, 1, 50, tzinfo=UTC)
+    # the same reset with TZ=America/New_York: the same day there, so no date
+    today = read_line(_failed(USAGE_LIMIT.format("8:49 PM")), NOW, ZoneInfo("America/New_York"))
+    assert today.resets_at == datetime(2026, 12, 2, 1, 50, tzinfo=UTC)
+
+
+def test_a_failure_names_no_reset_without_a_known_zone_or_a_refusal() -> None:
+    unknown = read_line(_failed(USAGE_LIMIT.format("8:49 PM")), NOW, None)
+    assert (unknown.refusal, unknown.resets_at) == ("quota", None)
+    later = read_line(_failed("You’ve hit your usage limit. Try again later."), NOW, UTC)
+    assert (later.refusal, later.resets_at) == ("quota", None)
+    other = read_line(_failed("stream disconnected: try again at 8:49 PM."), NOW, UTC)
+    assert (other.refusal, other.resets_at) == (None, None)
+
+
+def test_codexs_zone_is_the_turns_tz_else_the_machines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert codex_zone({"TZ": "Asia/Kathmandu"}) == ZoneInfo("Asia/Kathmandu")
+    assert codex_zone({"TZ": ":Europe/Paris"}) == ZoneInfo("Europe/Paris")
+    assert codex_zone({"TZ": "CET-1CEST"}) is None  # a POSIX rule: not read
+    assert codex_zone({"TZ": "/etc/localtime"}) is None
+    found = [Path(d, "Asia", "Tokyo") for d in zoneinfo.TZPATH if Path(d, "Asia", "Tokyo").exists()]
+    if not found:
+        pytest.skip("no system time zone files to stand for the machine's zone")
+    local = tmp_path / "localtime"
+    local.write_bytes(found[0].read_bytes())
+    monkeypatch.setattr("hive.agents.codex.LOCALTIME", local)
+    tokyo = codex_zone({})
+    assert tokyo is not None and tokyo.utcoffset(NOW).total_seconds() == 9 * 3600
+    monkeypatch.setattr("hive.agents.codex.LOCALTIME", tmp_path / "absent")
+    assert codex_zone({}) == UTC
 
 
 def _session(*records: dict[str, object]) -> bytes:
