@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from supervisors import warden as warden_module
 from supervisors.groups import group_members, process_alive, signal_group
 from supervisors.warden import LOCK_NAME, Warden, start_time, still_ours, sweep
 from supervisors.work import WatchedProcess
@@ -108,10 +109,6 @@ def test_without_its_warden_the_leader_still_dies_with_its_owner_and_a_sweep_kil
     # the parent-death signal reaches the leader; the child is out of its reach
     assert _gone([leader], DIES_WITHIN_SECONDS) is not None
     assert process_alive(child)
-    # the lock is free only once every thread of the owner has exited: the leader's
-    # signal comes as the thread that started it exits, maybe before the others (the
-    # sweep then rightly takes the owner for alive). Its exit status says it is whole
-    owner[-1].wait(DIES_WITHIN_SECONDS)
     try:
         assert sweep(records) == [leader]
         assert _gone([child], DEADLINE_SECONDS) is not None
@@ -122,7 +119,7 @@ def test_without_its_warden_the_leader_still_dies_with_its_owner_and_a_sweep_kil
 
 
 def test_a_sweep_leaves_the_groups_of_a_live_owner(tmp_path: Path) -> None:
-    records = tmp_path / "groups" / "4242"
+    records = tmp_path / "groups" / str(os.getpid())  # a live owner: this process
     records.mkdir(parents=True)
     sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True)
     try:
@@ -137,6 +134,42 @@ def test_a_sweep_leaves_the_groups_of_a_live_owner(tmp_path: Path) -> None:
         if sleeper.poll() is None:
             sleeper.kill()
         sleeper.wait()
+
+
+def test_a_sweep_waits_for_the_lock_of_an_owner_that_is_still_exiting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the owner was killed: its leader thread is a zombie while its last threads still
+    # hold the lock; the lock goes as the sweep looks at the owner
+    exiting = subprocess.Popen(["sleep", "600"])
+    sleeper = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        exiting.kill()
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        while process_alive(exiting.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)  # a zombie: killed, not yet reaped
+        assert not process_alive(exiting.pid)
+        records = tmp_path / "groups" / str(exiting.pid)
+        records.mkdir(parents=True)
+        (records / str(sleeper.pid)).write_text(start_time(sleeper.pid) or "")
+        held = (records / LOCK_NAME).open("ab")
+        fcntl.flock(held, fcntl.LOCK_EX)  # another open file: as the exiting owner's
+        looked: list[int] = []
+
+        def last_thread_exits(pid: int) -> bool:
+            looked.append(pid)
+            held.close()
+            return process_alive(pid)
+
+        monkeypatch.setattr(warden_module, "process_alive", last_thread_exits)
+        assert sweep(tmp_path / "groups") == [sleeper.pid]
+        assert looked == [exiting.pid]
+        assert sleeper.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+    finally:
+        for popen in (exiting, sleeper):
+            if popen.poll() is None:
+                popen.kill()
+            popen.wait()
 
 
 def test_a_record_whose_group_number_now_names_another_process_is_not_killed(
