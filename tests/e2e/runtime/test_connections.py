@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hive.rules.connections import BUSY_CONNECTIONS, IDLE_CONNECTIONS
+from tests import budget
 
 from .harness import World
 
@@ -20,18 +21,11 @@ SAMPLES = 40
 
 def held(world: World, name: str) -> tuple[int, int]:
     """(connections, LISTEN connections) of the process that names itself `name`."""
-    row = world.db.execute(
-        "SELECT count(*), count(*) FILTER (WHERE query ILIKE '%%LISTEN %%')"
-        " FROM pg_stat_activity WHERE application_name = %s",
-        (f"hive-{name}",),
-    ).fetchone()
-    assert row is not None
-    return int(row[0]), int(row[1])
+    return budget.held(world.db, f"hive-{name}")
 
 
 def most_held(world: World, name: str) -> int:
-    """The most connections `name` held over SAMPLES looks (each a round trip)."""
-    return max(held(world, name)[0] for _ in range(SAMPLES))
+    return budget.most_held(world.db, f"hive-{name}", SAMPLES)
 
 
 def test_a_runner_holds_two_connections_idle_and_three_with_bees_listen_included(

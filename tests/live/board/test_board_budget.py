@@ -6,35 +6,19 @@ events go on."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import psycopg
 
 from hive.rules.connections import IDLE_CONNECTIONS
 from hive.store import issues
 from hive.store.issues import NewIssue
 from hive.swarm import wait_for
+from tests.budget import held, most_held
 
 from .sse import Stream
 
 START_SECONDS = 30.0
 # looks at pg_stat_activity while the stream is open (each a round trip)
 SAMPLES = 20
-
-
-def held(db: psycopg.Connection[Any], name: str) -> tuple[int, int]:
-    """(connections, LISTEN connections) of the process whose connections are `name`."""
-    row = db.execute(
-        "SELECT count(*), count(*) FILTER (WHERE query ILIKE '%%LISTEN %%')"
-        " FROM pg_stat_activity WHERE application_name = %s",
-        (name,),
-    ).fetchone()
-    assert row is not None
-    return int(row[0]), int(row[1])
-
-
-def most_held(db: psycopg.Connection[Any], name: str) -> int:
-    return max(held(db, name)[0] for _ in range(SAMPLES))
 
 
 def test_a_runner_with_a_board_open_holds_its_idle_budget_and_its_board_outlives_a_killed_listen(
@@ -52,7 +36,7 @@ def test_a_runner_with_a_board_open_holds_its_idle_budget_and_its_board_outlives
             stream.until(lambda e: e.name == "card" and "watched" in e.data)
 
             # no bee runs: the pool's one connection and the one LISTEN, the board's in it
-            assert most_held(db, name) <= IDLE_CONNECTIONS
+            assert most_held(db, name, SAMPLES) <= IDLE_CONNECTIONS
             assert held(db, name)[1] == 1
 
             killed = db.execute(
@@ -67,7 +51,7 @@ def test_a_runner_with_a_board_open_holds_its_idle_budget_and_its_board_outlives
             stream.until(lambda e: e.name == "card" and "after the kill" in e.data)
 
             wait_for(lambda: held(db, name)[1] == 1, START_SECONDS, "one LISTEN again")
-            assert most_held(db, name) <= IDLE_CONNECTIONS
+            assert most_held(db, name, SAMPLES) <= IDLE_CONNECTIONS
         finally:
             stream.close()
 
@@ -86,6 +70,6 @@ def test_a_queen_running_her_own_bees_with_a_board_open_holds_her_idle_budget(
             issues.upsert(db, 1, NewIssue(title="watched by her"))
             stream.until(lambda e: e.name == "card" and "watched by her" in e.data)
             assert held(db, name)[1] == 1
-            assert most_held(db, name) <= IDLE_CONNECTIONS
+            assert most_held(db, name, SAMPLES) <= IDLE_CONNECTIONS
         finally:
             stream.close()
