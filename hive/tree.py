@@ -167,7 +167,9 @@ def queen_helpers(
 
     def merged(issue: int, sha: str) -> None:
         rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
-        if forge is not None:  # a push's merge is closed on GitHub by the watch: now
+        if forge is not None and settings.publish == "push":
+            # a push tells GitHub nothing: the watch comments the merge and closes the
+            # issue, now (a pull request's merge is closed by its job)
             rt.names.tell(FORGE, IssuesChanged())
 
     steps = forge.steps if forge is not None and settings.publish == "github" else None
