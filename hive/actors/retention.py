@@ -1,12 +1,13 @@
 """The pruner (hive.rules.retention): a Queen's process keeps the store and her checkout
 from growing without end.
 
-A pass deletes, in small batches, the transcripts, attempt history and bundles of issues
-closed longer than HIVE_RETENTION_DAYS and the round reports older than that; removes
-her worktrees of ended orders; deletes the `queen-<issue>` branches of those retired
-issues; and now and then repacks her checkout without what no branch reaches. The loop
-looks every PASS_AGAIN_SECONDS and passes when the rule says one is due: at once when the
-last pass filled a batch, otherwise hourly.
+A pass deletes, in small batches, the transcripts, attempt history, bundles, check runs
+and ended jobs (with their effects and waits) of issues closed longer than
+HIVE_RETENTION_DAYS, and the round reports older than that; removes her worktrees of
+ended orders; deletes the `queen-<issue>` branches of those retired issues; and now and
+then repacks her checkout without what no branch reaches. The loop looks every
+PASS_AGAIN_SECONDS and passes when the rule says one is due: at once when the last pass
+filled a batch, otherwise hourly.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ class RetentionConfig:
     days: int = retention.RETENTION_DAYS_DEFAULT
     batch_issues: int = retention.PRUNE_BATCH_ISSUES
     batch_rows: int = retention.PRUNE_BATCH_ROWS
+    batch_jobs: int = retention.PRUNE_BATCH_JOBS
     pass_budget_seconds: float = PASS_BUDGET_SECONDS
 
     @classmethod
@@ -53,6 +55,10 @@ class Pass:
     history_rows: int = 0
     bundles: int = 0
     reports: int = 0
+    check_runs: int = 0
+    jobs: int = 0
+    effects: int = 0
+    waits: int = 0
     worktrees: int = 0
     branches: int = 0
     repacked: Repacked | None = None
@@ -68,6 +74,10 @@ class Pass:
             "history_rows": self.history_rows,
             "bundles": self.bundles,
             "reports": self.reports,
+            "check_runs": self.check_runs,
+            "jobs": self.jobs,
+            "effects": self.effects,
+            "waits": self.waits,
             "worktrees": self.worktrees,
             "branches": self.branches,
         }
@@ -127,7 +137,19 @@ class Retention:
             done.bundles += batch.bundles
             reports = store.prune_reports(db, cutoff, cfg.batch_rows)
             done.reports += reports
-            full = batch.full(cfg.batch_issues, cfg.batch_rows) or reports >= cfg.batch_rows
+            # check runs first: a job goes once no check run names it
+            checks = store.prune_checks(db, cutoff, cfg.batch_rows)
+            done.check_runs += checks
+            jobs = store.prune_jobs(db, cutoff, cfg.batch_jobs)
+            done.jobs += jobs.jobs
+            done.effects += jobs.effects
+            done.waits += jobs.waits
+            full = (
+                batch.full(cfg.batch_issues, cfg.batch_rows)
+                or reports >= cfg.batch_rows
+                or checks >= cfg.batch_rows
+                or jobs.full(cfg.batch_jobs)
+            )
             if not full:
                 done.more_due = False
                 return

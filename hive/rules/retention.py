@@ -2,7 +2,11 @@
 
 A closed issue's transcripts, attempt history and bundle go once it has been closed for
 HIVE_RETENTION_DAYS (an issue with an order in flight keeps everything); round reports
-go once they are older than the window (a report is a round's, not an issue's). Deletes
+go once they are older than the window (a report is a round's, not an issue's). So do the
+issue's check runs and its ended jobs, each with its effects journal and its waits; a
+live (ready or parked) job never goes, whatever its issue, nor does anything of it: its
+journal is what keeps a resumed step from repeating an effect, and its check runs are
+what its gate reads. An ended job that still owns a waiting wait stays with it. Deletes
 run in small batches, so a pass never holds a lock for long: a batch that came back full
 means more is due, and the next pass comes soon; otherwise the pass waits its interval.
 
@@ -17,12 +21,16 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from enum import Enum
 
+from hive.rules.jobs import LIVE_STATES, JobState
+from hive.rules.waits import WAITING, WaitState
+
 RETENTION_DAYS_DEFAULT = 30
 RETENTION_DAYS_MIN = 1
 RETENTION_DAYS_MAX = 3650
 
 PRUNE_BATCH_ISSUES = 50  # closed issues whose rows one batch deletes
 PRUNE_BATCH_ROWS = 1000  # report rows one batch deletes
+PRUNE_BATCH_JOBS = 100  # ended jobs one batch deletes, each with its effects and waits
 PASS_EVERY_SECONDS = 3600.0  # a pass that found nothing more waits this long
 PASS_AGAIN_SECONDS = 5.0  # a pass that filled a batch comes back this soon
 
@@ -52,6 +60,20 @@ def issue_due(closed_at: datetime | None, in_flight: bool, now: datetime, days: 
     """Whether a closed issue's transcripts, history and bundle go now: closed at or
     before the cutoff, and no order of it in flight. An open issue never is."""
     return closed_at is not None and not in_flight and closed_at <= cutoff(now, days)
+
+
+def job_prunable(state: JobState) -> bool:
+    """Whether a job of a due issue goes, with its effects and its waits: it has ended
+    (done, failed or cancelled). A ready job (perhaps mid-step) or a parked one never
+    does, and its check runs stay with it."""
+    return state not in LIVE_STATES
+
+
+def wait_prunable(state: WaitState) -> bool:
+    """Whether a wait lets its ended job go, and goes with it: it has moved (resolved,
+    expired or cancelled). A job that still owns a waiting wait stays, and the wait with
+    it, so a wait is never left without its owner."""
+    return state != WAITING
 
 
 def report_due(at: datetime, now: datetime, days: int) -> bool:

@@ -3,7 +3,11 @@
 `prune_issues` deletes, for up to `issues` closed issues past the cutoff with no order in
 flight, up to `rows` transcript lines and `rows` history rows, and their bundles; an issue
 whose rows are all gone is no longer found, so repeated batches walk through the backlog.
-`prune_reports` deletes up to `rows` round reports older than the cutoff."""
+`prune_reports` deletes up to `rows` round reports older than the cutoff. `prune_checks`
+deletes up to `rows` check runs of those issues, none of a live job; `prune_jobs` then
+deletes up to `jobs` of their ended jobs that no check run names any more, each with its
+effects journal and its waits, in one statement. What may go is the rule's
+(`job_prunable`, `wait_prunable`): the states it allows are passed to the SQL."""
 
 from __future__ import annotations
 
@@ -11,8 +15,21 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from hive.rules.retention import PRUNE_BATCH_ISSUES, PRUNE_BATCH_ROWS, Order
+from hive.rules.jobs import JobState
+from hive.rules.retention import (
+    PRUNE_BATCH_ISSUES,
+    PRUNE_BATCH_JOBS,
+    PRUNE_BATCH_ROWS,
+    Order,
+    job_prunable,
+    wait_prunable,
+)
+from hive.rules.waits import WaitState
 from hive.store.db import Db, dicts, one_dict
+
+# the states the rule lets go, as the SQL compares them
+_JOB_STATES = [str(s) for s in JobState if job_prunable(s)]
+_WAIT_STATES = [int(s) for s in WaitState if wait_prunable(s)]
 
 
 @dataclass(frozen=True)
@@ -44,6 +61,42 @@ def prune_reports(db: Db, cutoff: datetime, rows: int = PRUNE_BATCH_ROWS) -> int
     found = one_dict(db, "retention_prune_reports", {"cutoff": cutoff, "batch_rows": rows})
     assert found is not None
     return int(found["reports"])
+
+
+@dataclass(frozen=True)
+class JobsPruned:
+    """What one batch of `prune_jobs` deleted."""
+
+    jobs: int
+    effects: int
+    waits: int
+
+    def full(self, jobs: int = PRUNE_BATCH_JOBS) -> bool:
+        """Whether the batch hit its limit: more may be due."""
+        return self.jobs >= jobs
+
+
+def prune_checks(db: Db, cutoff: datetime, rows: int = PRUNE_BATCH_ROWS) -> int:
+    """Check runs of closed issues past the cutoff deleted (up to `rows`); a live job's stay."""
+    params = {"cutoff": cutoff, "batch_rows": rows, "job_states": _JOB_STATES}
+    found = one_dict(db, "retention_prune_checks", params)
+    assert found is not None
+    return int(found["check_runs"])
+
+
+def prune_jobs(db: Db, cutoff: datetime, jobs: int = PRUNE_BATCH_JOBS) -> JobsPruned:
+    """Ended jobs of closed issues past the cutoff deleted (up to `jobs`), with their
+    effects and their waits. A job a check run still names waits for `prune_checks`; one
+    that owns a waiting wait stays."""
+    params = {
+        "cutoff": cutoff,
+        "batch_jobs": jobs,
+        "job_states": _JOB_STATES,
+        "wait_states": _WAIT_STATES,
+    }
+    found = one_dict(db, "retention_prune_jobs", params)
+    assert found is not None
+    return JobsPruned(**{k: int(v) for k, v in found.items()})
 
 
 def retired_issues(db: Db, cutoff: datetime, numbers: Iterable[int]) -> list[int]:

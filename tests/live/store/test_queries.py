@@ -135,6 +135,9 @@ SAMPLES = {
     "batch_issues": 50,
     "batch_rows": 1000,
     "numbers": [1, 2],
+    "batch_jobs": 100,
+    "job_states": ["done", "failed", "cancelled"],
+    "wait_states": [1, 2, 3],
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from hive.rules.jobs import JobState
 from hive.rules.retention import (
     PASS_AGAIN_SECONDS,
     PASS_EVERY_SECONDS,
@@ -16,11 +17,14 @@ from hive.rules.retention import (
     Order,
     cutoff,
     issue_due,
+    job_prunable,
     next_pass_seconds,
     repack_due,
     report_due,
+    wait_prunable,
     worktree_removable,
 )
+from hive.rules.waits import WaitState
 from hive.settings import Settings, SettingsError
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -47,6 +51,22 @@ def test_an_open_issue_or_one_with_an_order_in_flight_is_never_due() -> None:
 def test_a_report_is_due_past_the_window() -> None:
     assert report_due(NOW - timedelta(days=7, seconds=1), NOW, 7)
     assert not report_due(NOW - timedelta(days=6), NOW, 7)
+
+
+def test_a_job_goes_once_it_has_ended_and_never_while_ready_or_parked() -> None:
+    ended = {JobState.DONE, JobState.FAILED, JobState.CANCELLED}
+    assert {s for s in JobState if job_prunable(s)} == ended
+    assert not job_prunable(JobState.READY)
+    assert not job_prunable(JobState.PARKED)
+
+
+def test_a_wait_goes_with_its_job_once_it_has_moved_and_never_while_waiting() -> None:
+    assert not wait_prunable(WaitState.WAITING)
+    assert {s for s in WaitState if wait_prunable(s)} == {
+        WaitState.RESOLVED,
+        WaitState.EXPIRED,
+        WaitState.CANCELLED,
+    }
 
 
 def test_a_worktree_goes_when_its_order_is_not_in_flight_and_it_is_old_enough() -> None:
