@@ -10,7 +10,11 @@ creation time is a series per counter that no dashboard reads.
 
 Queue depth, orders in flight and the oldest queued order's age are not counted by any
 actor: they are read from the store at scrape time (`watch_queue`), so every replica
-reports the same truth and a restart loses nothing.
+reports the same truth and a restart loses nothing. The board's open event streams are
+read from its hub at scrape time too (`watch_board`).
+
+The GitHub client counts its requests, retries and the rate limit left on a small
+`GitHubMetrics` (`HiveMetrics.github()`); a client built without one counts nothing.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from hive import __version__
+from hive.rules.forge_limits import Pause
 from hive.rules.outcome_codes import OutcomeCode, outcome_code
 
 log = logging.getLogger("hive.metrics")
@@ -53,8 +58,29 @@ MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 864
 # with a missing series.
 REAPERS = ("boot", "stall", "two_hour", "refused")
 # what retention removes (hive.rules.retention)
-PRUNED = ("transcript_lines", "history_rows", "bundles", "reports", "worktrees", "branches")
+PRUNED = (
+    "transcript_lines",
+    "history_rows",
+    "bundles",
+    "reports",
+    "check_runs",
+    "jobs",
+    "effects",
+    "waits",
+    "worktrees",
+    "branches",
+)
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
+# GitHub's requests by method and status class, never by path or number, so the series
+# stay bounded; a process that talks to GitHub exports every pair at zero from the start
+GITHUB_METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE", "other")
+GITHUB_STATUSES = ("2xx", "304", "3xx", "4xx", "5xx", "unreachable", "other")
+# why the client sent a request again (hive.rules.forge_limits.Pause, NONE aside)
+GITHUB_RETRY_REASONS = {
+    Pause.PRIMARY: "rate_limit",
+    Pause.SECONDARY: "secondary_rate_limit",
+    Pause.SERVER: "server_error",
+}
 
 # the libraries whose version hive_build_info names beside the hive's and Python's
 BUILD_LIBRARIES = ("dulwich", "psycopg")
@@ -91,7 +117,9 @@ class HiveMetrics:
     - `illegal_transitions.inc()` per move of an order the state table refused;
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
       `issue_to_merge_seconds.observe(...)` per merge pushed;
-    - `spend(key_index, usd)` per ending that landed with a known cost.
+    - `spend(key_index, usd)` per ending that landed with a known cost;
+    - `board_streams_refused.inc()` per event stream answered 503 at the server's cap;
+    - the GitHub client's requests, retries and rate limit through `github()`.
     """
 
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
@@ -206,6 +234,37 @@ class HiveMetrics:
             labelnames=("what",),
             registry=r,
         )
+        self.board_streams = Gauge(
+            "hive_board_streams",
+            "Board event streams (the board's and issue pages') open in this process now.",
+            registry=r,
+        )
+        self.board_streams_refused = Counter(
+            "hive_board_streams_refused_total",
+            "Board event streams refused with a 503: the server's cap of open streams was reached.",
+            registry=r,
+        )
+        self.github_requests = Counter(
+            "hive_github_requests_total",
+            "Requests sent to GitHub's API, by method and status class (304: not modified,"
+            " unreachable: no answer).",
+            labelnames=("method", "status"),
+            registry=r,
+        )
+        self.github_retries = Counter(
+            "hive_github_retries_total",
+            "GitHub requests waited out and sent again, by reason.",
+            labelnames=("reason",),
+            registry=r,
+        )
+        self.github_rate_limit_remaining = _LastValue(
+            "hive_github_rate_limit_remaining",
+            "Requests left in GitHub's rate limit, from the last X-RateLimit-Remaining seen;"
+            " no sample before the first.",
+        )
+        r.register(self.github_rate_limit_remaining)
+        for reason in GITHUB_RETRY_REASONS.values():
+            self.github_retries.labels(reason=reason)
         for what in PRUNED:
             self.pruned.labels(what=what)
         for reaper in REAPERS:
@@ -234,6 +293,59 @@ class HiveMetrics:
         self._queue = _QueueCollector(read)
         self.registry.register(self._queue)
 
+    def watch_board(self, read: Callable[[], int]) -> None:
+        """Report the board's open event streams from `read` (the hub's `streams`), called
+        once per scrape; it must be quick and never raise. Before this, the gauge is 0."""
+        self.board_streams.set_function(read)
+
+    def github(self) -> GitHubMetrics:
+        """What a GitHub client counts on these metrics; every method and status pair is
+        exported at zero from here on."""
+        for method in GITHUB_METHODS:
+            for status in GITHUB_STATUSES:
+                self.github_requests.labels(method=method, status=status)
+        return GitHubMetrics(
+            self.github_requests, self.github_retries, self.github_rate_limit_remaining
+        )
+
+
+@dataclass(frozen=True)
+class GitHubMetrics:
+    """The GitHub client's metrics (`hive.forge.github.client`). Thread-safe."""
+
+    requests: Counter
+    retries: Counter
+    rate_limit_remaining: _LastValue
+
+    def answered(self, method: str, status: int, remaining: float | None) -> None:
+        """Count one request by `method` and `status` (0: GitHub could not be reached)
+        and keep `remaining`, the X-RateLimit-Remaining of its answer when it had one."""
+        self.requests.labels(method=github_method(method), status=github_status(status)).inc()
+        if remaining is not None:
+            self.rate_limit_remaining.set(remaining)
+
+    def retried(self, why: Pause) -> None:
+        """Count one request sent again after a pause for `why` (never Pause.NONE)."""
+        self.retries.labels(reason=GITHUB_RETRY_REASONS[why]).inc()
+
+
+def github_method(method: str) -> str:
+    """`method` when it is one of GITHUB_METHODS, else "other"."""
+    upper = method.upper()
+    return upper if upper in GITHUB_METHODS else "other"
+
+
+def github_status(status: int) -> str:
+    """The status label of GITHUB_STATUSES: a 304 on its own (it costs no rate limit),
+    else the class; 0 (no answer) is "unreachable"."""
+    if status == 0:
+        return "unreachable"
+    if status == 304:
+        return "304"
+    if 200 <= status < 600:
+        return f"{status // 100}xx"
+    return "other"
+
 
 class HiveRegistry(CollectorRegistry):
     """A registry that leaves out every `_created` sample of what it collects."""
@@ -254,6 +366,29 @@ def build_labels() -> dict[str, str]:
         except importlib.metadata.PackageNotFoundError:
             labels[name] = "unknown"
     return labels
+
+
+class _LastValue(Collector):
+    """A gauge with no sample until `set()` is first called (0 would read as a limit
+    spent on a process that never asked)."""
+
+    def __init__(self, name: str, documentation: str) -> None:
+        self.name = name
+        self.documentation = documentation
+        self._value: float | None = None
+
+    def set(self, value: float) -> None:
+        self._value = float(value)  # one assignment: a scrape reads the old or the new
+
+    def describe(self) -> Iterable[Metric]:
+        return [GaugeMetricFamily(self.name, self.documentation)]
+
+    def collect(self) -> Iterable[Metric]:
+        family = GaugeMetricFamily(self.name, self.documentation)
+        value = self._value
+        if value is not None:
+            family.add_metric([], value)
+        return [family]
 
 
 class _QueueCollector(Collector):

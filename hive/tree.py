@@ -273,6 +273,7 @@ def build(
             checkout,
             issues_changed=lambda: rt.names.tell(QUEEN, IssuesChanged()),
             jobs_ready=lambda: rt.names.tell(JOBS, JobsReady()),
+            metrics=metrics,
         )
     surface = store_surface(
         settings,
@@ -281,6 +282,7 @@ def build(
         metrics.registry,
         draining=lambda: rt.work.draining,
         github_hook=None if forge is None or forge.hooks is None else forge.hooks.handle,
+        metrics=metrics,
     )
     metrics.watch_queue(lambda: queue_numbers(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)

@@ -118,6 +118,7 @@ class Loop:
         queue_max: int,
         connections_max: int,
         streams_max: int,
+        stream_refused: Callable[[], None] = lambda: None,
     ) -> None:
         self.listener = listener
         self.port = int(listener.getsockname()[1])
@@ -125,6 +126,7 @@ class Loop:
         self.connections_max = connections_max
         self.streams_max = streams_max
         self.streams = 0  # connections STREAMING now (read on the loop thread)
+        self._stream_refused = stream_refused  # called per stream answered 503 at the cap
         self._selector = selectors.DefaultSelector()
         self._waker_r, self._waker_w = socket.socketpair()
         self._waker_r.setblocking(False)
@@ -317,6 +319,7 @@ class Loop:
                 self._open_stream(conn, response)
                 return
             self._full("streams")
+            self._refused_stream()
             message = (
                 f"too many open event streams (at most {self.streams_max}); "
                 "close another board tab or try again later"
@@ -421,6 +424,12 @@ class Loop:
                     conn.on_close()
                 except Exception:
                     log.exception("a stream's producer failed on its close")
+
+    def _refused_stream(self) -> None:
+        try:
+            self._stream_refused()
+        except Exception:  # a count that fails never stops the answer
+            log.exception("counting a refused stream failed")
 
     def _full(self, what: str) -> None:
         self._full_count += 1

@@ -124,6 +124,7 @@ class ExportServer:
                 queue_max=self.config.queue_max,
                 connections_max=self.config.connections_max,
                 streams_max=self.config.streams_max,
+                stream_refused=self.surface.stream_refused,
             )
             self._loop.start()
         log.info("serving on %s", self.url)

@@ -2,7 +2,8 @@
 
 The server knows no store and no actor: each route calls a plain callable of `Surface`,
 so tests can serve fakes. `store_surface` binds the use cases of `hive.services` to a
-store, and readiness to a `StoreProbe` of it.
+store, readiness to a `StoreProbe` of it, and (given the process's metrics) the board's
+open streams and the streams refused at the cap to their metrics.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from hive.board import Board
 from hive.errors import HiveError
 from hive.forge.github.hooks import HookAnswer
 from hive.http.board_routes import BoardSource
+from hive.metrics import HiveMetrics
 from hive.services import changes, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
@@ -61,6 +63,8 @@ class Surface:
     # body in, the status and a JSON answer out; it checks the signature itself
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None
     board: BoardSource | None = None  # the board's pages and event streams (DESIGN 10)
+    # called on the server's loop thread per event stream refused at the cap (a 503)
+    stream_refused: Callable[[], None] = lambda: None
 
 
 def store_probe(
@@ -143,10 +147,18 @@ def store_surface(
     registry: CollectorRegistry,
     draining: Callable[[], bool],
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None,
+    *,
+    metrics: HiveMetrics | None = None,
 ) -> Surface:
     """The `Surface` a process serves: every route on the store `db` (a pool: the routes
     run on request threads), readiness from `draining` and a probe through `db`
-    (`StoreProbe`; `url` when the pool lends no connection)."""
+    (`StoreProbe`; `url` when the pool lends no connection). With `metrics` (whose
+    registry is `registry`), the board's open streams and refused ones are counted."""
+    board = Board(db, url)
+    stream_refused: Callable[[], None] = _uncounted
+    if metrics is not None:
+        metrics.watch_board(lambda: board.hub.streams)
+        stream_refused = metrics.board_streams_refused.inc
     return Surface(
         registry=registry,
         draining=draining,
@@ -158,8 +170,13 @@ def store_surface(
         approve=lambda number: _approve(db, number),
         close_issue=lambda number: _close(db, number),
         github_hook=github_hook,
-        board=Board(db, url),
+        board=board,
+        stream_refused=stream_refused,
     )
+
+
+def _uncounted() -> None:
+    """A refused stream, with no metrics to count it on."""
 
 
 def _approve(db: Db, number: int) -> dict[str, Any]:

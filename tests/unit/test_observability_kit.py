@@ -165,6 +165,10 @@ def test_the_dashboard_covers_what_an_operator_watches() -> None:
         "hive_reviews_total",
         "hive_merges_total",
         "hive_spend_usd_total",
+        "hive_github_requests_total",
+        "hive_github_rate_limit_remaining",
+        "hive_github_retries_total",
+        "hive_board_streams",
     ):
         assert metric in text, metric
 
@@ -175,9 +179,11 @@ def test_the_store_s_gauges_are_maxed_and_the_process_gauges_summed() -> None:
         for gauge in ("hive_orders_queued", "hive_orders_in_flight", "hive_oldest_queued_seconds"):
             if gauge in expr:
                 assert f"max({gauge})" in expr, expr
-        for gauge in ("hive_bees_running", "hive_drain_held"):
-            if gauge in expr:
+        for gauge in ("hive_bees_running", "hive_drain_held", "hive_board_streams"):
+            if re.search(rf"\b{gauge}\b", expr):  # not hive_board_streams_refused_total
                 assert re.search(rf"sum( by \([a-z_, ]+\))? \({gauge}\)|sum\({gauge}\)", expr), expr
+        if "hive_github_rate_limit_remaining" in expr:  # one token's limit, seen by every pod
+            assert "min(hive_github_rate_limit_remaining)" in expr, expr
 
 
 def test_the_name_reader_finds_names_and_skips_labels_and_functions() -> None:

@@ -6,6 +6,8 @@ primary or secondary rate limit, a 5xx) is waited out and sent again, as
 `hive.rules.forge_limits` decides; a list is followed through its Link pages; a GET may be
 conditional (`If-None-Match`), and a 304 costs no rate limit. A refusal for a missing
 permission raises PermissionMissing naming the permission; any other error GitHubError.
+Given `metrics`, each request is counted by method and status class, each pause by its
+reason, and the rate limit left is kept from the answers' X-RateLimit-Remaining.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from hive.errors import HiveError
+from hive.metrics import GitHubMetrics
 from hive.rules.forge_limits import (
     header,
     missing_permission,
@@ -79,7 +82,8 @@ class Counts:
 
 class GitHubClient:
     """Requests to `api_url` (https://api.github.com, or a GitHub Enterprise / test
-    server's `.../api/v3`) with `token`. `sleep` and `clock` are injectable for tests."""
+    server's `.../api/v3`) with `token`. `sleep` and `clock` are injectable for tests;
+    `metrics` (None: nothing is counted) gets every request, pause and rate limit seen."""
 
     def __init__(
         self,
@@ -89,12 +93,14 @@ class GitHubClient:
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.time,
         timeout_seconds: float = TIMEOUT_SECONDS,
+        metrics: GitHubMetrics | None = None,
     ) -> None:
         self.api_url = api_url.rstrip("/")
         self._token = token
         self._sleep = sleep
         self._clock = clock
         self._timeout = timeout_seconds
+        self._metrics = metrics
         self._lock = threading.Lock()
         self._hold_until = 0.0
         self.counts = Counts()
@@ -122,7 +128,12 @@ class GitHubClient:
         while True:
             tries += 1
             self._pace()
-            status, headers, data = self._send(method, url, body, etag, shown)
+            try:
+                status, headers, data = self._send(method, url, body, etag, shown)
+            except GitHubError:
+                self._observe(method, 0, {})
+                raise
+            self._observe(method, status, headers)
             with self._lock:
                 self.counts.requests += 1
                 if status == 304:
@@ -140,6 +151,8 @@ class GitHubClient:
             log.warning("GitHub %s: %s, sending again in %.0f s", shown, wait.why, wait.seconds)
             with self._lock:
                 self.counts.pauses.append((str(wait.why), wait.seconds))
+            if self._metrics is not None:
+                self._metrics.retried(wait.why)
             self._sleep(wait.seconds)
 
     def get_all(
@@ -164,6 +177,10 @@ class GitHubClient:
         return Response(first.status, first.headers, items)
 
     # ---- the wire -----------------------------------------------------------------
+
+    def _observe(self, method: str, status: int, headers: Mapping[str, str]) -> None:
+        if self._metrics is not None:
+            self._metrics.answered(method, status, _remaining(headers))
 
     def _pace(self) -> None:
         with self._lock:
@@ -221,6 +238,18 @@ def _json(raw: bytes) -> Any:
         return json.loads(raw)
     except ValueError:
         return {"message": raw[:200].decode("utf-8", "replace")}
+
+
+def _remaining(headers: Mapping[str, str]) -> float | None:
+    """X-RateLimit-Remaining as a number, or None when absent or not a count."""
+    text = header(headers, "x-ratelimit-remaining")
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 <= value < float("inf") else None  # NaN, negative, inf: no count
 
 
 def _message(data: Any) -> str:

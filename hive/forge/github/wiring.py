@@ -1,6 +1,7 @@
 """The GitHub forge's parts, built once from the settings (HIVE_FORGE=github): the
 client, the repository, the poll, the watch, the webhook's handler and the publish
-steps, sharing one client (one count of requests, one pace under the rate limit)."""
+steps, sharing one client (one count of requests, one pace under the rate limit); given
+the process's metrics, the client counts its requests on them."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from hive.forge.github.watch import Watch
 from hive.git.auth import GitAuth
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, GitError, own_repo, resolve
+from hive.metrics import HiveMetrics
 from hive.rules.shape import shape_problem
 from hive.settings import Settings
 from hive.store.issues import Issue
@@ -74,10 +76,15 @@ class GitHubForge:
         *,
         issues_changed: Callable[[], object] = lambda: None,
         jobs_ready: Callable[[], object] = lambda: None,
+        metrics: HiveMetrics | None = None,
     ) -> GitHubForge:
         if settings.forge != "github" or not settings.github_token:
             raise HiveError("the GitHub forge needs HIVE_FORGE=github and HIVE_GITHUB_TOKEN")
-        client = GitHubClient(settings.github_api_url, settings.github_token)
+        client = GitHubClient(
+            settings.github_api_url,
+            settings.github_token,
+            metrics=None if metrics is None else metrics.github(),
+        )
         repo = Repository(client, settings.github_repo)
         watch = Watch(
             db,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -168,6 +169,12 @@ def test_with_publish_push_the_merged_issue_is_closed_on_github_with_a_comment(
     assert github.state.issues[number]["state"] == "closed"
     (comment,) = github.comments_on(number)
     assert comment["body"].startswith(f"Merged as {sha}. Closing this issue.")
+    # the tree hands its metrics to the forge's client: its requests are counted
+    with urllib.request.urlopen(f"{hive.server.url}/metrics", timeout=30) as answer:
+        scrape = answer.read().decode()
+    patches = 'hive_github_requests_total{method="PATCH",status="2xx"} '
+    counted = [line for line in scrape.splitlines() if line.startswith(patches)]
+    assert counted and float(counted[0].split()[-1]) >= 1  # the close, at least
     hive.stop(timeout=60)
     assert len(github.comments_on(number)) == 1
 

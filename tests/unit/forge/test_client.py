@@ -7,8 +7,9 @@ import pytest
 
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubClient, GitHubError, PermissionMissing
+from hive.metrics import HiveMetrics
 from hive.rules.forge_limits import MAX_TRIES, SECONDARY_FIRST_SECONDS
-from tests.fakes.fake_github import FakeGitHub
+from tests.fakes.fake_github import RATE_LIMIT, FakeGitHub
 from tests.unit.forge.conftest import TOKEN
 
 
@@ -150,3 +151,116 @@ def test_a_link_to_another_host_is_not_followed(github):
     github.link_base = "http://127.0.0.1:9"  # the token must go nowhere else
     got = Repository(client(github), github.full_name).labelled_issues("hive", None)
     assert len(got.data) == 100
+
+
+def counted(metrics: HiveMetrics) -> dict[tuple[str, str], float]:
+    """hive_github_requests_total by (method, status), the pairs counted at least once."""
+    samples = metrics.registry.collect()
+    return {
+        (s.labels["method"], s.labels["status"]): s.value
+        for family in samples
+        if family.name == "hive_github_requests"
+        for s in family.samples
+        if s.name == "hive_github_requests_total" and s.value
+    }
+
+
+def retries(metrics: HiveMetrics, reason: str) -> float | None:
+    return metrics.registry.get_sample_value("hive_github_retries_total", {"reason": reason})
+
+
+def test_requests_are_counted_by_method_and_status_and_the_limit_left_is_github_s(github):
+    metrics = HiveMetrics()
+    clock = Clock()
+    gh = GitHubClient(
+        github.api_url, TOKEN, sleep=clock.sleep, clock=clock, metrics=metrics.github()
+    )
+    github.add_issue("one", hook=False)
+    repo = Repository(gh, github.full_name)
+    first = repo.labelled_issues("hive", None)
+    repo.labelled_issues("hive", first.etag)  # a 304
+    repo.close_issue(repo.open_issue("two", "body", ["hive"]))
+    with pytest.raises(GitHubError):
+        repo.issue(404_404)
+    assert counted(metrics) == {
+        ("GET", "2xx"): 1,
+        ("GET", "304"): 1,
+        ("POST", "2xx"): 1,
+        ("PATCH", "2xx"): 1,
+        ("GET", "4xx"): 1,
+    }
+    left = metrics.registry.get_sample_value("hive_github_rate_limit_remaining")
+    assert left == github.remaining and left < RATE_LIMIT
+    # the labels are the closed sets: no path, no issue number
+    families = {f.name: f for f in metrics.registry.collect()}
+    assert {tuple(s.labels) for s in families["hive_github_requests"].samples} == {
+        ("method", "status")
+    }
+
+
+def test_a_server_error_sent_again_counts_a_retry_and_each_answer(github):
+    metrics = HiveMetrics()
+    clock = Clock()
+    gh = GitHubClient(
+        github.api_url, TOKEN, sleep=clock.sleep, clock=clock, metrics=metrics.github()
+    )
+    github.fail_next(502, message="Bad Gateway", times=2)
+    Repository(gh, github.full_name).info()
+    assert retries(metrics, "server_error") == 2
+    assert retries(metrics, "rate_limit") == retries(metrics, "secondary_rate_limit") == 0
+    assert counted(metrics) == {("GET", "5xx"): 2, ("GET", "2xx"): 1}
+
+
+def test_rate_limits_waited_out_count_their_reason_and_the_limit_left_follows(github):
+    metrics = HiveMetrics()
+    clock = Clock()
+    gh = GitHubClient(
+        github.api_url, TOKEN, sleep=clock.sleep, clock=clock, metrics=metrics.github()
+    )
+    reset = str(int(clock.now) + 42)
+    github.fail_next(
+        403, {"x-ratelimit-remaining": "0", "x-ratelimit-reset": reset}, "API rate limit exceeded"
+    )
+    github.fail_next(429, {"retry-after": "3"}, "You have exceeded a secondary rate limit")
+    repo = Repository(gh, github.full_name)
+    repo.info()
+    assert retries(metrics, "rate_limit") == 1
+    assert retries(metrics, "secondary_rate_limit") == 1
+    assert counted(metrics) == {("GET", "4xx"): 2, ("GET", "2xx"): 1}
+    assert metrics.registry.get_sample_value("hive_github_rate_limit_remaining") == (
+        github.remaining
+    )
+
+
+def test_a_request_that_finds_no_github_is_counted_unreachable():
+    metrics = HiveMetrics()
+    lost = GitHubClient("http://127.0.0.1:9", TOKEN, sleep=lambda s: None, metrics=metrics.github())
+    with pytest.raises(GitHubError):
+        Repository(lost, "octo/hello").info()
+    assert counted(metrics) == {("GET", "unreachable"): 1}
+    assert metrics.registry.get_sample_value("hive_github_rate_limit_remaining") is None
+
+
+def test_the_forge_built_from_the_settings_counts_on_the_process_s_metrics(github, tmp_path):
+    from dulwich.repo import Repo
+
+    from hive.forge.github.wiring import GitHubForge
+    from hive.git.repo import Checkout
+    from hive.settings import Settings
+
+    settings = Settings.from_env(
+        {
+            "HIVE_FORGE": "github",
+            "HIVE_GITHUB_REPO": github.full_name,
+            "HIVE_GITHUB_TOKEN": TOKEN,
+            "HIVE_GITHUB_API_URL": github.api_url,
+        }
+    )
+    checkout = Checkout(Repo(str(github.repo_path)), tmp_path, "main", github.base_sha())
+    metrics = HiveMetrics()
+    forge = GitHubForge.from_settings(settings, None, checkout, metrics=metrics)
+    forge.repo.info()
+    assert counted(metrics) == {("GET", "2xx"): 1}
+    bare = GitHubForge.from_settings(settings, None, checkout)  # no metrics: counts nothing
+    bare.repo.info()
+    assert counted(metrics) == {("GET", "2xx"): 1}

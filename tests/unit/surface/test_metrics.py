@@ -3,12 +3,24 @@ text parser."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from hive.http import Surface
-from hive.metrics import HiveMetrics, QueueNumbers
+from hive.metrics import (
+    GITHUB_METHODS,
+    GITHUB_RETRY_REASONS,
+    GITHUB_STATUSES,
+    HiveMetrics,
+    QueueNumbers,
+    github_method,
+    github_status,
+)
+from hive.rules.forge_limits import Pause
 
 from .helpers import call_once
 
@@ -40,7 +52,14 @@ DESIGN_METRICS = {
     "hive_spend_usd_total": "counter",  # lesson module 7
     # retention (issue 12)
     "hive_pruned_total": "counter",
+    # the board's event streams and the GitHub client
+    "hive_board_streams": "gauge",
+    "hive_board_streams_refused_total": "counter",
+    "hive_github_requests_total": "counter",
+    "hive_github_retries_total": "counter",
+    "hive_github_rate_limit_remaining": "gauge",
 }
+DOCS = Path(__file__).resolve().parents[3] / "docs" / "metrics.md"
 
 
 def scrape(metrics: HiveMetrics) -> dict[str, Metric]:
@@ -188,3 +207,79 @@ def test_spend_is_counted_by_key_index_and_never_goes_down():
     assert sample(families, "hive_spend_usd_total", "_total", key_index="0") == 0.75
     assert sample(families, "hive_spend_usd_total", "_total", key_index="1") == 2.0
     assert sample(families, "hive_spend_usd_total", "_total", key_index="none") == 1.0
+
+
+def test_board_streams_are_read_from_the_hub_at_scrape_time():
+    metrics = HiveMetrics()
+    assert sample(scrape(metrics), "hive_board_streams") == 0  # no hub watched yet
+    open_now = [3]
+    metrics.watch_board(lambda: open_now[0])
+    assert sample(scrape(metrics), "hive_board_streams") == 3
+    open_now[0] = 0
+    assert sample(scrape(metrics), "hive_board_streams") == 0
+    metrics.board_streams_refused.inc()
+    assert sample(scrape(metrics), "hive_board_streams_refused_total", "_total") == 1
+
+
+def test_the_rate_limit_left_has_no_sample_until_github_answered():
+    metrics = HiveMetrics()
+    assert scrape(metrics)["hive_github_rate_limit_remaining"].samples == []
+    github = metrics.github()
+    github.answered("GET", 200, None)  # an answer without the header keeps nothing
+    assert scrape(metrics)["hive_github_rate_limit_remaining"].samples == []
+    github.answered("GET", 200, 4999)
+    github.answered("GET", 403, 0)
+    assert sample(scrape(metrics), "hive_github_rate_limit_remaining") == 0
+
+
+def test_github_requests_have_closed_labels_exported_at_zero_once_a_client_counts():
+    metrics = HiveMetrics()
+    assert scrape(metrics)["hive_github_requests_total"].samples == []  # declared, empty
+    github = metrics.github()
+    github.answered("get", 200, None)
+    github.answered("GET", 304, None)
+    github.answered("PROPFIND", 999, None)
+    github.answered("POST", 0, None)
+    families = scrape(metrics)
+    pairs = {
+        (s.labels["method"], s.labels["status"]): s.value
+        for s in families["hive_github_requests_total"].samples
+    }
+    assert set(pairs) == {(m, s) for m in GITHUB_METHODS for s in GITHUB_STATUSES}
+    assert pairs[("GET", "2xx")] == 1 and pairs[("GET", "304")] == 1
+    assert pairs[("other", "other")] == 1 and pairs[("POST", "unreachable")] == 1
+    assert sum(pairs.values()) == 4
+    for reason in ("rate_limit", "secondary_rate_limit", "server_error"):
+        assert sample(families, "hive_github_retries_total", "_total", reason=reason) == 0
+
+
+def test_every_pause_the_client_waits_out_has_a_retry_reason():
+    assert set(GITHUB_RETRY_REASONS) == set(Pause) - {Pause.NONE}
+    metrics = HiveMetrics()
+    for why in GITHUB_RETRY_REASONS:
+        metrics.github().retried(why)
+    families = scrape(metrics)
+    for reason in GITHUB_RETRY_REASONS.values():
+        assert sample(families, "hive_github_retries_total", "_total", reason=reason) == 1
+
+
+def test_a_status_label_is_its_class_with_304_apart():
+    assert [github_status(n) for n in (0, 200, 201, 204, 301, 304, 404, 422, 429, 502)] == [
+        "unreachable", "2xx", "2xx", "2xx", "3xx", "304", "4xx", "4xx", "4xx", "5xx",
+    ]  # fmt: skip
+    assert github_status(100) == github_status(600) == "other"
+    assert [github_method(m) for m in ("GET", "patch", "HEAD")] == ["GET", "PATCH", "other"]
+
+
+def test_docs_metrics_lists_every_hive_metric_a_scrape_carries():
+    metrics = HiveMetrics()
+    metrics.watch_queue(lambda: QueueNumbers(0, 0, 0.0))
+    scraped = {name for name in scrape(metrics) if name.startswith("hive_")}
+    exported = DOCS.read_text().split("## What is exported", 1)[1].split("\n## ", 1)[0]
+    documented = {
+        name
+        for row in exported.splitlines()
+        if row.startswith("| `hive_")
+        for name in re.findall(r"`(hive_[a-z_]+)`", row.split("|")[1])
+    }
+    assert documented == scraped
