@@ -101,6 +101,9 @@ def test_a_runner_started_again_kills_what_its_earlier_incarnation_and_warden_le
     leader = os.getpgid(pids[0])  # the group's leader: `sh -c` may have forked the script
     warden = _warden_of(doomed.pid)
     assert warden is not None, "the runner has a warden"
+    # frozen first: a runner that finds its warden gone starts another at its next
+    # heartbeat, which would kill the groups at the runner's death, before any restart
+    doomed.send(signal.SIGSTOP)
     os.kill(warden, signal.SIGKILL)
     world.wait(lambda: not pid_alive(warden), EXIT_SECONDS, "the warden dies")
     doomed.send(signal.SIGKILL)
