@@ -18,6 +18,7 @@ import psycopg
 import pytest
 
 from hive.store import publish
+from hive.swarm import wait_for
 from hive.testing import git, wait_for_merge, wait_for_row
 from tests.fakes.fake_github import FakeGitHub
 
@@ -163,18 +164,20 @@ def test_with_publish_push_the_merged_issue_is_closed_on_github_with_a_comment(
     hive = hive_tree("demo", **variables)
     sha = wait_for_merge(hive_db_url, number, timeout_seconds=90)
     assert github.base_sha() == sha and not github.state.pulls  # pushed, no pull request
-    deadline = time.monotonic() + 30
-    while github.state.issues[number]["state"] != "closed" and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert github.state.issues[number]["state"] == "closed"
+    wait_for(lambda: github.state.issues[number]["state"] == "closed", 30, "the issue closed")
     (comment,) = github.comments_on(number)
     assert comment["body"].startswith(f"Merged as {sha}. Closing this issue.")
-    # the tree hands its metrics to the forge's client: its requests are counted
-    with urllib.request.urlopen(f"{hive.server.url}/metrics", timeout=30) as answer:
-        scrape = answer.read().decode()
+    # the tree hands its metrics to the forge's client: its requests are counted (the
+    # client counts the close once its answer is back, after the fake closed the issue)
     patches = 'hive_github_requests_total{method="PATCH",status="2xx"} '
-    counted = [line for line in scrape.splitlines() if line.startswith(patches)]
-    assert counted and float(counted[0].split()[-1]) >= 1  # the close, at least
+
+    def patches_counted() -> bool:
+        with urllib.request.urlopen(f"{hive.server.url}/metrics", timeout=30) as answer:
+            scrape = answer.read().decode()
+        counted = [line for line in scrape.splitlines() if line.startswith(patches)]
+        return bool(counted) and float(counted[0].split()[-1]) >= 1  # the close, at least
+
+    wait_for(patches_counted, 30, "the close counted in hive_github_requests_total")
     hive.stop(timeout=60)
     assert len(github.comments_on(number)) == 1
 
