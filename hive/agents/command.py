@@ -16,7 +16,12 @@ What the agent gets:
 
 Each stdout line goes to the transcript as kind "stdout", each stderr line as "stderr"
 (both capped, see transcript.py); stdout lines may carry the protocol of protocol.py.
-Exit 0 is `finished`. When the agent's own process exits, whatever it left running in
+Exit 0 is `finished`. The agent's own command runs only once the turn is begun
+(`begin()`, after the caller's ledger landed): the process, its group and its stop exist
+from the start, as a gate (`GATE_SCRIPT`: a shell that waits for a word on a FIFO, then
+execs the command in its own place); a turn stopped before `begin()` never ran its
+agent, so an attempt whose row was taken meanwhile leaves no trace. When the agent's own
+process exits, whatever it left running in
 its group is killed at once (no process is left behind); while a stop is under way the
 stop's grace applies instead. The process is a `supervisors.WatchedProcess`: its exit
 comes to the turn as a `ProcessExited`, and a stop is `stop_turn_group` (RULES 2).
@@ -57,6 +62,12 @@ from supervisors.work import ProcessExited, WatchedProcess
 
 SHELL = "/bin/sh"
 BRIEF_FILE_NAME = "brief.md"
+# the gate: $1 is the FIFO; on the word `go` the command after it replaces the shell; an
+# end of file runs nothing (a gate left waiting dies by its stop, or by the parent-death
+# signal with the hive)
+GATE_SCRIPT = 'read -r go < "$1" && [ "$go" = go ] && shift && exec "$@"; exit 125'
+GATE_NAME = "hive-gate"
+GATE_FILE_NAME = "gate"
 # After the group is empty, how long the readers may take to see the end of the pipes;
 # longer means a process escaped the group (setsid) and still holds them.
 READERS_JOIN_SECONDS = 0.5
@@ -118,9 +129,16 @@ class CommandTurn(Turn):
         self._group_gone = False
         self._wired = threading.Event()  # set once the readers run: the exit may come first
         self._brief_dir = Path(tempfile.mkdtemp(prefix="hive-brief-"))
+        self._gate: int | None = None
+        self._gate_opened = False
         try:
             brief_file = self._brief_dir / BRIEF_FILE_NAME
             brief_file.write_text(ctx.brief, encoding="utf-8")
+            gate = self._brief_dir / GATE_FILE_NAME
+            os.mkfifo(gate, 0o600)
+            # read and write: never blocks, and the gate's read sees its end only when
+            # this end is closed
+            self._gate = os.open(gate, os.O_RDWR)
             run_as = RunAs.of(ctx.launch.user) if ctx.launch.user else None
             env = turn_environment(ctx, brief_file, extra_env, run_as)
             as_user = {}
@@ -128,10 +146,12 @@ class CommandTurn(Turn):
                 run_as.hand_over(ctx.worktree, self._brief_dir)
                 as_user = run_as.popen_kwargs()
             # stdin is the file itself: no writer thread, no broken pipe if unread
-            self._prepare(self._brief_dir, env)
+            self._prepare(self._brief_dir, env)  # may still fill `argv` and `env`
+            command_argv = argv if argv is not None else [SHELL, "-c", command]
+            _check_program(command_argv[0], env)
             with brief_file.open("rb") as stdin:
                 self._process = WatchedProcess.start(
-                    argv if argv is not None else [SHELL, "-c", command],
+                    [SHELL, "-c", GATE_SCRIPT, GATE_NAME, str(gate), *command_argv],
                     on_exit=self._exited,
                     cwd=ctx.worktree,
                     env=env,
@@ -141,6 +161,7 @@ class CommandTurn(Turn):
                     **as_user,
                 )
         except (OSError, TurnStartError, UserError) as exc:
+            self._close_gate()
             shutil.rmtree(self._brief_dir, ignore_errors=True)
             if isinstance(exc, TurnStartError):
                 raise
@@ -159,6 +180,27 @@ class CommandTurn(Turn):
             reader.start()
         self._wired.set()
         self._started()
+
+    def begin(self) -> None:
+        """Open the gate (the agent's command runs now), then let the transcript flow.
+        The word stays in the FIFO while this end is open, even when the gate's shell
+        opens it later; the end is closed once the process exited."""
+        self._open_gate()
+        super().begin()
+
+    def _open_gate(self) -> None:
+        with self._lock:
+            if self._gate is not None and not self._gate_opened:
+                self._gate_opened = True
+                os.write(self._gate, b"go\n")
+
+    def _close_gate(self) -> None:
+        """Close this end of the gate: unopened, the gate's shell reads its end and runs
+        nothing."""
+        with self._lock:
+            gate, self._gate = self._gate, None
+        if gate is not None:
+            os.close(gate)
 
     # ---- for an adapter built on this one -----------------------------------------
 
@@ -256,6 +298,7 @@ class CommandTurn(Turn):
         group, let the readers see the end of the pipes, and finish the turn."""
         self._record_exit()
         self._wired.wait()
+        self._close_gate()
         returncode = exited.returncode
         self._clear_group()
         self._begun.wait()
@@ -299,3 +342,14 @@ def start_command(
     if not command.strip():
         raise TurnStartError("command: needs a shell command after the colon")
     return CommandTurn(ctx, command, extra_env)
+
+
+def _check_program(program: str, env: Mapping[str, str]) -> None:
+    """The program a gate will exec exists (a missing one is a start error, as when it
+    was spawned itself). A relative path is the worktree's business: not looked at."""
+    if "/" not in program:
+        found = shutil.which(program, path=env.get("PATH", os.defpath)) is not None
+    else:
+        found = not os.path.isabs(program) or os.access(program, os.X_OK)
+    if not found:
+        raise TurnStartError(f"the agent could not start: no program {program}")

@@ -25,6 +25,7 @@ from hive.agents import (
     Usage,
     start_turn,
 )
+from hive.agents.command import GATE_NAME, CommandTurn
 from hive.agents.stopping import TURN_STOP_GRACE_MS, group_members
 from hive.agents.transcript import LINE_MAX_BYTES
 
@@ -189,21 +190,17 @@ def test_a_turn_that_ends_leaves_no_process_behind(start: Start, recorder: Recor
     assert any("left processes in its group" in text for text in recorder.texts("hive"))
 
 
-def test_what_a_turn_leaves_behind_is_killed_even_before_begin(
+def test_a_turn_stopped_before_begin_never_runs_its_agent(
     make_ctx: Callable[..., TurnContext], worktree: Path
 ) -> None:
-    command = (
-        "command:mkfifo p; sh -c 'echo $$ > p; exec sleep 60' &"
-        " read pid < p; echo $pid > straggler.tmp; mv straggler.tmp straggler; exit 0"
-    )
-    turn = start_turn(command, make_ctx(), begin=False)
-    try:
-        assert eventually(lambda: (worktree / "straggler").exists(), 5)
-        straggler = int((worktree / "straggler").read_text())
-        assert eventually(lambda: not alive(straggler), 2)
-    finally:
-        turn.begin()
-    assert turn.wait(5) and turn.outcome == FINISHED
+    # the ledger did not land: the process and its group exist, the agent never ran
+    turn = start_turn("command:touch ran; sleep 30", make_ctx(), begin=False)
+    assert turn.pid is not None
+    cmdline = Path(f"/proc/{turn.pid}/cmdline").read_bytes().split(b"\0")
+    assert GATE_NAME.encode() in cmdline  # the gate waits; the command has not replaced it
+    assert turn.stop("no ledger")
+    assert turn.ending is not None and turn.ending.stop_reason == "no ledger"
+    assert not (worktree / "ran").exists()
 
 
 def test_a_turn_that_exits_on_sigterm_is_stopped_without_waiting_for_the_grace(
@@ -264,8 +261,9 @@ def test_stopping_a_turn_that_already_ended_keeps_its_outcome(start: Start) -> N
 def test_a_stop_after_the_agent_exited_keeps_its_outcome(
     make_ctx: Callable[..., TurnContext],
 ) -> None:
-    # begin=False holds the turn open after its process is gone
+    # the agent runs, its transcript held back: the turn is open after its process is gone
     turn = start_turn("command:exit 0", make_ctx(), begin=False)
+    turn._open_gate()  # type: ignore[attr-defined]
     assert turn.pid is not None
     pid = turn.pid
     assert eventually(lambda: not Path(f"/proc/{pid}").exists(), EVENT_SECONDS), "reaped"
@@ -420,3 +418,11 @@ def test_a_slow_transcript_loses_no_line_after_the_agent_exits(
     assert turn.wait(60)
     assert turn.outcome == FINISHED
     assert len(got) == 5000 and got[-1] == "5000"
+
+
+@pytest.mark.parametrize("program", ["no-such-agent-on-the-path", "/nonexistent/bin/agent"])
+def test_an_agent_program_that_is_not_there_is_a_start_error(
+    make_ctx: Callable[..., TurnContext], program: str
+) -> None:
+    with pytest.raises(TurnStartError, match=f"the agent could not start: no program {program}"):
+        CommandTurn(make_ctx(), "", argv=[program, "--version"])
