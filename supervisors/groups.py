@@ -25,6 +25,9 @@ from pathlib import Path
 GROUP_POLL_SECONDS = 0.02
 
 _PROC = Path("/proc")
+# include/linux/sched.h: the task is exiting (set at the start of do_exit)
+_PF_EXITING = 0x00000004
+_SIGKILL_BIT = 1 << (signal.SIGKILL - 1)
 
 
 class OwnGroupError(RuntimeError):
@@ -73,6 +76,42 @@ def process_alive(pid: int) -> bool:
         return True
     fields = _stat_fields(_PROC / str(pid))
     return fields is not None and fields[0] not in ("Z", "X")
+
+
+def process_exiting(pid: int) -> bool:
+    """True once ``pid`` is on its way out: gone, a zombie, or killed and still exiting
+    (a thread with PF_EXITING in its /proc stat flags, or with SIGKILL pending). A
+    process killed by SIGKILL is "alive" by its state until its leader thread is a
+    zombie, while its other threads, the one that started its groups among them, may
+    already be gone."""
+    if not _PROC.is_dir():
+        return not process_alive(pid)
+    task_dir = _PROC / str(pid) / "task"
+    try:
+        threads = list(task_dir.iterdir())
+    except OSError:
+        return True  # gone
+    for thread in threads:
+        fields = _stat_fields(thread)
+        if fields is None:
+            continue  # that thread just ended
+        # a zombie keeps the flag: PF_EXITING is never cleared
+        if int(fields[6]) & _PF_EXITING or _sigkill_pending(thread):
+            return True
+    return not threads
+
+
+def _sigkill_pending(thread_dir: Path) -> bool:
+    """SIGKILL is pending for the thread (its own or its process's shared signals)."""
+    try:
+        status = (thread_dir / "status").read_text()
+    except OSError:
+        return False
+    for line in status.splitlines():
+        name, _, mask = line.partition(":")
+        if name in ("SigPnd", "ShdPnd") and int(mask.strip(), 16) & _SIGKILL_BIT:
+            return True
+    return False
 
 
 def group_members(pgid: int) -> list[int]:

@@ -19,8 +19,9 @@ running. Three things stop that:
   the same root calls ``sweep(root)`` at start: every directory whose lock is free
   belonged to a process that died (with its warden), and its groups are killed. A
   process killed a moment ago may still hold its lock while its last threads exit
-  (its leader thread already a zombie): a locked directory whose owner is no longer
-  alive is waited for, up to ``EXITING_WAIT_SECONDS``.
+  (the thread that started its groups already gone, its leader thread perhaps not yet
+  a zombie): a locked directory whose owner is exiting is waited for, up to
+  ``EXITING_WAIT_SECONDS``.
 
 A group is killed only while it is the one recorded: its leader is the same process
 (same start time), or the leader is gone and the group still has members.
@@ -41,13 +42,13 @@ import time
 from pathlib import Path
 from typing import IO
 
-from supervisors.groups import group_members, process_alive, signal_group
+from supervisors.groups import group_members, process_exiting, signal_group
 
 log = logging.getLogger("supervisors")
 
 WARDEN_MAIN = Path(__file__).with_name("warden_main.py")
 LOCK_NAME = "lock"
-# how long a sweep waits for the lock of an owner that is exiting (not alive, lock held)
+# how long a sweep waits for the lock of an owner that is exiting (killed, lock held)
 EXITING_WAIT_SECONDS = 10.0
 _LOCK_POLL_SECONDS = 0.01
 _PROC = Path("/proc")
@@ -218,8 +219,8 @@ def sweep(root: Path) -> list[int]:
 
 def _lock_of_dead_owner(lock_file: IO[bytes], owner: str) -> bool:
     """Take the lock of records directory ``owner`` (its process's pid); False while its
-    process lives. An owner that holds it but is no longer alive is still exiting: its
-    lock goes with its last thread, waited for up to EXITING_WAIT_SECONDS."""
+    process lives. An owner that holds it while it exits (`process_exiting`): its lock
+    goes with its last thread, waited for up to EXITING_WAIT_SECONDS."""
     deadline = time.monotonic() + EXITING_WAIT_SECONDS
     pause = threading.Event()  # never set: a bounded pause between tries
     while True:
@@ -227,7 +228,7 @@ def _lock_of_dead_owner(lock_file: IO[bytes], owner: str) -> bool:
             fcntl.flock(lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
             return True
         except BlockingIOError:
-            exiting = owner.isdigit() and not process_alive(int(owner))
+            exiting = owner.isdigit() and process_exiting(int(owner))
             if not exiting or time.monotonic() >= deadline:
                 return False
             pause.wait(_LOCK_POLL_SECONDS)

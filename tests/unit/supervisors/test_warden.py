@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from supervisors import warden as warden_module
-from supervisors.groups import group_members, process_alive, signal_group
+from supervisors.groups import group_members, process_alive, process_exiting, signal_group
 from supervisors.warden import LOCK_NAME, Warden, start_time, still_ours, sweep
 from supervisors.work import WatchedProcess
 
@@ -159,9 +159,9 @@ def test_a_sweep_waits_for_the_lock_of_an_owner_that_is_still_exiting(
         def last_thread_exits(pid: int) -> bool:
             looked.append(pid)
             held.close()
-            return process_alive(pid)
+            return process_exiting(pid)
 
-        monkeypatch.setattr(warden_module, "process_alive", last_thread_exits)
+        monkeypatch.setattr(warden_module, "process_exiting", last_thread_exits)
         assert sweep(tmp_path / "groups") == [sleeper.pid]
         assert looked == [exiting.pid]
         assert sleeper.wait(DEADLINE_SECONDS) == -signal.SIGKILL
