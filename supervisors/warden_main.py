@@ -106,8 +106,7 @@ def _obey(
     if op == "+" and len(words) == 2:
         held[int(words[0])] = words[1]
         if records is not None:
-            with contextlib.suppress(OSError):
-                (records / words[0]).write_text(words[1])
+            _record(records, int(words[0]), words[1])
     elif op == "-" and len(words) == 1:
         held.pop(int(words[0]), None)
         fences.pop(int(words[0]), None)
@@ -119,9 +118,18 @@ def _obey(
     elif op == "d" and rest:
         records = Path(rest)
         for pgid, started in held.items():
-            with contextlib.suppress(OSError):
-                (records / str(pgid)).write_text(started)
+            _record(records, pgid, started)
     return records
+
+
+def _record(records: Path, pgid: int, started: str) -> None:
+    """Write group `pgid`'s record whole or not at all (a rename): a warden killed
+    mid-write leaves no empty record, which a sweep could not tell from another
+    process's group and would leave running."""
+    partial = records / f".{pgid}.partial"
+    with contextlib.suppress(OSError):
+        partial.write_text(started)
+        os.replace(partial, records / str(pgid))
 
 
 if __name__ == "__main__":

@@ -280,3 +280,30 @@ def test_a_fence_renewed_in_time_holds_past_its_length() -> None:
         if held.poll() is None:
             held.kill()
         held.wait()
+
+
+def test_a_record_is_written_whole_or_not_at_all(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a warden killed mid-write: the record of group 123 must not exist half written
+    # (an empty start time is no group a sweep may kill: it would run on)
+    from supervisors import warden_main
+
+    def killed_mid_write(self: Path, text: str, *args: object, **kwargs: object) -> int:
+        with self.open("w") as half:
+            half.write(text[:0])
+        raise OSError("the warden died")
+
+    held: dict[int, str] = {}
+    monkeypatch.setattr(Path, "write_text", killed_mid_write)
+    warden_main._obey("+ 123 4567", held, {}, tmp_path)
+    monkeypatch.undo()
+    assert not (tmp_path / "123").exists()
+    warden_main._obey("+ 124 4568", held, {}, tmp_path)
+    assert (tmp_path / "124").read_text() == "4568"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.isdigit()) == ["124"]
+    # a directory taken over later writes every held record whole too
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    assert warden_main._obey(f"d {moved}", held, {}, tmp_path) == moved
+    assert {p.name: p.read_text() for p in moved.iterdir()} == {"123": "4567", "124": "4568"}
