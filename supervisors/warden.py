@@ -8,8 +8,9 @@ running. Three things stop that:
 - The **warden**: a small helper process (``warden_main.py``, started at the first
   group) that holds the read end of a pipe only this process writes to. It is told of
   each group as it starts and once it is gone; the end of the pipe is its owner's death,
-  and it then SIGKILLs every group it still holds, at once. It ignores SIGINT, SIGTERM
-  and SIGHUP: it ends when its owner does.
+  and it then SIGKILLs every group it still holds, at once. It also removes the
+  scratch directories it was given (``remove_at_death``) and not told of again. It
+  ignores SIGINT, SIGTERM and SIGHUP: it ends when its owner does.
 - The **parent-death signal** (``PR_SET_PDEATHSIG``) of each group's leader: SIGKILL to
   the leader when the thread that started it ends. Groups are started from one spawner
   thread that lives as long as the process (``supervisors.work``), so that is the
@@ -78,6 +79,7 @@ class Warden:
         self._lock = threading.Lock()
         self._held: dict[int, str] = {}
         self._fences: dict[int, float] = {}
+        self._scratch: set[str] = set()
         self._records: Path | None = None
         self._lock_file: IO[bytes] | None = None
         self._popen: subprocess.Popen[bytes] | None = None
@@ -113,6 +115,24 @@ class Warden:
             if self._held.pop(pgid, None) is not None:
                 self._tell(f"- {pgid}\n")
 
+    def remove_at_death(self, directory: Path) -> None:
+        """Scratch ``directory`` is removed by the warden if this process dies (SIGKILL,
+        the OOM killer) before it removes it itself and calls ``forget``."""
+        path = str(Path(directory).absolute())
+        if "\n" in path:
+            raise ValueError(f"a scratch directory's path holds a newline: {path!r}")
+        with self._lock:
+            self._scratch.add(path)
+            self._tell(f"p {path}\n")
+
+    def forget(self, directory: Path) -> None:
+        """This process removed scratch ``directory`` itself (or keeps it)."""
+        path = str(Path(directory).absolute())
+        with self._lock:
+            if path in self._scratch:
+                self._scratch.discard(path)
+                self._tell(f"u {path}\n")
+
     def keep_records(self, root: Path) -> Path:
         """Keep a record of each held group under ``root/<pid>/`` (see the module) and
         hold that directory's lock while this process lives; returns the directory."""
@@ -128,12 +148,13 @@ class Warden:
         return mine
 
     def close(self) -> None:
-        """Close the pipe: the warden kills what it still holds, as at this process's
-        death, and exits."""
+        """Close the pipe: the warden kills what it still holds and removes its scratch
+        directories, as at this process's death, and exits."""
         with self._lock:
             popen, self._popen = self._popen, None
             self._held.clear()
             self._fences.clear()
+            self._scratch.clear()
         if popen is not None:
             assert popen.stdin is not None
             with contextlib.suppress(OSError):
@@ -167,6 +188,7 @@ class Warden:
         assert popen.stdin is not None
         replay = [f"+ {pgid} {started}\n" for pgid, started in self._held.items()]
         replay += [f"f {pgid} {seconds:.3f}\n" for pgid, seconds in self._fences.items()]
+        replay += [f"p {path}\n" for path in sorted(self._scratch)]
         if self._records is not None:
             replay.insert(0, f"d {self._records}\n")
         popen.stdin.write("".join(replay).encode())

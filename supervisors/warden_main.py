@@ -9,9 +9,12 @@ It reads its owner's lines on standard input:
     f <pgid> <seconds>     the group's fence: SIGKILL it unless another `f` for it comes
                            within <seconds> (its owner could not renew the group's claim:
                            stopped, or cut off from the store)
+    p <directory>          a scratch directory of the owner's: removed at its death
+    u <directory>          the owner removed it itself: forget it
 
 At the end of its input (its owner died, or closed the pipe) it SIGKILLs every group it
-still holds whose leader is the one it was told of, removes the records, and exits.
+still holds whose leader is the one it was told of, removes the records and the scratch
+directories it holds, and exits.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import shutil
 import signal
 import sys
 import time
@@ -73,6 +77,7 @@ def main() -> None:
     held: dict[int, str] = {}
     fences: dict[int, float] = {}  # pgid -> the monotonic time its fence falls
     records: Path | None = None
+    scratch: set[str] = set()
     fd = sys.stdin.fileno()
     pending = b""
     while True:
@@ -84,7 +89,7 @@ def main() -> None:
                 break  # the owner died, or closed the pipe
             *lines, pending = (pending + chunk).split(b"\n")
             for line in lines:
-                records = _obey(line.decode(), held, fences, records)
+                records = _obey(line.decode(), held, fences, records, scratch)
         now = time.monotonic()
         for pgid in [pgid for pgid, falls in fences.items() if falls <= now]:
             del fences[pgid]
@@ -95,10 +100,16 @@ def main() -> None:
         if records is not None:
             with contextlib.suppress(OSError):
                 (records / str(pgid)).unlink()
+    for directory in scratch:  # after the kills: nothing of the groups writes there now
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _obey(
-    line: str, held: dict[int, str], fences: dict[int, float], records: Path | None
+    line: str,
+    held: dict[int, str],
+    fences: dict[int, float],
+    records: Path | None,
+    scratch: set[str],
 ) -> Path | None:
     """Carry out one of the owner's lines; the record directory after it."""
     op, _, rest = line.strip().partition(" ")
@@ -115,6 +126,10 @@ def _obey(
                 (records / words[0]).unlink()
     elif op == "f" and len(words) == 2 and int(words[0]) in held:
         fences[int(words[0])] = time.monotonic() + float(words[1])
+    elif op == "p" and rest:
+        scratch.add(rest)
+    elif op == "u" and rest:
+        scratch.discard(rest)
     elif op == "d" and rest:
         records = Path(rest)
         for pgid, started in held.items():

@@ -21,10 +21,11 @@ Exit 0 is `finished`. The agent's own command runs only once the turn is begun
 from the start, as a gate (`GATE_SCRIPT`: a shell that waits for a word on a FIFO, then
 execs the command in its own place); a turn stopped before `begin()` never ran its
 agent, so an attempt whose row was taken meanwhile leaves no trace. When the agent's own
-process exits, whatever it left running in
-its group is killed at once (no process is left behind); while a stop is under way the
-stop's grace applies instead. The process is a `supervisors.WatchedProcess`: its exit
-comes to the turn as a `ProcessExited`, and a stop is `stop_turn_group` (RULES 2).
+process exits, whatever it left running in its group is killed at once (no process is
+left behind); while a stop is under way the stop's grace applies instead. The brief's
+directory goes with the turn, or with the process's warden if the hive is killed. The
+process is a `supervisors.WatchedProcess`: its exit comes to the turn as a
+`ProcessExited`, and a stop is `stop_turn_group` (RULES 2).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ from hive.agents.stopping import (
     stop_turn_group,
 )
 from hive.agents.transcript import LINE_MAX_BYTES, STDERR, STDOUT
+from supervisors.warden import warden
 from supervisors.work import ProcessExited, WatchedProcess
 
 SHELL = "/bin/sh"
@@ -129,6 +131,8 @@ class CommandTurn(Turn):
         self._group_gone = False
         self._wired = threading.Event()  # set once the readers run: the exit may come first
         self._brief_dir = Path(tempfile.mkdtemp(prefix="hive-brief-"))
+        # a process killed mid-turn (SIGKILL, the OOM killer) leaves no brief behind
+        warden().remove_at_death(self._brief_dir)
         self._gate: int | None = None
         self._gate_opened = False
         try:
@@ -162,7 +166,7 @@ class CommandTurn(Turn):
                 )
         except (OSError, TurnStartError, UserError) as exc:
             self._close_gate()
-            shutil.rmtree(self._brief_dir, ignore_errors=True)
+            self._remove_brief_dir()
             if isinstance(exc, TurnStartError):
                 raise
             if isinstance(exc, UserError):
@@ -201,6 +205,10 @@ class CommandTurn(Turn):
             gate, self._gate = self._gate, None
         if gate is not None:
             os.close(gate)
+
+    def _remove_brief_dir(self) -> None:
+        shutil.rmtree(self._brief_dir, ignore_errors=True)
+        warden().forget(self._brief_dir)
 
     # ---- for an adapter built on this one -----------------------------------------
 
@@ -308,7 +316,7 @@ class CommandTurn(Turn):
             self._before_cleanup()
         except Exception as exc:  # the turn still ends
             self.transcript.note(f"reading what the agent left failed: {exc}")
-        shutil.rmtree(self._brief_dir, ignore_errors=True)
+        self._remove_brief_dir()
         if returncode == 0:
             self._finish(FINISHED, exit_code=0)
         elif returncode > 0:

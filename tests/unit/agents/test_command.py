@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -427,3 +429,38 @@ def test_an_agent_program_that_is_not_there_is_a_start_error(
 ) -> None:
     with pytest.raises(TurnStartError, match=f"the agent could not start: no program {program}"):
         CommandTurn(make_ctx(), "", argv=[program, "--version"])
+
+
+# A hive process with one turn under way, whose agent names its brief file, then waits.
+_TURN_OWNER = """
+import sys, threading, time
+from pathlib import Path
+from hive.agents import TurnContext, start_turn
+ctx = TurnContext(issue=7, title="t", body="", branch="queen-7", boundary=("docs",),
+                  brief="the brief", worktree=Path(sys.argv[1]), turn_max_seconds=600,
+                  on_line=lambda kind, text: None, stopping=threading.Event())
+turn = start_turn('command:echo "$HIVE_BRIEF_FILE" > brief-is; exec sleep 600', ctx)
+time.sleep(600)
+"""
+
+
+def test_a_hive_killed_mid_turn_leaves_no_brief_behind(worktree: Path) -> None:
+    root = Path(__file__).resolve().parents[3]
+    named = worktree / "brief-is"
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _TURN_OWNER, str(worktree)],
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        start_new_session=True,
+    )
+    try:
+        # one write of echo's: once the file holds anything, it holds the whole line
+        assert eventually(lambda: named.exists() and named.read_text() != "", EVENT_SECONDS)
+        brief = Path(named.read_text().strip())
+        assert brief.read_text() == "the brief"
+        owner.kill()  # as the OOM killer would: no cleanup of its own runs
+        assert eventually(lambda: not brief.parent.exists(), EVENT_SECONDS)
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+        owner.wait()

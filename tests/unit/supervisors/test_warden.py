@@ -208,11 +208,14 @@ def test_closing_the_warden_kills_what_it_holds_and_not_what_it_released() -> No
             popen.wait()
 
 
-def test_a_warden_that_died_is_replaced_and_told_every_group_held() -> None:
+def test_a_warden_that_died_is_replaced_and_told_every_group_held(tmp_path: Path) -> None:
     warden = Warden()
     held = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    scratch = tmp_path / "brief"
+    scratch.mkdir()
     try:
         warden.watch(held.pid)
+        warden.remove_at_death(scratch)
         first = warden.pid
         assert first is not None
         os.kill(first, signal.SIGKILL)
@@ -223,6 +226,7 @@ def test_a_warden_that_died_is_replaced_and_told_every_group_held() -> None:
         warden.close()
         assert held.wait(DEADLINE_SECONDS) == -signal.SIGKILL
         assert other.wait(DEADLINE_SECONDS) == -signal.SIGKILL
+        assert not scratch.exists()  # close waited for the warden: its removals are done
     finally:
         for popen in (held,):
             if popen.poll() is None:
@@ -296,14 +300,61 @@ def test_a_record_is_written_whole_or_not_at_all(
 
     held: dict[int, str] = {}
     monkeypatch.setattr(Path, "write_text", killed_mid_write)
-    warden_main._obey("+ 123 4567", held, {}, tmp_path)
+    warden_main._obey("+ 123 4567", held, {}, tmp_path, set())
     monkeypatch.undo()
     assert not (tmp_path / "123").exists()
-    warden_main._obey("+ 124 4568", held, {}, tmp_path)
+    warden_main._obey("+ 124 4568", held, {}, tmp_path, set())
     assert (tmp_path / "124").read_text() == "4568"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.isdigit()) == ["124"]
     # a directory taken over later writes every held record whole too
     moved = tmp_path / "moved"
     moved.mkdir()
-    assert warden_main._obey(f"d {moved}", held, {}, tmp_path) == moved
+    assert warden_main._obey(f"d {moved}", held, {}, tmp_path, set()) == moved
     assert {p.name: p.read_text() for p in moved.iterdir()} == {"123": "4567", "124": "4568"}
+
+
+# An owner: gives its warden two scratch directories, takes one back, says so, and waits.
+_SCRATCH_OWNER = textwrap.dedent(
+    """
+    import sys, time
+    from pathlib import Path
+    from supervisors.warden import warden
+    kept, taken_back = Path(sys.argv[1]), Path(sys.argv[2])
+    warden().remove_at_death(kept)
+    warden().remove_at_death(taken_back)
+    warden().forget(taken_back)
+    print(warden().pid, flush=True)
+    time.sleep(600)
+    """
+)
+
+
+def test_the_warden_removes_its_owners_scratch_directories_at_its_death(
+    owner: list[subprocess.Popen[str]], tmp_path: Path
+) -> None:
+    kept, taken_back = tmp_path / "brief", tmp_path / "taken-back"
+    for directory in (kept, taken_back):
+        directory.mkdir()
+        (directory / "brief.md").write_text("the brief")
+    root = Path(__file__).resolve().parents[3]
+    popen = subprocess.Popen(
+        [sys.executable, "-c", _SCRATCH_OWNER, str(kept), str(taken_back)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=root,
+        env={**os.environ, "PYTHONPATH": str(root)},
+        start_new_session=True,
+    )
+    owner.append(popen)
+    assert popen.stdout is not None
+    warden_pid = int(popen.stdout.readline())
+    assert kept.exists()
+    popen.kill()
+    assert _gone([warden_pid], DIES_WITHIN_SECONDS) is not None  # the warden is done
+    assert not kept.exists()
+    assert (taken_back / "brief.md").read_text() == "the brief"
+
+
+def test_a_scratch_path_with_a_newline_is_refused_before_the_warden_hears_it() -> None:
+    with pytest.raises(ValueError, match="newline"):
+        Warden().remove_at_death(Path("/tmp/a\nu /etc"))
