@@ -17,7 +17,7 @@ from typing import Any
 
 import psycopg
 from prometheus_client import CollectorRegistry
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import PoolTimeout
 
 from hive.board import Board
 from hive.errors import HiveError
@@ -127,10 +127,8 @@ class StoreProbe:
 
     def _ask(self) -> bool:
         try:
-            if isinstance(self.db, ConnectionPool):
-                with self.db.connection(timeout=PROBE_POOL_WAIT_SECONDS):
-                    return True
-            with connection(self.db) as conn:
+            # a pool checked it as it lent it; the check again is at most one round trip
+            with connection(self.db, wait_seconds=PROBE_POOL_WAIT_SECONDS) as conn:
                 check_connection(conn)
             return True
         except PoolTimeout:

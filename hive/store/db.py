@@ -25,9 +25,11 @@ T = TypeVar("T")
 
 
 @contextmanager
-def connection(db: Db) -> Iterator[psycopg.Connection[Any]]:
+def connection(db: Db, wait_seconds: float | None = None) -> Iterator[psycopg.Connection[Any]]:
+    """A connection of `db`; a pool's lends one within `wait_seconds` (its own bound when
+    None), else raises `psycopg_pool.PoolTimeout`."""
     if isinstance(db, ConnectionPool):
-        with db.connection() as conn:
+        with db.connection(timeout=wait_seconds) as conn:
             yield conn
     elif isinstance(db, HeldConnection):
         yield db.get()
