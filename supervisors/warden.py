@@ -18,7 +18,8 @@ running. Three things stop that:
 - The **records**: with ``keep_records(root)`` the warden keeps one file per held group
   under ``root/<pid>/``, a directory this process holds a lock on. A later process with
   the same root calls ``sweep(root)`` at start: every directory whose lock is free
-  belonged to a process that died (with its warden), and its groups are killed. A
+  belonged to a process that died (with its warden), and its groups are killed (and its
+  scratch directories right under the temporary directory removed). A
   process killed a moment ago may still hold its lock while its last threads exit
   (the thread that started its groups already gone, its leader thread perhaps not yet
   a zombie): a locked directory whose owner is exiting is waited for, up to
@@ -38,6 +39,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -49,6 +51,7 @@ log = logging.getLogger("supervisors")
 
 WARDEN_MAIN = Path(__file__).with_name("warden_main.py")
 LOCK_NAME = "lock"
+SCRATCH_PREFIX = "scratch-"  # warden_main's record of a scratch directory
 # how long a sweep waits for the lock of an owner that is exiting (killed, lock held)
 EXITING_WAIT_SECONDS = 10.0
 _LOCK_POLL_SECONDS = 0.01
@@ -117,7 +120,9 @@ class Warden:
 
     def remove_at_death(self, directory: Path) -> None:
         """Scratch ``directory`` is removed by the warden if this process dies (SIGKILL,
-        the OOM killer) before it removes it itself and calls ``forget``."""
+        the OOM killer) before it removes it itself and calls ``forget``; with records
+        kept, by a later sweep if the warden died too (only one right under the
+        temporary directory)."""
         path = str(Path(directory).absolute())
         if "\n" in path:
             raise ValueError(f"a scratch directory's path holds a newline: {path!r}")
@@ -227,6 +232,8 @@ def sweep(root: Path) -> list[int]:
             if not _lock_of_dead_owner(lock_file, owner.name):
                 continue  # its process lives
             for record in owner.iterdir():
+                if record.name.startswith(SCRATCH_PREFIX):
+                    _remove_scratch(record)
                 if not record.name.isdigit():
                     continue
                 pgid = int(record.name)
@@ -237,6 +244,18 @@ def sweep(root: Path) -> list[int]:
                             killed.append(pgid)
         shutil.rmtree(owner, ignore_errors=True)
     return killed
+
+
+def _remove_scratch(record: Path) -> None:
+    """Remove the scratch directory a dead owner's record names: only one right under
+    the temporary directory, where scratch directories live (rmtree refuses a symlink);
+    a record naming anything else is left alone (and goes with the records)."""
+    with contextlib.suppress(OSError):
+        directory = Path(record.read_text())
+        if directory.parent != Path(tempfile.gettempdir()):
+            log.warning("a scratch record names %s, outside the temporary directory", directory)
+            return
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _lock_of_dead_owner(lock_file: IO[bytes], owner: str) -> bool:

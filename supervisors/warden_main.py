@@ -5,7 +5,8 @@ It reads its owner's lines on standard input:
 
     + <pgid> <starttime>   a group started (its leader's start time, /proc stat field 22)
     - <pgid>               the group is gone
-    d <directory>          keep a record file per held group in this directory
+    d <directory>          keep a record file per held group (and one per scratch
+                           directory, `scratch-<hash>` holding its path) in this directory
     f <pgid> <seconds>     the group's fence: SIGKILL it unless another `f` for it comes
                            within <seconds> (its owner could not renew the group's claim:
                            stopped, or cut off from the store)
@@ -20,6 +21,7 @@ directories it holds, and exits.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import select
 import shutil
@@ -29,6 +31,7 @@ import time
 from pathlib import Path
 
 _PROC = Path("/proc")
+SCRATCH_PREFIX = "scratch-"  # supervisors.warden reads these records (the sweep)
 
 
 def start_time(pid: int) -> str | None:
@@ -102,6 +105,9 @@ def main() -> None:
                 (records / str(pgid)).unlink()
     for directory in scratch:  # after the kills: nothing of the groups writes there now
         shutil.rmtree(directory, ignore_errors=True)
+        if records is not None:
+            with contextlib.suppress(OSError):
+                (records / _scratch_name(directory)).unlink()
 
 
 def _obey(
@@ -128,12 +134,19 @@ def _obey(
         fences[int(words[0])] = time.monotonic() + float(words[1])
     elif op == "p" and rest:
         scratch.add(rest)
+        if records is not None:
+            _write_whole(records / _scratch_name(rest), rest)
     elif op == "u" and rest:
         scratch.discard(rest)
+        if records is not None:
+            with contextlib.suppress(OSError):
+                (records / _scratch_name(rest)).unlink()
     elif op == "d" and rest:
         records = Path(rest)
         for pgid, started in held.items():
             _record(records, pgid, started)
+        for directory in scratch:
+            _write_whole(records / _scratch_name(directory), directory)
     return records
 
 
@@ -141,10 +154,18 @@ def _record(records: Path, pgid: int, started: str) -> None:
     """Write group `pgid`'s record whole or not at all (a rename): a warden killed
     mid-write leaves no empty record, which a sweep could not tell from another
     process's group and would leave running."""
-    partial = records / f".{pgid}.partial"
+    _write_whole(records / str(pgid), started)
+
+
+def _write_whole(path: Path, text: str) -> None:
+    partial = path.with_name(f".{path.name}.partial")
     with contextlib.suppress(OSError):
-        partial.write_text(started)
-        os.replace(partial, records / str(pgid))
+        partial.write_text(text)
+        os.replace(partial, path)
+
+
+def _scratch_name(directory: str) -> str:
+    return SCRATCH_PREFIX + hashlib.sha256(directory.encode()).hexdigest()[:24]
 
 
 if __name__ == "__main__":

@@ -52,6 +52,14 @@ def _warden_of(pid: int) -> int | None:
     return None
 
 
+def _brief_of(pid: int) -> Path:
+    """The directory of the brief the agent process `pid` was given (its environment)."""
+    environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+    found = [v for v in environ if v.startswith(b"HIVE_BRIEF_FILE=")]
+    assert found, "the agent was given a brief file"
+    return Path(found[0].split(b"=", 1)[1].decode()).parent
+
+
 def _stubborn_turn(world: World, name: str) -> list[int]:
     """Issue 1's turn on runner `name`, ignoring SIGTERM, with two children: its pids."""
     world.add_issue(1)
@@ -111,6 +119,8 @@ def test_a_runner_started_again_kills_what_its_earlier_incarnation_and_warden_le
     world.wait(lambda: not pid_alive(leader), DIES_WITHIN_SECONDS, "the turn's leader dies")
     children = [p for p in pids if pid_alive(p)]
     assert children, "the children outlived the runner (nothing left for the restart)"
+    brief = _brief_of(children[0])
+    assert brief.is_dir(), "nobody was left to remove the turn's brief"
 
     world.runner("runner-a")  # the same workdir: an earlier incarnation's records
     world.wait(
@@ -121,6 +131,7 @@ def test_a_runner_started_again_kills_what_its_earlier_incarnation_and_warden_le
     # the line comes after the kill (the sweep kills, then says what it killed)
     said = "killed 1 process groups an earlier process left running"
     world.wait(lambda: said in world.serves[-1].log(), START_SECONDS, "the restart's own line")
+    assert not brief.exists(), "the sweep removes the earlier incarnation's brief too"
 
 
 def test_a_runner_stopped_past_its_fence_loses_its_turn_before_the_next_attempt_starts(

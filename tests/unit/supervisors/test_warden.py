@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 from collections.abc import Iterator
@@ -358,3 +360,38 @@ def test_the_warden_removes_its_owners_scratch_directories_at_its_death(
 def test_a_scratch_path_with_a_newline_is_refused_before_the_warden_hears_it() -> None:
     with pytest.raises(ValueError, match="newline"):
         Warden().remove_at_death(Path("/tmp/a\nu /etc"))
+
+
+def test_a_sweep_removes_what_scratch_a_dead_owner_and_its_warden_left(tmp_path: Path) -> None:
+    from supervisors import warden_main
+
+    assert warden_main.SCRATCH_PREFIX == warden_module.SCRATCH_PREFIX
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # its records' lock is free: what a sweep reads as a dead owner
+    records = tmp_path / "groups" / str(gone.pid)
+    records.mkdir(parents=True)
+    brief = Path(tempfile.mkdtemp(prefix="hive-brief-"))
+    taken_back = Path(tempfile.mkdtemp(prefix="hive-brief-"))
+    outside = tmp_path / "not-scratch"  # not right under the temporary directory
+    try:
+        for directory in (brief, taken_back, outside):
+            directory.mkdir(exist_ok=True)
+            (directory / "brief.md").write_text("the brief")
+        scratch: set[str] = set()
+        # the owner's lines as its warden heard them; the records come first here, and
+        # a later `d` writes the scratch records too
+        kept: Path | None = None
+        for line in (f"p {brief}", f"d {records}", f"p {outside}", f"p {taken_back}"):
+            kept = warden_main._obey(line, {}, {}, kept, scratch)
+        assert kept == records
+        warden_main._obey(f"u {taken_back}", {}, {}, records, scratch)
+        scratch_records = [p for p in records.iterdir() if p.name.startswith("scratch-")]
+        assert len(scratch_records) == 2  # brief, outside; taken back: forgotten
+        assert sweep(tmp_path / "groups") == []
+        assert not brief.exists()
+        assert (outside / "brief.md").read_text() == "the brief"
+        assert (taken_back / "brief.md").read_text() == "the brief"
+        assert not records.exists()
+    finally:
+        for directory in (brief, taken_back):
+            shutil.rmtree(directory, ignore_errors=True)
