@@ -101,13 +101,11 @@ def main() -> None:
     for pgid, started in held.items():
         kill(pgid, started)
         if records is not None:
-            with contextlib.suppress(OSError):
-                (records / str(pgid)).unlink()
+            _unlink(records / str(pgid))
     for directory in scratch:  # after the kills: nothing of the groups writes there now
         shutil.rmtree(directory, ignore_errors=True)
         if records is not None:
-            with contextlib.suppress(OSError):
-                (records / _scratch_name(directory)).unlink()
+            _unlink(records / _scratch_name(directory))
 
 
 def _obey(
@@ -123,13 +121,12 @@ def _obey(
     if op == "+" and len(words) == 2:
         held[int(words[0])] = words[1]
         if records is not None:
-            _record(records, int(words[0]), words[1])
+            _write_whole(records / words[0], words[1])
     elif op == "-" and len(words) == 1:
         held.pop(int(words[0]), None)
         fences.pop(int(words[0]), None)
         if records is not None:
-            with contextlib.suppress(OSError):
-                (records / words[0]).unlink()
+            _unlink(records / words[0])
     elif op == "f" and len(words) == 2 and int(words[0]) in held:
         fences[int(words[0])] = time.monotonic() + float(words[1])
     elif op == "p" and rest:
@@ -139,29 +136,29 @@ def _obey(
     elif op == "u" and rest:
         scratch.discard(rest)
         if records is not None:
-            with contextlib.suppress(OSError):
-                (records / _scratch_name(rest)).unlink()
+            _unlink(records / _scratch_name(rest))
     elif op == "d" and rest:
         records = Path(rest)
         for pgid, started in held.items():
-            _record(records, pgid, started)
+            _write_whole(records / str(pgid), started)
         for directory in scratch:
             _write_whole(records / _scratch_name(directory), directory)
     return records
 
 
-def _record(records: Path, pgid: int, started: str) -> None:
-    """Write group `pgid`'s record whole or not at all (a rename): a warden killed
-    mid-write leaves no empty record, which a sweep could not tell from another
-    process's group and would leave running."""
-    _write_whole(records / str(pgid), started)
-
-
 def _write_whole(path: Path, text: str) -> None:
+    """Write a record whole or not at all (a rename): a warden killed mid-write leaves
+    no empty record, which a sweep could not tell from another process's group and
+    would leave running."""
     partial = path.with_name(f".{path.name}.partial")
     with contextlib.suppress(OSError):
         partial.write_text(text)
         os.replace(partial, path)
+
+
+def _unlink(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        path.unlink()
 
 
 def _scratch_name(directory: str) -> str:

@@ -69,10 +69,11 @@ def owner(tmp_path: Path) -> Iterator[list[subprocess.Popen[str]]]:
         popen.wait()
 
 
-def _start_owner(owner: list[subprocess.Popen[str]], *args: str) -> tuple[int, int, int, int]:
+def _spawn(owner: list[subprocess.Popen[str]], script: str, *args: str) -> list[int]:
+    """Run `script` as an owner process of this package; the numbers of its first line."""
     root = Path(__file__).resolve().parents[3]
     popen = subprocess.Popen(
-        [sys.executable, "-c", _OWNER, *args],
+        [sys.executable, "-c", script, *args],
         stdout=subprocess.PIPE,
         text=True,
         cwd=root,
@@ -81,8 +82,12 @@ def _start_owner(owner: list[subprocess.Popen[str]], *args: str) -> tuple[int, i
     )
     owner.append(popen)
     assert popen.stdout is not None
-    leader, child, warden_pid = (int(w) for w in popen.stdout.readline().split())
-    return popen.pid, leader, child, warden_pid
+    return [int(w) for w in popen.stdout.readline().split()]
+
+
+def _start_owner(owner: list[subprocess.Popen[str]], *args: str) -> tuple[int, int, int, int]:
+    leader, child, warden_pid = _spawn(owner, _OWNER, *args)
+    return owner[-1].pid, leader, child, warden_pid
 
 
 def test_an_owner_killed_by_sigkill_leaves_no_process_of_its_groups(
@@ -338,20 +343,9 @@ def test_the_warden_removes_its_owners_scratch_directories_at_its_death(
     for directory in (kept, taken_back):
         directory.mkdir()
         (directory / "brief.md").write_text("the brief")
-    root = Path(__file__).resolve().parents[3]
-    popen = subprocess.Popen(
-        [sys.executable, "-c", _SCRATCH_OWNER, str(kept), str(taken_back)],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=root,
-        env={**os.environ, "PYTHONPATH": str(root)},
-        start_new_session=True,
-    )
-    owner.append(popen)
-    assert popen.stdout is not None
-    warden_pid = int(popen.stdout.readline())
+    [warden_pid] = _spawn(owner, _SCRATCH_OWNER, str(kept), str(taken_back))
     assert kept.exists()
-    popen.kill()
+    owner[-1].kill()
     assert _gone([warden_pid], DIES_WITHIN_SECONDS) is not None  # the warden is done
     assert not kept.exists()
     assert (taken_back / "brief.md").read_text() == "the brief"
