@@ -28,6 +28,7 @@ from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
+from hive.rules.text import shown
 from hive.settings import Settings
 from hive.store import orders
 from hive.store.bundles import NewBundle
@@ -37,8 +38,8 @@ from hive.store.transitions import Move
 log = logging.getLogger("hive.bee")
 
 # an ending that meets the store away (a restart, a failover) is tried again, the pause
-# doubling from the first to the last, for this long: given up, the bundle is lost and
-# the order waits HIVE_RUNNER_SILENT_MINUTES for the reaper (its heartbeat has stopped)
+# doubling from the first to the last, for this long; then once in each plainer form
+# (`_end`): given up, the bundle is lost and the order waits for the reaper
 END_RETRY_WINDOW_SECONDS = 120.0
 END_RETRY_FIRST_SECONDS = 1.0
 END_RETRY_MAX_SECONDS = 10.0
@@ -210,8 +211,59 @@ def close_order(
 
 
 def _end(db: ConnectionPool[Any], ending: OrderEnding) -> Move:
-    pause = threading.Event()  # never set: a bounded pause between attempts
+    """Write `ending`; one the store refuses (a value it cannot hold, or the store away
+    past the retry window) is written again without what the agent reported, then bare,
+    ended badly with a sentence saying why: no order stays running with its turn over.
+    The last form's error is raised (the reaper is left to end the order)."""
+    issue = ending.fence.issue
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
+    forms = iter(_plainer(ending))
+    form = ending
+    while True:
+        try:
+            return _end_retrying(db, form, deadline)
+        except Exception as err:
+            after = next(forms, None)
+            if after is None:
+                raise
+            why = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)[:200]
+            log.warning(
+                "the ending was not written (%s); writing it %s",
+                why,
+                after[0],
+                extra={"issue": issue},
+            )
+            form = after[1](why)
+
+
+def _plainer(ending: OrderEnding) -> list[tuple[str, Callable[[str], OrderEnding]]]:
+    """The plainer forms of `ending`, in order, each made with the reason the last one
+    failed: without the agent's figures and conversation, then bare (no bundle)."""
+
+    def without_figures(why: str) -> OrderEnding:
+        note = f"the agent's figures were not stored: {why}"
+        return replace(
+            ending,
+            detail=f"{ending.detail}; {note}" if ending.detail else note,
+            input_tokens=None,
+            output_tokens=None,
+            provider=None,
+            model=None,
+            cost=None,
+            resets_at=None,
+            conversation=None,
+            keeps_conversation=False,
+        )
+
+    def bare(why: str) -> OrderEnding:
+        return OrderEnding(ending.fence, ENDED_BADLY, f"the ending could not be written: {why}")
+
+    return [("without the agent's figures", without_figures), ("bare", bare)]
+
+
+def _end_retrying(db: ConnectionPool[Any], ending: OrderEnding, deadline: float) -> Move:
+    """`orders.end`, tried again while the store is away, until `deadline`."""
+    pause = threading.Event()  # never set: a bounded pause between attempts
     wait = END_RETRY_FIRST_SECONDS
     while True:
         try:

@@ -40,6 +40,8 @@ from hive.agents.base import TurnContext
 from hive.agents.protocol import Refusal, Usage, refusal_kind
 from hive.agents.resets import QUOTA, epoch_reset, spend_limit_refusal, usage_limit_refusal
 from hive.agents.resuming import ResumingTurn
+from hive.rules.reported import TURN_TOKENS_MAX, reported_name, token_count
+from hive.rules.reported import cost_usd as reported_cost
 
 AGENT = "claude"
 DEFAULT_BIN = "claude"
@@ -54,6 +56,8 @@ PROJECT_NAME_MAX_CHARS = 200
 _SESSION_ID = re.compile(r"^[A-Za-z0-9-]{1,64}$")
 # Claude Code's `api_error` for a refusal by the account's own usage limit
 USAGE_LIMIT_REACHED = "usage_limit_reached"
+# the result's usage fields that count as input
+_INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 @dataclass(frozen=True)
@@ -122,33 +126,49 @@ def _assistant(event: dict[str, Any]) -> Seen:
 
 
 def _result(event: dict[str, Any]) -> Seen:
-    usage = event.get("usage") or {}
-    models = list((event.get("modelUsage") or {}).keys())
-    tokens_in = sum(
-        int(usage.get(name) or 0)
-        for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-    )
+    usage = event.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    model_usage = event.get("modelUsage")
+    models = list(model_usage) if isinstance(model_usage, dict) else []
+    ignored: list[str] = []
+    counts = {}
+    for name in (*_INPUT_FIELDS, "output_tokens"):
+        value = usage.get(name) or 0
+        counts[name] = token_count(value)
+        if counts[name] is None:
+            ignored.append(f"usage.{name}={_shown(value)}")
     cost = event.get("total_cost_usd")
+    cost_usd = None if cost is None else reported_cost(cost)
+    if cost is not None and cost_usd is None:
+        ignored.append(f"total_cost_usd={_shown(cost)}")
     spent = Usage(
         provider=PROVIDER,
-        model=models[-1] if models else None,
-        input_tokens=tokens_in,
-        output_tokens=int(usage.get("output_tokens") or 0),
-        cost_usd=float(cost) if isinstance(cost, int | float) else None,
+        model=reported_name(models[-1]) if models else None,
+        input_tokens=min(TURN_TOKENS_MAX, sum(counts[name] or 0 for name in _INPUT_FIELDS)),
+        output_tokens=counts["output_tokens"] or 0,
+        cost_usd=cost_usd,
     )
     refusal = None
     if event.get("is_error"):
         refusal = _refused(event, event.get("api_error_status"), [event.get("result")])
-    denied = event.get("permission_denials") or ()
+    denied = event.get("permission_denials")
+    denied = denied if isinstance(denied, list) else ()
     lines = [f"result: {event.get('subtype')}{' (error)' if event.get('is_error') else ''}"]
     if denied:
         lines.append(f"{len(denied)} tool calls were refused by the CLI's permissions")
+    if ignored:
+        lines.insert(0, f"ignored, not a figure a turn can have: {', '.join(ignored)}")
     return Seen(
         lines=tuple(lines),
         usage=spent,
         refusal=refusal.kind if refusal else None,
         resets_at=refusal.resets_at if refusal else None,
     )
+
+
+def _shown(value: Any) -> str:
+    """A JSON value as a note shows it, cut short."""
+    return json.dumps(value, ensure_ascii=False)[:40]
 
 
 def _refused(event: dict[str, Any], word: Any, texts: list[Any]) -> Refusal | None:

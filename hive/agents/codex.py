@@ -45,6 +45,7 @@ from hive.agents.base import TurnContext, TurnStartError
 from hive.agents.protocol import Usage
 from hive.agents.resets import try_again_reset
 from hive.agents.resuming import ResumingTurn
+from hive.rules.reported import token_count
 
 AGENT = "codex"
 DEFAULT_BIN = "codex"
@@ -124,7 +125,9 @@ def read_line(text: str, now: datetime | None = None, zone: tzinfo | None = UTC)
             resets_at = try_again_reset(message, now or datetime.now(UTC), zone)
         return Seen(lines=(f"turn failed: {message}",), refusal=refusal, resets_at=resets_at)
     if kind == "turn.completed":
-        return Seen(lines=("turn completed",), total=_usage(event.get("usage")))
+        note = _ignored(event.get("usage"))
+        lines = ("turn completed",) if note is None else (note, "turn completed")
+        return Seen(lines=lines, total=_usage(event.get("usage")))
     return Seen()
 
 
@@ -158,7 +161,19 @@ def _usage(raw: Any) -> Usage | None:
 
 
 def _count(value: Any) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
+    return token_count(value) or 0
+
+
+def _ignored(raw: Any) -> str | None:
+    """A note naming the usage's counts that are no count (see hive/rules/reported.py)."""
+    if not isinstance(raw, dict):
+        return None
+    bad = [
+        f"usage.{name}={json.dumps(raw[name])[:40]}"
+        for name in ("input_tokens", "output_tokens")
+        if raw.get(name) is not None and token_count(raw[name]) is None
+    ]
+    return f"ignored, not a figure a turn can have: {', '.join(bad)}" if bad else None
 
 
 def _payloads(data: bytes, kind: bytes) -> Iterator[dict[str, Any]]:

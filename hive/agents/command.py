@@ -285,9 +285,18 @@ class CommandTurn(Turn):
                             break
                 text: str | None = chunk.decode("utf-8", "replace").rstrip("\r\n")
                 if kind == STDOUT and text is not None:
-                    text = self._stdout(text)
+                    text = self._read_stdout(text)
                 if text is not None:
                     self.transcript.line(kind, text)
+
+    def _read_stdout(self, text: str) -> str | None:
+        """`_stdout`, whose raise is noted, never the reader's end: a reader that stops
+        leaves the agent writing to a closed pipe (it dies of SIGPIPE)."""
+        try:
+            return self._stdout(text)
+        except Exception as exc:
+            self.transcript.note(f"an output line could not be read, kept as it is: {exc!r}")
+            return text
 
     def _protocol(self, text: str) -> None:
         try:

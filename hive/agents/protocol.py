@@ -8,13 +8,15 @@
         only reports it: the last such line wins, the turn's ending carries it, and the
         table in `hive/rules/keys.py` (`sort_refusal`) decides what it means for the key.
         `resets=` is when the provider says the key works again: Unix seconds, or an
-        ISO 8601 time with its zone (`2026-12-01T05:00:00Z`); a quota rests the key
-        until then (hive/rules/rests.py).
+        ISO 8601 time with its zone (`2026-12-01T05:00:00Z`), within the calendar (up
+        to the year 9999); a quota rests the key until then (hive/rules/rests.py).
     HIVE-USAGE: provider=<name> model=<name> input=<tokens> output=<tokens> cost_usd=<USD>
         Provider usage; every field is optional. Token counts and costs add up over the
         turn's lines (an agent may report per request); provider and model keep the last
         value. `cost_usd` is the agent's own figure (a decimal number of US dollars);
         without one the hive prices the tokens by its price table (hive/rules/spend.py).
+        A count is ASCII digits up to 10**12, a cost at most 100,000 dollars
+        (hive/rules/reported.py); a turn's sums stop at their bounds.
 
 A line must start with the marker (no leading space). It still goes to the transcript
 like any other line. A marked line that does not parse is not an error of the turn:
@@ -23,10 +25,17 @@ the adapter notes it in the transcript and carries on.
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+from hive.rules.reported import (
+    added_cost,
+    added_tokens,
+    cost_usd_text,
+    reported_name,
+    token_count_text,
+)
 
 REFUSAL_MARK = "HIVE-REFUSAL:"
 USAGE_MARK = "HIVE-USAGE:"
@@ -34,7 +43,6 @@ USAGE_MARK = "HIVE-USAGE:"
 REFUSAL_KINDS = ("quota", "rate_limit", "overloaded")
 _KIND = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 _USAGE_FIELDS = ("provider", "model", "input", "output", "cost_usd")
-_COST = re.compile(r"^[0-9]{1,9}(?:\.[0-9]{1,12})?$")
 _UNIX_SECONDS = re.compile(r"^[0-9]{1,12}$")
 RESETS_FIELD = "resets"
 
@@ -55,13 +63,15 @@ class Usage:
 
     def plus(self, later: Usage) -> Usage:
         """This usage followed by `later`: tokens and costs add up, names keep the latest."""
-        costs = [c for c in (self.cost_usd, later.cost_usd) if c is not None]
+        cost = later.cost_usd if self.cost_usd is None else self.cost_usd
+        if self.cost_usd is not None and later.cost_usd is not None:
+            cost = added_cost(self.cost_usd, later.cost_usd)
         return Usage(
             provider=later.provider or self.provider,
             model=later.model or self.model,
-            input_tokens=self.input_tokens + later.input_tokens,
-            output_tokens=self.output_tokens + later.output_tokens,
-            cost_usd=sum(costs) if costs else None,
+            input_tokens=added_tokens(self.input_tokens, later.input_tokens),
+            output_tokens=added_tokens(self.output_tokens, later.output_tokens),
+            cost_usd=cost,
         )
 
 
@@ -103,18 +113,18 @@ def parse_refusal_line(line: str) -> Refusal | None:
 def reset_time(text: str) -> datetime:
     """`text` as a reset time: Unix seconds, or ISO 8601 with its zone; ProtocolError when
     it is neither."""
-    if _UNIX_SECONDS.match(text):
-        return datetime.fromtimestamp(int(text), UTC)
     try:
+        if _UNIX_SECONDS.match(text):
+            return datetime.fromtimestamp(int(text), UTC)
         when = datetime.fromisoformat(text)
-    except ValueError:
-        when = None
-    if when is None or when.tzinfo is None:
-        raise ProtocolError(
-            f"{REFUSAL_MARK} resets={text!r} is not a time: expected Unix seconds or ISO 8601"
-            " with its zone (2026-12-01T05:00:00Z)"
-        )
-    return when.astimezone(UTC)
+        if when.tzinfo is not None:
+            return when.astimezone(UTC)
+    except (ValueError, OverflowError, OSError):  # past the calendar (the year 33658)
+        pass
+    raise ProtocolError(
+        f"{REFUSAL_MARK} resets={text!r} is not a time: expected Unix seconds or ISO 8601"
+        " with its zone (2026-12-01T05:00:00Z)"
+    )
 
 
 def parse_usage(line: str) -> Usage | None:
@@ -133,17 +143,29 @@ def parse_usage(line: str) -> Usage | None:
     tokens = {}
     for name in ("input", "output"):
         raw = values.get(name, "0")
-        if not raw.isdigit():
-            raise ProtocolError(f"{USAGE_MARK} {name}={raw!r} is not a token count")
-        tokens[name] = int(raw)
+        count = token_count_text(raw)
+        if count is None:
+            raise ProtocolError(
+                f"{USAGE_MARK} {name}={raw!r} is not a token count: expected ASCII digits,"
+                " at most 10**12"
+            )
+        tokens[name] = count
     cost = None
     if "cost_usd" in values:
         raw = values["cost_usd"]
-        if not _COST.match(raw) or not math.isfinite(float(raw)):
+        cost = cost_usd_text(raw)
+        if cost is None:
             raise ProtocolError(
-                f"{USAGE_MARK} cost_usd={raw!r} is not a cost: expected US dollars such as 0.0123"
+                f"{USAGE_MARK} cost_usd={raw!r} is not a cost: expected US dollars such as 0.0123,"
+                " at most 100000"
             )
-        cost = float(raw)
-    return Usage(
-        values.get("provider"), values.get("model"), tokens["input"], tokens["output"], cost
-    )
+    names: dict[str, str | None] = {}
+    for name in ("provider", "model"):
+        given = values.get(name)
+        names[name] = None if given is None else reported_name(given)
+        if given is not None and names[name] is None:
+            raise ProtocolError(
+                f"{USAGE_MARK} {name}={given[:40]!r} is not a name: expected at most 200"
+                " characters, no control character"
+            )
+    return Usage(names["provider"], names["model"], tokens["input"], tokens["output"], cost)

@@ -98,3 +98,12 @@ def refuses_quota_until_reset(ctx: TurnContext) -> Report:
     resets = datetime.now(UTC).replace(microsecond=0) + timedelta(hours=2)
     _write(ctx, f"resets at {resets.isoformat()}\n")
     return Report(ok=False, refusal="quota", resets_at=resets)
+
+
+def reports_absurd_usage(ctx: TurnContext) -> Report:
+    """Finish, reporting a token count no bigint holds (a `python:` agent's report is
+    not parsed: only the ending stands between it and the store)."""
+    from hive.agents import Usage
+
+    _write(ctx, f"done by the bee of #{ctx.issue}\n")
+    return Report(usage=Usage("anthropic", "m", 1, 99999999999999999999))
