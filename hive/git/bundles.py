@@ -5,7 +5,10 @@ tree reachable from base to find what to leave out and stores each object whole.
 objects of a range are found by comparing each new commit's tree with its parent's,
 descending only into subtrees that changed; a changed blob or tree is stored as a delta
 against the version it replaced (a thin pack, as `git bundle create` writes), so ten
-small commits on a large tree cost a few kilobytes.
+small commits on a large tree cost a few kilobytes. The delta is `hive.git.delta`'s,
+linear in the sizes; an object over DELTA_MAX_BYTES travels whole. Each entry is
+compressed in slices and the bundle's size is checked as it grows, so a bundle over
+the limit is refused as soon as it is, not once it is all built.
 """
 
 from __future__ import annotations
@@ -13,14 +16,15 @@ from __future__ import annotations
 import hashlib
 import stat
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from dulwich.objects import Blob, Commit, ObjectID, Tree, hex_to_sha
-from dulwich.pack import REF_DELTA, create_delta, pack_object_header
+from dulwich.pack import REF_DELTA, pack_object_header
 from dulwich.repo import Repo
 
 from hive.errors import HiveError
+from hive.git.delta import DELTA_MAX_BYTES, create_delta
 from hive.git.repo import GitError, branch_ref, resolve
 
 BUNDLE_HEADER = b"# v2 git bundle\n"
@@ -29,10 +33,12 @@ BUNDLE_HEADER = b"# v2 git bundle\n"
 MAX_DELTA_DEPTH = 50
 DELTA_KEEP_RATIO = 0.75
 MIN_DELTA_BYTES = 64
+_COMPRESS_SLICE = 1 << 20  # bytes compressed at once, the size checked after each
 
 
 class BundleTooLarge(HiveError):
-    """The bundle is over `HIVE_BUNDLE_MAX_BYTES`; the message names both sizes."""
+    """The bundle is over `HIVE_BUNDLE_MAX_BYTES`; the message names the limit and how
+    far the bundle had got when it was stopped."""
 
 
 @dataclass(frozen=True)
@@ -67,13 +73,33 @@ def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | Non
     header = [BUNDLE_HEADER]
     header += [b"-" + sha + b" " + subject + b"\n" for sha, subject in prerequisites.items()]
     header.append(head + b" " + ref + b"\n\n")
-    data = b"".join(header) + _pack(repo, commits)
-    if len(data) > max_bytes:
-        raise BundleTooLarge(
-            f"bundle of queen-{issue} is {len(data)} bytes, over the limit of {max_bytes} "
-            "bytes (HIVE_BUNDLE_MAX_BYTES)"
-        )
-    return BundleOut(data, base_sha.decode(), head.decode(), len(commits))
+    out = _Out(f"queen-{issue}", max_bytes)
+    out.write(b"".join(header), hashed=False)
+    _pack(repo, commits, out)
+    return BundleOut(b"".join(out.parts), base_sha.decode(), head.decode(), len(commits))
+
+
+class _Out:
+    """The bundle as it is written: its parts, the pack's checksum so far, and its size
+    held to `max_bytes` (BundleTooLarge the moment it is over)."""
+
+    def __init__(self, branch: str, max_bytes: int) -> None:
+        self.branch, self.max_bytes = branch, max_bytes
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.digest = hashlib.sha1()
+
+    def write(self, chunk: bytes, *, hashed: bool = True) -> None:
+        self.parts.append(chunk)
+        self.size += len(chunk)
+        if hashed:
+            self.digest.update(chunk)
+        if self.size > self.max_bytes:
+            self.parts.clear()
+            raise BundleTooLarge(
+                f"bundle of {self.branch} is over the limit of {self.max_bytes} bytes "
+                f"(HIVE_BUNDLE_MAX_BYTES): stopped at {self.size} bytes written"
+            )
 
 
 def _subject(repo: Repo, sha: bytes) -> bytes:
@@ -136,40 +162,36 @@ def _diff(
         # gitlinks name commits of another repository: nothing to carry
 
 
-def _pack(repo: Repo, commits: list[Commit]) -> bytes:
+def _pack(repo: Repo, commits: list[Commit], out: _Out) -> None:
     planned = _plan(repo, commits)
-    out: list[bytes] = []
-    digest = hashlib.sha1()
-
-    def write(chunk: bytes) -> None:
-        out.append(chunk)
-        digest.update(chunk)
-
-    write(b"PACK" + (2).to_bytes(4, "big") + len(planned).to_bytes(4, "big"))
+    out.write(b"PACK" + (2).to_bytes(4, "big") + len(planned).to_bytes(4, "big"))
     members = {item.sha for item in planned}
     depth: dict[bytes, int] = {}  # of each object written, 0 when whole
     for item in planned:
         # a base must be written already or stay outside the pack: a base written later
         # could itself be a delta on this object (a change and its revert), a cycle
         usable = item.base is not None and (item.base in depth or item.base not in members)
-        for chunk in _entry(repo, item, depth, usable):
-            write(chunk)
-    out.append(digest.digest())
-    return b"".join(out)
+        _entry(repo, item, depth, usable, out)
+    out.write(out.digest.digest(), hashed=False)
 
 
-def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool) -> Iterator[bytes]:
+def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool, out: _Out) -> None:
     get_raw: Callable[[ObjectID], tuple[int, bytes]] = repo.object_store.get_raw
     type_num, data = get_raw(ObjectID(item.sha))
     body, header_type, base = data, type_num, None
     depth[item.sha] = 0
-    if usable and item.base is not None and len(data) >= MIN_DELTA_BYTES:
+    if usable and item.base is not None and MIN_DELTA_BYTES <= len(data) <= DELTA_MAX_BYTES:
         base_depth = depth.get(item.base, 0)
         if base_depth < MAX_DELTA_DEPTH:
             _base_type, base_data = get_raw(ObjectID(item.base))
-            delta = b"".join(create_delta(base_data, data))
-            if len(delta) < len(data) * DELTA_KEEP_RATIO:
-                body, header_type, base = delta, REF_DELTA, hex_to_sha(ObjectID(item.base))
-                depth[item.sha] = base_depth + 1
-    yield bytes(pack_object_header(header_type, base, len(body), repo.object_format))
-    yield zlib.compress(body)
+            if len(base_data) <= DELTA_MAX_BYTES:
+                delta = create_delta(base_data, data)
+                if len(delta) < len(data) * DELTA_KEEP_RATIO:
+                    body, header_type, base = delta, REF_DELTA, hex_to_sha(ObjectID(item.base))
+                    depth[item.sha] = base_depth + 1
+    out.write(bytes(pack_object_header(header_type, base, len(body), repo.object_format)))
+    squeeze = zlib.compressobj()
+    view = memoryview(body)
+    for at in range(0, len(body), _COMPRESS_SLICE):
+        out.write(squeeze.compress(view[at : at + _COMPRESS_SLICE]))
+    out.write(squeeze.flush())

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -67,14 +71,23 @@ def test_no_bundle_when_the_branch_has_no_commit_beyond_base(clone: Repo, tmp_pa
     assert bundle(clone, 9, "main", MAX_BYTES) is None
 
 
-def test_a_bundle_over_the_limit_is_refused_with_both_sizes(clone: Repo, worked: Cut) -> None:
+def test_a_bundle_over_the_limit_is_refused_naming_the_limit_and_where_it_stopped(
+    clone: Repo, worked: Cut
+) -> None:
     size = len(bundle(clone, 8, "main", MAX_BYTES).data)  # type: ignore[union-attr]
     with pytest.raises(BundleTooLarge) as caught:
         bundle(clone, 8, "main", 100)
     assert isinstance(caught.value, HiveError)
-    assert str(caught.value) == (
-        f"bundle of queen-8 is {size} bytes, over the limit of 100 bytes (HIVE_BUNDLE_MAX_BYTES)"
+    said = re.fullmatch(
+        r"bundle of queen-8 is over the limit of 100 bytes \(HIVE_BUNDLE_MAX_BYTES\): "
+        r"stopped at (\d+) bytes written",
+        str(caught.value),
     )
+    assert said is not None, str(caught.value)
+    assert 100 < int(said.group(1)) <= size
+    assert bundle(clone, 8, "main", size) is not None  # the limit itself is allowed
+    with pytest.raises(BundleTooLarge):
+        bundle(clone, 8, "main", size - 1)
 
 
 def test_bundle_of_a_missing_branch_is_an_error(clone: Repo) -> None:
@@ -114,4 +127,76 @@ def test_a_change_and_its_revert_bundle_without_a_delta_cycle(
     path = tmp_path / "revert.bundle"
     path.write_bytes(out.data)
     git("fetch", "-q", str(path), "refs/heads/queen-6:refs/heads/got", cwd=upstream)
+    git("fsck", "--strict", cwd=upstream)
+
+
+def _base_with(upstream: Path, git: Git, clone: Repo, name: str, data: bytes) -> None:
+    from hive.git.repo import refresh_base
+
+    (upstream / name).write_bytes(data)
+    git("add", name, cwd=upstream)
+    git("commit", "-qm", f"add {name}", cwd=upstream)
+    refresh_base(clone, str(upstream), "main")
+
+
+def _fetched_by_git(out_data: bytes, upstream: Path, tmp_path: Path, git: Git) -> str:
+    path = tmp_path / "got.bundle"
+    path.write_bytes(out_data)
+    assert "is okay" in git("bundle", "verify", str(path), cwd=upstream, check=False)
+    git("fetch", "-q", str(path), "refs/heads/queen-5:refs/heads/got", cwd=upstream)
+    git("fsck", "--strict", cwd=upstream)
+    return head_of(git, upstream, "got")
+
+
+def test_a_two_mib_random_rewrite_bundles_in_seconds_and_git_fetches_it(
+    clone: Repo, tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    _base_with(upstream, git, clone, "blob.bin", os.urandom(2 << 20))
+    cut = cut_worktree(clone, 5, "main", tmp_path / "work")
+    rewritten = os.urandom(2 << 20)
+    (cut.path / "blob.bin").write_bytes(rewritten)
+    salvage(cut.path, ["blob.bin"], "finished")
+    started = time.perf_counter()
+    out = bundle(clone, 5, "main", MAX_BYTES)
+    took = time.perf_counter() - started
+    assert out is not None
+    assert took < 5.0  # dulwich's delta took about a minute here, holding the GIL
+    assert len(out.data) < (2 << 20) + 4096  # random bytes travel whole, once
+    assert _fetched_by_git(out.data, upstream, tmp_path, git) == out.head_sha
+    shown = subprocess.run(
+        ["/usr/bin/git", "cat-file", "blob", "got:blob.bin"],
+        cwd=upstream,
+        capture_output=True,
+        check=True,
+    )
+    assert shown.stdout == rewritten
+
+
+def test_an_edit_of_a_two_mib_text_travels_as_a_small_delta_git_applies(
+    clone: Repo, tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    lines = [f"line {i} of a long text\n" for i in range(90_000)]
+    _base_with(upstream, git, clone, "long.txt", "".join(lines).encode())
+    cut = cut_worktree(clone, 5, "main", tmp_path / "work")
+    lines[45_000] = "edited\n"
+    (cut.path / "long.txt").write_text("".join(lines))
+    salvage(cut.path, ["long.txt"], "finished")
+    out = bundle(clone, 5, "main", MAX_BYTES)
+    assert out is not None and len(out.data) < 2000
+    assert _fetched_by_git(out.data, upstream, tmp_path, git) == out.head_sha
+    assert git("show", "got:long.txt", cwd=upstream) == "".join(lines)
+
+
+def test_an_object_over_the_delta_limit_travels_whole(
+    clone: Repo, worked: Cut, tmp_path: Path, upstream: Path, git: Git, monkeypatch
+) -> None:
+    import hive.git.bundles as bundles_module
+
+    delta_sized = len(bundle(clone, 8, "main", MAX_BYTES).data)  # type: ignore[union-attr]
+    monkeypatch.setattr(bundles_module, "DELTA_MAX_BYTES", 100)
+    whole = bundle(clone, 8, "main", MAX_BYTES)
+    assert whole is not None and len(whole.data) > delta_sized
+    path = tmp_path / "whole.bundle"
+    path.write_bytes(whole.data)
+    git("fetch", "-q", str(path), "refs/heads/queen-8:refs/heads/got", cwd=upstream)
     git("fsck", "--strict", cwd=upstream)
