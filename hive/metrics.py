@@ -40,6 +40,7 @@ from prometheus_client.registry import Collector
 from hive import __version__
 from hive.rules.forge_limits import Pause
 from hive.rules.outcome_codes import OutcomeCode, outcome_code
+from hive.rules.review_failures import REASONS as REVIEW_FAILURE_REASONS
 
 log = logging.getLogger("hive.metrics")
 
@@ -113,6 +114,7 @@ class HiveMetrics:
     - `bundle_bytes.observe(len(bundle))` per bundle stored;
     - `rounds.inc()` per Queen round, `rounds_stalled.inc()` per abandoned round;
     - `reviews.labels(verdict=...).inc()` per review that answered;
+      `review_failures.labels(reason=...).inc()` per review that gave no verdict;
     - `pruned.labels(what=...).inc(n)` per pass of retention that removed something;
     - `illegal_transitions.inc()` per move of an order the state table refused;
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
@@ -200,6 +202,12 @@ class HiveMetrics:
             labelnames=("verdict",),
             registry=r,
         )
+        self.review_failures = Counter(
+            "hive_review_failures_total",
+            "Reviews that gave no verdict (tried again, then escalated), by reason.",
+            labelnames=("reason",),
+            registry=r,
+        )
         self.illegal_transitions = Counter(
             "hive_illegal_transitions_total",
             "Moves of an order that the state table (RULES 4) refused.",
@@ -271,6 +279,8 @@ class HiveMetrics:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:
             self.reviews.labels(verdict=verdict)
+        for reason in REVIEW_FAILURE_REASONS:
+            self.review_failures.labels(reason=reason)
         for code in OutcomeCode:
             self.bee_seconds.labels(outcome=code.value)
         self._queue: _QueueCollector | None = None

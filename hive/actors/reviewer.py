@@ -12,8 +12,12 @@ verdict (`hive.rules.criteria.decide`), written to the row only from a state the
 verdict's event may leave. A row with no commit beyond base is EMPTY without a review.
 
 A review is work of kind WK_REVIEW: the drain stops it, nothing is written, and the row
-is reviewed again later. A reviewer that does not run to its end (it failed, or passed
-its bound) answers `wait`: the row is revisited after a pause that doubles.
+is reviewed again later. A review that gives no verdict (its reviewer did not start,
+crashed, passed its bound, left a criterion unjudged, had its key refused, or the review
+broke before it ran) is a failure (`hive.rules.review_failures`): the row answers `wait`
+and is revisited after a pause that doubles, and the HIVE_REVIEW_FAILURES_MAXth failure
+in a row escalates it to a person with the sentence `hive why`, the board and GitHub
+show. Each failure is counted in hive_review_failures_total{reason}.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
 from hive.actors.runtime import Runtime
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
+from hive.agents.base import REASON_BOUND, TurnStartError
 from hive.agents.review import Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
 from hive.git.repo import Checkout, own_repo
@@ -42,17 +47,24 @@ from hive.metrics import HiveMetrics
 from hive.rules.criteria import Decision, decide, empty_decision, judgement_of
 from hive.rules.drain import WK_REVIEW
 from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.review_failures import (
+    ERROR,
+    REVIEW_FAILURES_MAX,
+    START,
+    after_failure,
+    failure_reason,
+)
 from hive.rules.reviewer import (
     REVIEW_ROW_SECONDS,
     REVIEWER_TICK_SECONDS,
-    next_pause_seconds,
+    WAIT_PAUSE_START_SECONDS,
     review_concurrency,
     rows_to_review,
 )
 from hive.rules.reviewer import (
     ReviewRow as RuleRow,
 )
-from hive.rules.states import VERDICT_WAIT, WAIT
+from hive.rules.states import ESCALATE, VERDICT_ESCALATE, VERDICT_WAIT, WAIT
 from hive.settings import Settings
 from hive.store import leases, reviews
 from hive.store.reviews import ReviewRow, Verdict
@@ -60,8 +72,6 @@ from hive.store.reviews import ReviewRow, Verdict
 log = logging.getLogger("hive.reviewer")
 
 SCRATCH_DIRNAME = "reviews"
-# What a review answers when its reviewer did not run to its end.
-UNFINISHED_NOTE = "the reviewer did not finish ({how}): reviewed again after a pause"
 
 
 @dataclass(frozen=True)
@@ -73,17 +83,24 @@ class ReviewerConfig:
     review_memory_mb: int | None = None
     # reviews run only while this holder has the Queen lease (None: always, for tests)
     holder: str | None = None
+    failures_max: int = REVIEW_FAILURES_MAX
+    # the first pause after a failed review; it doubles for each failure after it
+    failure_pause_seconds: int = WAIT_PAUSE_START_SECONDS
 
     @classmethod
     def from_settings(cls, settings: Settings) -> ReviewerConfig:
         """The reviewer's own clock is RULES 8's 10 s, or the Queen's tick when shorter
-        (tests run with short clocks); a review needs what a bee needs."""
+        (tests run with short clocks), and so is a failed review's first pause (30 s, or
+        the tick's whole seconds); a review needs what a bee needs."""
+        tick = settings.queen_tick_seconds
         return cls(
             agent=settings.reviewer_agent,
-            tick_seconds=min(float(REVIEWER_TICK_SECONDS), settings.queen_tick_seconds),
+            tick_seconds=min(float(REVIEWER_TICK_SECONDS), tick),
             key_lanes=max(1, len(settings.worker_keys) * settings.worker_lanes_per_key),
             review_memory_mb=settings.bee_memory_mb or None,
             holder=settings.runner_name,
+            failures_max=settings.review_failures_max,
+            failure_pause_seconds=max(1, min(WAIT_PAUSE_START_SECONDS, int(tick))),
         )
 
 
@@ -209,30 +226,45 @@ class Reviewer:
 
     def review(self, row: ReviewRow, item: ReviewItem | None = None) -> Decision | None:
         """Review one row to its verdict (written, counted, and handed to `on_verdict`);
-        None when it was stopped (nothing written)."""
+        None when it was stopped (nothing written). A review that gives no verdict is a
+        failure (the module's docstring)."""
         item = item or ReviewItem(row.issue)
         scratch = self.checkout.workdir / SCRATCH_DIRNAME / f"{row.issue}-{row.review_visits}"
         shutil.rmtree(scratch, ignore_errors=True)
-        with own_repo(self.checkout) as repo:  # a review runs beside other git work
-            head = head_here(self.db, repo, row.issue, row.head_sha)
-            base = row.base_sha
-            files = changed_paths(repo, base, head) if head and base else ()
-            if head is None or not files:
-                return self._decided(row, empty_decision(), 0)
-            scratch_tree(repo, head, scratch)
+        try:
+            with own_repo(self.checkout) as repo:  # a review runs beside other git work
+                head = head_here(self.db, repo, row.issue, row.head_sha)
+                base = row.base_sha
+                files = changed_paths(repo, base, head) if head and base else ()
+                if head is None or not files:
+                    return self._decided(row, empty_decision())
+                scratch_tree(repo, head, scratch)
+        except Exception as exc:
+            log.exception("the review could not run", extra={"issue": row.issue})
+            shutil.rmtree(scratch, ignore_errors=True)
+            return self._failed(row, ERROR, str(exc) or type(exc).__name__)
         try:
             done = self._run_turn(row, scratch, item)
+        except TurnStartError as exc:
+            return self._failed(row, START, str(exc))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         if done is None:
             return None
-        if not done.complete:
-            how = done.ending.stop_reason or done.ending.outcome
-            decision = Decision(WAIT, VERDICT_WAIT, UNFINISHED_NOTE.format(how=how))
-        else:
-            judgement = judgement_of(done.lines, len(row.criteria))
-            decision = decide(judgement, tuple(row.criteria), len(files), row.sendbacks)
-        return self._decided(row, decision, row.review_pause_seconds)
+        judgement = judgement_of(done.lines, len(row.criteria))
+        ending = done.ending
+        reason = failure_reason(
+            ending.outcome,
+            bound=ending.stop_reason == REASON_BOUND,
+            refused=ending.refusal is not None,
+            judged=judgement.judged,
+            criteria=judgement.criteria,
+            exit_code=ending.exit_code,
+        )
+        if reason is not None:
+            return self._failed(row, reason, _how(done, judgement.judged, judgement.criteria))
+        decision = decide(judgement, tuple(row.criteria), len(files), row.sendbacks)
+        return self._decided(row, decision)
 
     def _run_turn(self, row: ReviewRow, scratch: Path, item: ReviewItem) -> Review | None:
         turn = ReviewTurn(
@@ -253,11 +285,31 @@ class Reviewer:
         done = turn.wait()
         return None if item.stopped.is_set() else done
 
-    def _decided(self, row: ReviewRow, decision: Decision, pause: int) -> Decision:
-        review_state = REVIEW_STATE_OF[decision.verdict]
-        verdict = Verdict(
-            decision.event, review_state, decision.note, next_pause_seconds(pause, decision.verdict)
+    def _failed(self, row: ReviewRow, reason: str, detail: str) -> Decision:
+        """A review that gave no verdict: counted, then tried again after a pause that
+        doubles, or escalated at the maximum (`after_failure`)."""
+        cfg = self.config
+        self.metrics.review_failures.labels(reason=reason).inc()
+        step = after_failure(
+            reason,
+            detail,
+            row.review_failures,
+            row.review_pause_seconds,
+            cfg.failures_max,
+            cfg.failure_pause_seconds,
         )
+        log.warning("review failed (%s): %s", reason, step.note, extra={"issue": row.issue})
+        if step.escalate:
+            decision = Decision(ESCALATE, VERDICT_ESCALATE, step.note)
+        else:
+            decision = Decision(WAIT, VERDICT_WAIT, step.note)
+        return self._decided(row, decision, step.pause_seconds, step.failures)
+
+    def _decided(
+        self, row: ReviewRow, decision: Decision, pause: int = 0, failures: int = 0
+    ) -> Decision:
+        review_state = REVIEW_STATE_OF[decision.verdict]
+        verdict = Verdict(decision.event, review_state, decision.note, pause, failures)
         moved = reviews.write_verdict(self.db, row.issue, row.conversation_id, verdict)
         if moved.illegal:
             self.metrics.illegal_transitions.inc()
@@ -311,3 +363,20 @@ def _holds_queen_lease(db: Any, holder: str) -> bool:
 def _free_memory_mb() -> int | None:
     free = free_memory_bytes()
     return None if free is None else free // BYTES_PER_MB
+
+
+def _how(done: Review, judged: int, criteria: int) -> str:
+    """One line on how a review turn that gave no verdict ended."""
+    ending = done.ending
+    how = [ending.outcome]
+    if ending.exit_code is not None:
+        how.append(f"exit {ending.exit_code}")
+    if ending.signal is not None:
+        how.append(f"signal {ending.signal}")
+    if ending.refusal:
+        how.append(f"refusal {ending.refusal}")
+    if ending.stop_reason:
+        how.append(ending.stop_reason)
+    how.append(f"judged {judged} of {criteria} criteria")
+    said = f": {done.last_error}" if done.last_error else ""
+    return ", ".join(how) + said

@@ -22,7 +22,7 @@ import hive
 from hive.agents.base import Ending, Turn, TurnContext, TurnStartError
 from hive.agents.command import start_command
 from hive.agents.python import start_python
-from hive.agents.transcript import STDOUT
+from hive.agents.transcript import STDERR, STDOUT
 from hive.rules.criteria import MARK
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
 
@@ -88,10 +88,12 @@ def start_review(agent_spec: str, ctx: TurnContext) -> Turn:
 
 @dataclass(frozen=True)
 class Review:
-    """A finished review turn: how it ended and the stdout lines it printed."""
+    """A finished review turn: how it ended, the stdout lines it printed and its last
+    stderr line (what a failure's sentence quotes)."""
 
     ending: Ending
     lines: tuple[str, ...]
+    last_error: str = ""
 
     @property
     def complete(self) -> bool:
@@ -115,6 +117,7 @@ class ReviewTurn:
         bound_seconds: float = REVIEW_ROW_SECONDS,
     ) -> None:
         self._lines: list[str] = []
+        self._last_error = ""
         self._lock = threading.Lock()
         self.ctx = TurnContext(
             issue=issue,
@@ -131,6 +134,8 @@ class ReviewTurn:
         self.turn: Turn | None = None
 
     def _on_line(self, kind: str, text: str) -> None:
+        if kind == STDERR and text.strip():
+            self._last_error = text.strip()
         if kind != STDOUT:
             return
         with self._lock:
@@ -149,7 +154,7 @@ class ReviewTurn:
         assert ending is not None
         self.turn.transcript.close()
         with self._lock:
-            return Review(ending, tuple(self._lines))
+            return Review(ending, tuple(self._lines), self._last_error)
 
     def stop(self, reason: str) -> bool:
         """Stop the review (safe before start and twice); True once it has ended."""

@@ -94,6 +94,8 @@ class Settings:
     bundle_max_bytes: int = 100 * 1024 * 1024
     clone_depth: int = 0  # commits of base a new clone over the network takes; 0: all
     reviewer_agent: str = "demo"
+    # reviews in a row that give no verdict before the work is escalated to a person
+    review_failures_max: int = 3
     # (name, shell command) of each HIVE_CHECK_<NAME>, by name
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: int = 1800
@@ -194,6 +196,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "BUNDLE_MAX_BYTES": ("bundle_max_bytes", values.integer(1, 1024**3)),
     "CLONE_DEPTH": ("clone_depth", values.integer(0, 2**31 - 1)),
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
+    "REVIEW_FAILURES_MAX": ("review_failures_max", values.integer(1, 100)),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
     "STORE_WAIT_SECONDS": ("store_wait_seconds", values.integer(0, STORE_WAIT_MAX_SECONDS)),

@@ -30,6 +30,8 @@ class ReviewRow:
     review_visits: int
     review_pause_seconds: int
     queued_at: Any
+    review_failures: int  # reviews in a row of this attempt that gave no verdict
+    key_index: int | None  # the attempt's key: a model reviewer's too
     title: str
     body: str
     criteria: list[str]
@@ -47,12 +49,14 @@ def due(db: ConnectionPool[Any]) -> list[ReviewRow]:
 @dataclass(frozen=True)
 class Verdict:
     """A review's verdict on one attempt: the event, the review_state it writes, the
-    note (reasons, for the next attempt's brief or a person) and the next pause."""
+    note (reasons, for the next attempt's brief or a person), the next pause, and the
+    reviews in a row that gave no verdict (0 for a verdict on the work)."""
 
     event: int
     review_state: ReviewState
     note: str
     pause_seconds: int = 0
+    failures: int = 0
 
 
 def write_verdict(
@@ -65,6 +69,7 @@ def write_verdict(
         "review_state": verdict.review_state.value,
         "note": verdict.note,
         "pause_seconds": verdict.pause_seconds,
+        "failures": verdict.failures,
     }
     return move(
         db,

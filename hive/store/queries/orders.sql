@@ -46,7 +46,7 @@ WITH lease AS (
         queued_at = excluded.queued_at, claimed_by = NULL, claimed_at = NULL,
         refused_by = '{}', dispatched_at = excluded.dispatched_at, finished_at = NULL,
         outcome = NULL, salvaged_at = NULL, salvaged_sha = NULL, salvaged_files = NULL,
-        review_state = NULL, review_note = NULL, reviewed_at = NULL,
+        review_state = NULL, review_note = NULL, reviewed_at = NULL, review_failures = 0,
         provider = excluded.provider, model = excluded.model,
         input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, cost_source = NULL,
         attempt = d.attempt + 1, created_at = now(),

@@ -125,7 +125,8 @@ def test_a_reviewer_that_fails_answers_wait_not_a_verdict_on_the_work(
     reviewer.review(reviews.due(db)[0])
     got = _row(hive_db_url, 6)
     assert got["review_state"] == "wait"
-    assert got["review_note"].startswith("the reviewer did not finish (ended badly)")
+    assert got["review_note"].startswith("the reviewer did not finish (ended badly, exit 3")
+    assert got["review_failures"] == 1
 
 
 def test_a_verdict_on_work_already_judged_is_refused_and_counted(

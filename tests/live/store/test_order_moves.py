@@ -68,7 +68,8 @@ def order_in(conn: psycopg.Connection, issue: int, state: State) -> orders.Order
             outcome, review_state = ENDED_AS[state]
             assert orders.end(conn, OrderEnding(made.fence, outcome))
             conn.execute(
-                "UPDATE hive.queen_dispatch SET review_state = %s WHERE issue = %s",
+                "UPDATE hive.queen_dispatch SET review_state = %s, review_failures = 2"
+                " WHERE issue = %s",
                 (review_state, issue),
             )
     assert state_now(conn, issue) == state
@@ -86,6 +87,8 @@ def test_a_new_attempt_replaces_only_a_row_the_table_lets_go_again(conn, state):
     if state in REPLACED:
         assert verdict is Insertion.WRITTEN
         assert (after.attempt, state_now(conn, 1)) == (before.attempt + 1, RUNNING)
+        failures = conn.execute("SELECT review_failures FROM hive.queen_dispatch").fetchone()
+        assert failures == (0,)  # a new attempt's reviews start counting again
         assert [a.snapshot["conversation_id"] for a in orders.history(conn, 1)] == [
             str(before.conversation_id)
         ]
