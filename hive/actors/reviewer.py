@@ -37,8 +37,8 @@ from hive.actors.branches import head_here
 from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
 from hive.actors.runtime import Runtime
-from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.base import REASON_BOUND, TurnStartError
+from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
 from hive.git.repo import Checkout, own_repo
