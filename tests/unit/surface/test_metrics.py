@@ -42,6 +42,7 @@ DESIGN_METRICS = {
     "hive_bundle_bytes": "histogram",
     "hive_rounds_total": "counter",
     "hive_reviews_total": "counter",
+    "hive_review_failures_total": "counter",
     "hive_rounds_stalled_total": "counter",
     # DESIGN 10 and RULES 4
     "hive_illegal_transitions_total": "counter",
