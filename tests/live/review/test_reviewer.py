@@ -26,6 +26,7 @@ def _row(hive_db_url: str, issue: int) -> dict[str, Any]:
         cur = conn.cursor(row_factory=psycopg.rows.dict_row)
         row = cur.execute(
             "SELECT review_state, review_note, sendbacks, review_visits, review_pause_seconds,"
+            " review_failures,"
             " reviewed_at FROM hive.queen_dispatch WHERE issue = %s",
             (issue,),
         ).fetchone()
