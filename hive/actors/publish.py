@@ -42,7 +42,7 @@ from hive.actors.branches import head_here
 from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.agents.checks import CheckTurn
 from hive.errors import HiveError
-from hive.git.merge import Conflict, Merged, merge
+from hive.git.merge import MERGE_TEXT_MAX_BYTES, Conflict, Merged, merge
 from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
 from hive.git.scratch import scratch_tree
@@ -71,6 +71,7 @@ class PublishConfig:
     base: str = "main"
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: float = 1800.0
+    merge_text_max_bytes: int = MERGE_TEXT_MAX_BYTES
 
     @classmethod
     def from_settings(cls, settings: Settings) -> PublishConfig:
@@ -81,6 +82,7 @@ class PublishConfig:
             base=settings.base_ref,
             checks=settings.checks,
             checks_timeout_seconds=float(settings.checks_timeout_seconds),
+            merge_text_max_bytes=settings.merge_text_max_bytes,
         )
 
 
@@ -331,7 +333,10 @@ class Publisher:
             raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
         when = int(ctx.job.created_at.timestamp())
         message = f"Merge queen-{facts.issue}: {facts.title}\n\nCloses #{facts.issue}.\n"
-        return base_sha, merge(repo, base_sha, head, message, when)
+        merged = merge(
+            repo, base_sha, head, message, when, text_max_bytes=self.config.merge_text_max_bytes
+        )
+        return base_sha, merged
 
     def _checked(self, facts: PublishFacts, merge_sha: str) -> bool:
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, merge_sha)
@@ -394,9 +399,10 @@ class Publisher:
 
 
 def _conflict_note(base_sha: str, conflict: Conflict) -> str:
-    return f"the branch does not merge into the base at {base_sha[:12]}: conflicts in " + ", ".join(
+    note = f"the branch does not merge into the base at {base_sha[:12]}: conflicts in " + ", ".join(
         conflict.paths
     )
+    return "\n".join([note, *conflict.reasons])
 
 
 def _guarded(step: Callable[[StepContext], Result]) -> Handler:

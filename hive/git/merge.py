@@ -12,7 +12,10 @@ by path:
   (`textmerge`) when both are text and the file mode merges too;
 - anything else is a conflict: both sides added different files at one path, one
   deleted what the other changed, a file became a directory on one side only, a
-  symlink or submodule both changed, a binary file both changed.
+  symlink or submodule both changed, a binary file both changed, a file both changed
+  that is over `text_max_bytes` (HIVE_MERGE_TEXT_MAX_BYTES: its size is read from its
+  pack entry, the file is never read) or changed in too many lines to compare in
+  bounded time (`linediff`); these two say why in the conflict's `reasons`.
 
 With several merge bases (criss-cross history) the bases are merged first into a
 virtual base, as git's recursive strategy does; a conflict there is a conflict.
@@ -30,13 +33,16 @@ from dulwich.objects import Blob, Commit, ObjectID, ShaFile, Tree
 from dulwich.repo import Repo
 
 from hive.git.repo import GitError
+from hive.git.sizes import object_size
 from hive.git.storing import store_objects
-from hive.git.textmerge import is_text, merge_text
+from hive.git.textmerge import TooDifferent, is_text, merge_text
 
 # The author and committer of every merge commit the hive makes unless told otherwise.
 MERGE_IDENTITY = b"hive <hive@localhost>"
 # Criss-cross merge bases are merged into a virtual base at most this deep.
 MAX_VIRTUAL_DEPTH = 8
+# The largest file merged line by line when both sides changed it (HIVE_MERGE_TEXT_MAX_BYTES).
+MERGE_TEXT_MAX_BYTES = 8 << 20
 
 _FILE_MODES = frozenset({0o100644, 0o100755})
 
@@ -56,9 +62,11 @@ class Merged:
 @dataclass(frozen=True)
 class Conflict:
     """The branch cannot be merged without a person: `paths` (repository paths, sorted)
-    were changed on both sides in ways that do not combine. No commit was made."""
+    were changed on both sides in ways that do not combine. No commit was made.
+    `reasons`: a sentence for each path refused for its size or its changes' count."""
 
     paths: tuple[str, ...]
+    reasons: tuple[str, ...] = ()
 
 
 MergeResult = Merged | Conflict
@@ -72,12 +80,14 @@ def merge(
     when: int,
     *,
     author: bytes = MERGE_IDENTITY,
+    text_max_bytes: int = MERGE_TEXT_MAX_BYTES,
 ) -> MergeResult:
     """Merge commit `head_sha` into commit `base_sha` of `repo`.
 
     A merge commit has parents (base, head), `author` as author and committer, the time
     `when` (seconds since the epoch, UTC) and `message`. The same arguments give the
-    same sha. Raises GitError when a sha is not a commit of `repo` or the two share no
+    same sha. A file both sides changed is merged line by line up to `text_max_bytes`.
+    Raises GitError when a sha is not a commit of `repo` or the two share no
     history."""
     base, head = _commit(repo, base_sha), _commit(repo, head_sha)
     bases = find_merge_base(repo, [base.id, head.id])
@@ -87,13 +97,13 @@ def merge(
         return Merged(base_sha, fast_forward=True)
     if base.id in bases:
         return Merged(head_sha, fast_forward=True)
-    merger = _TreeMerger(repo)
+    merger = _TreeMerger(repo, text_max_bytes)
     ancestor = merger.base_tree(bases, 0)
     if ancestor is None:
-        return Conflict(tuple(sorted(merger.conflicts)))
+        return merger.conflict()
     tree = merger.trees(ancestor, base.tree, head.tree, "")
     if merger.conflicts:
-        return Conflict(tuple(sorted(merger.conflicts)))
+        return merger.conflict()
     commit = Commit()
     commit.tree = ObjectID(tree or _empty_tree(merger))
     commit.parents = [base.id, head.id]
@@ -127,12 +137,17 @@ class _TreeMerger:
     """One merge's working state: the objects it made (written only when it is clean)
     and the conflicting paths it found."""
 
-    def __init__(self, repo: Repo) -> None:
+    def __init__(self, repo: Repo, text_max_bytes: int) -> None:
         self.repo = repo
         self.store = repo.object_store
+        self.text_max_bytes = text_max_bytes
         self.written: list[ShaFile] = []
         self.made: dict[bytes, ShaFile] = {}
         self.conflicts: list[str] = []
+        self.reasons: list[str] = []
+
+    def conflict(self) -> Conflict:
+        return Conflict(tuple(sorted(self.conflicts)), tuple(self.reasons))
 
     def base_tree(self, bases: list[ObjectID], depth: int) -> bytes | None:
         """The tree to merge against: the one merge base's, or the merge of several
@@ -191,21 +206,32 @@ class _TreeMerger:
         if mode is None or b is None:
             self.conflicts.append(path)  # mode clash, a type change, or two additions
             return o
-        sha = self._blob(b[1], o[1], t[1])
+        sha = self._blob(path, b[1], o[1], t[1])
         if sha is None:
             self.conflicts.append(path)
             return o
         return (mode, sha)
 
-    def _blob(self, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
+    def _blob(self, path: str, base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
         if ours == theirs or theirs == base:
             return ours
         if ours == base:
             return theirs
+        largest = max(self._size(sha) for sha in (base, ours, theirs))
+        if largest > self.text_max_bytes:
+            self.reasons.append(
+                f"{path} is {largest} bytes, over the {self.text_max_bytes} bytes a line-by-line "
+                "merge takes (HIVE_MERGE_TEXT_MAX_BYTES)"
+            )
+            return None
         data = [self._raw(sha) for sha in (base, ours, theirs)]
         if not all(is_text(d) for d in data):
             return None
-        text = merge_text(*data)
+        try:
+            text = merge_text(*data)
+        except TooDifferent:
+            self.reasons.append(f"{path} changed in too many lines to merge line by line")
+            return None
         if text is None:
             return None
         blob = Blob.from_string(text)
@@ -216,6 +242,12 @@ class _TreeMerger:
         if obj.id not in self.made:
             self.made[obj.id] = obj
             self.written.append(obj)
+
+    def _size(self, sha: bytes) -> int:
+        made = self.made.get(sha)
+        if made is not None:
+            return len(made.as_raw_string())
+        return object_size(self.store, sha)
 
     def _raw(self, sha: bytes) -> bytes:
         made = self.made.get(sha)

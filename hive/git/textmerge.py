@@ -2,7 +2,8 @@
 to the common ancestor are combined when they touch separate lines; anything else is a
 conflict (the caller names the path; no conflict markers are ever written).
 
-Each side's changes are the hunks `difflib` finds against the base. Hunks of the two
+Each side's changes are the hunks `linediff` finds against the base (bounded: a side
+changed in too many lines raises TooDifferent). Hunks of the two
 sides that overlap or touch (no unchanged base line between them) form one cluster; a
 cluster is clean when only one side changed it, or when both sides made it read the
 same. This is stricter than git (which can split a touching pair) and never looser.
@@ -12,7 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from difflib import SequenceMatcher
+
+from hive.git.linediff import TooDifferent, changed_lines
+
+__all__ = ["BINARY_PROBE_BYTES", "TooDifferent", "is_text", "merge_text"]
 
 # git's own test for a binary file: a NUL byte in the first 8000 bytes
 BINARY_PROBE_BYTES = 8000
@@ -35,7 +39,8 @@ def is_text(data: bytes) -> bool:
 
 def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
     """The three-way merge of `ours` and `theirs` against `base`, or None on a conflict
-    (changes that overlap or touch and differ). Line endings are kept as they are."""
+    (changes that overlap or touch and differ). Line endings are kept as they are.
+    Raises TooDifferent when a side changed too many lines to compare in bounded time."""
     if ours == theirs or theirs == base:
         return ours
     if ours == base:
@@ -63,11 +68,8 @@ def merge_text(base: bytes, ours: bytes, theirs: bytes) -> bytes | None:
 
 
 def _hunks(base: Sequence[bytes], side: Sequence[bytes], which: int) -> list[_Hunk]:
-    matcher = SequenceMatcher(None, base, side, autojunk=False)
     return [
-        _Hunk(i1, i2, tuple(side[j1:j2]), which)
-        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
-        if tag != "equal"
+        _Hunk(i1, i2, tuple(side[j1:j2]), which) for i1, i2, j1, j2 in changed_lines(base, side)
     ]
 
 

@@ -92,6 +92,7 @@ class Settings:
     log_format: str = "text"
     log_level: str = "info"
     bundle_max_bytes: int = 100 * 1024 * 1024
+    merge_text_max_bytes: int = 8 * 1024 * 1024
     clone_depth: int = 0  # commits of base a new clone over the network takes; 0: all
     reviewer_agent: str = "demo"
     # reviews in a row that give no verdict before the work is escalated to a person
@@ -194,6 +195,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "LOG_LEVEL": ("log_level", values.choice(LOG_LEVELS)),
     # a bundle is one bytea value, and PostgreSQL caps one at 1 GiB
     "BUNDLE_MAX_BYTES": ("bundle_max_bytes", values.integer(1, 1024**3)),
+    "MERGE_TEXT_MAX_BYTES": ("merge_text_max_bytes", values.integer(1, 1024**3)),
     "CLONE_DEPTH": ("clone_depth", values.integer(0, 2**31 - 1)),
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "REVIEW_FAILURES_MAX": ("review_failures_max", values.integer(1, 100)),

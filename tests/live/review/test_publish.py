@@ -173,6 +173,32 @@ def test_a_conflict_with_the_moved_base_sends_back_naming_the_paths(
     assert git("rev-parse", "main", cwd=hive_repo) == before
 
 
+def test_a_file_over_the_text_merge_limit_sends_back_saying_its_size(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(6, {"docs/notes.md": "notes\nours at the end\n"}, ["x"])
+    theirs = "theirs at the top\nnotes\n"  # apart from the bee's line: a clean text merge
+    (hive_repo / "docs" / "notes.md").write_text(theirs)
+    git("commit", "-qam", "a change away from the bee's", cwd=hive_repo)
+    before = git("rev-parse", "main", cwd=hive_repo)
+    _accept(hive_db_url, 6)
+    _job(db, 6)
+    publisher, _ = publishing(checks=(("ok", "true"),), merge_text_max_bytes=8)
+    assert _run(db, publisher).finished == 1
+    note = _one(hive_db_url, "SELECT review_note FROM hive.queen_dispatch")
+    first, reason = note.splitlines()
+    assert first.endswith("conflicts in docs/notes.md")
+    assert reason == (
+        f"docs/notes.md is {len(theirs)} bytes, over the 8 bytes a line-by-line merge takes "
+        "(HIVE_MERGE_TEXT_MAX_BYTES)"
+    )
+    assert git("rev-parse", "main", cwd=hive_repo) == before
+
+
 def test_work_no_longer_accepted_drops_its_job(
     db: Any,
     finished_work: Callable[..., Finished],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -201,3 +202,75 @@ def test_criss_cross_history_merges_against_the_merged_bases(repo: Repo) -> None
     assert isinstance(done, Merged)
     assert tree_of(repo, done.sha) == git_merge_tree(repo, base, head)
     assert files_of(repo, done.sha)["a.txt"] == b"A again\n"
+
+
+def test_a_file_both_sides_changed_over_the_text_limit_conflicts_saying_its_size(
+    repo: Repo,
+) -> None:
+    start = root_of(repo)
+    base = child(repo, start, {"src/long.txt": LINES.replace("line 2\n", "2\n")})
+    head = child(repo, start, {"src/long.txt": LINES.replace("line 19\n", "19\n")})
+    assert isinstance(merge(repo, base, head, "m", WHEN), Merged)  # within the limit
+    done = merge(repo, base, head, "m", WHEN, text_max_bytes=100)
+    size = len(LINES)  # the largest of the three versions: the base
+    assert done == Conflict(
+        ("src/long.txt",),
+        (
+            f"src/long.txt is {size} bytes, over the 100 bytes a line-by-line merge takes "
+            "(HIVE_MERGE_TEXT_MAX_BYTES)",
+        ),
+    )
+
+
+def test_a_large_packed_file_over_the_limit_is_never_read(repo: Repo, monkeypatch) -> None:
+    start = root_of(repo)
+    big = "".join(f"row {n}\n" for n in range(200_000))
+    start = child(repo, start, {"big.txt": big})
+    base = child(repo, start, {"big.txt": "top\n" + big})
+    head = child(repo, start, {"big.txt": big + "bottom\n"})
+    repo.refs[b"refs/heads/both"] = ObjectID(base.encode())
+    repo.refs[b"refs/heads/other"] = ObjectID(head.encode())
+    git("repack", "-adq", cwd=Path(repo.path))
+    with Repo(repo.path) as packed:
+        read = packed.object_store.get_raw
+
+        def no_large_reads(sha):
+            kind, data = read(sha)
+            assert len(data) < 1_000_000, "a large blob was read"
+            return kind, data
+
+        monkeypatch.setattr(packed.object_store, "get_raw", no_large_reads)
+        done = merge(packed, base, head, "m", WHEN, text_max_bytes=1_000_000)
+    assert isinstance(done, Conflict) and done.paths == ("big.txt",)
+    assert "over the 1000000 bytes a line-by-line merge takes" in done.reasons[0]
+
+
+def test_a_megabyte_of_repeated_lines_edited_on_both_sides_merges_in_a_second(
+    repo: Repo,
+) -> None:
+    lines = ["}\n" if n % 3 else f"    x = {n % 50}\n" for n in range(130_000)]
+    start = child(repo, root_of(repo), {"code.txt": "".join(lines)})
+    ours, theirs = list(lines), list(lines)
+    ours[5], ours[-5] = "top\n", "bottom\n"
+    theirs[65_000] = "middle\n"
+    base = child(repo, start, {"code.txt": "".join(ours)})
+    head = child(repo, start, {"code.txt": "".join(theirs)})
+    started = time.perf_counter()
+    done = merge(repo, base, head, "m", WHEN)
+    took = time.perf_counter() - started
+    assert isinstance(done, Merged)
+    assert took < 5.0  # difflib's SequenceMatcher ran for minutes on this
+    assert tree_of(repo, done.sha) == git_merge_tree(repo, base, head)
+
+
+def test_a_file_rewritten_through_on_both_sides_conflicts_saying_so(repo: Repo) -> None:
+    lines = [f"{n}\n" for n in range(20_000)]
+    start = child(repo, root_of(repo), {"data.txt": "".join(lines)})
+    base = child(repo, start, {"data.txt": "".join(f"ours {n}\n" for n in range(20_000))})
+    head = child(repo, start, {"data.txt": "".join(f"theirs {n}\n" for n in range(20_000))})
+    started = time.perf_counter()
+    done = merge(repo, base, head, "m", WHEN)
+    assert time.perf_counter() - started < 10.0
+    assert done == Conflict(
+        ("data.txt",), ("data.txt changed in too many lines to merge line by line",)
+    )
