@@ -15,6 +15,15 @@ from typing import Any
 
 import psycopg
 
+from hive.rules.intake import (
+    BOUNDARY_PATHS_MAX,
+    CRITERIA_MAX,
+    LABELS_MAX,
+    collapsed,
+    count_problem,
+    path_length_problem,
+    twins,
+)
 from hive.rules.shape import PathFault, plain_path
 from hive.rules.text import LINE_BREAKS, first_control, named
 from hive.services.errors import BadRequest
@@ -115,24 +124,47 @@ def check(issue: NewIssue) -> NewIssue:
     if len(body) > BODY_MAX_CHARS:
         raise BadIssue(f"body: at most {BODY_MAX_CHARS} characters")
     _no_control("body", body, LINE_BREAKS)
-    for i, label in enumerate(issue.labels):
+    labels = collapsed(issue.labels)
+    _count("labels", labels, LABELS_MAX)
+    for i, label in enumerate(labels):
         if not label.strip() or len(label) > LABEL_MAX_CHARS:
             raise BadIssue(
                 f"labels[{i}]: a non-empty label of at most {LABEL_MAX_CHARS} characters"
             )
         _no_control(f"labels[{i}]", label)
+    _count("boundary", collapsed(issue.boundary), BOUNDARY_PATHS_MAX)  # before the work
     boundary = []
     for i, path in enumerate(issue.boundary):
         plain = plain_path(path)
         if isinstance(plain, PathFault):
             raise BadIssue(f"boundary[{i}]: {path!r} {plain.value}")
         _no_control(f"boundary[{i}]", path)
+        too_long = path_length_problem(plain)
+        if too_long is not None:
+            raise BadIssue(f"boundary[{i}]: {plain[:60]!r} {too_long}")
         boundary.append(plain)
+    paths = collapsed(boundary)
+    _count("boundary", paths, BOUNDARY_PATHS_MAX)
+    twin = twins(paths)
+    if twin is not None:
+        raise BadIssue(
+            f"boundary: {twin[0]!r} and {twin[1]!r} name one file on macOS and Windows"
+            " (the same name in another Unicode form or case): keep one"
+        )
     for i, criterion in enumerate(issue.criteria):
         if not isinstance(criterion, str) or not criterion.strip():
             raise BadIssue(f"criteria[{i}]: must not be empty")
+    criteria = collapsed(issue.criteria)
+    _count("criteria", criteria, CRITERIA_MAX)
+    for i, criterion in enumerate(criteria):
         _no_control(f"criteria[{i}]", criterion, LINE_BREAKS)
-    return replace(issue, title=title, body=body, boundary=tuple(boundary))
+    return replace(issue, title=title, body=body, labels=labels, boundary=paths, criteria=criteria)
+
+
+def _count(name: str, items: tuple[str, ...], most: int) -> None:
+    problem = count_problem(name, len(items), most)
+    if problem is not None:
+        raise BadIssue(problem)
 
 
 def _no_control(name: str, text: str, allowed: frozenset[str] = frozenset()) -> None:

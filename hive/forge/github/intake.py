@@ -98,6 +98,10 @@ def sync_one(db: Db, data: Mapping[str, Any], label: str) -> SyncResult:
 
 
 def _edit(db: Db, number: int, local: issue_rows.Issue, wanted: NewIssue) -> SyncResult:
+    try:  # compared as it would be stored (duplicates collapsed, paths normalised)
+        wanted = issue_service.check(wanted)
+    except BadRequest as bad:
+        return SyncResult(number, Synced.REFUSED, str(bad))
     change = IssueChange(
         title=wanted.title if wanted.title.strip() != local.title else None,
         body=wanted.body if wanted.body != local.body else None,

@@ -250,3 +250,25 @@ def test_the_watch_says_the_shape_rules_reason_for_a_boundary_that_names_no_file
         "'nowhere/app.py' names no file at base and its directory does not exist" in comment["body"]
     )
     assert watch.run_once().said == 0
+
+
+def test_an_issue_with_repeated_paths_and_criteria_is_edited_once_not_every_poll(db, github, forge):
+    body = BODY + "- file `src/app.py` contains `hello`\n"
+    number = github.add_issue(
+        "Greet", body.replace("- `src/app.py`", "- `src/app.py`\n- `./src/app.py`"), hook=False
+    )
+    assert [r.did for r in forge.intake.poll().results] == [Synced.NEW]
+    issue = issues.get(db, number)
+    assert issue.boundary == ["src/app.py"] and len(issue.criteria) == 1
+    github.edit_issue(number, title="Greet again", hook=False)
+    assert [r.did for r in forge.intake.poll().results] == [Synced.EDITED]
+    assert forge.intake.sync(github.state.issues[number]).did == Synced.SAME
+
+
+def test_a_boundary_of_seven_thousand_paths_is_refused_with_a_sentence(db, github, forge):
+    paths = "\n".join(f"- f{n}" for n in range(7000))  # 55 KB: under the body's bound
+    number = github.add_issue("Huge", f"Big.\n\n## Boundary\n{paths}\n", hook=False)
+    (result,) = forge.intake.poll().results
+    assert result.did == Synced.REFUSED
+    assert result.reason == "boundary: 7000 items, at most 100 (duplicates count once)"
+    assert issues.get(db, number) is None

@@ -46,3 +46,59 @@ def test_an_issue_number_is_a_positive_int4_in_ascii_digits() -> None:
         with pytest.raises(BadIssueNumber):
             issue_number(text)
     assert issubclass(BadIssueNumber, BadRequest)
+
+
+def test_a_boundary_of_seven_thousand_paths_is_refused_with_its_bound() -> None:
+    from hive.rules.intake import BOUNDARY_PATHS_MAX
+
+    paths = tuple(f"src/f{n}.py" for n in range(7000))
+    with pytest.raises(BadIssue, match=f"boundary: 7000 items, at most {BOUNDARY_PATHS_MAX}"):
+        check(NewIssue(title="t", boundary=paths))
+
+
+def test_duplicates_collapse_before_they_are_counted() -> None:
+    checked = check(
+        NewIssue(
+            title="t",
+            labels=("hive",) * 500,
+            boundary=("src/a.py", "./src/a.py", "src//a.py") * 100,
+            criteria=("works",) * 300,
+        )
+    )
+    assert (checked.labels, checked.boundary, checked.criteria) == (
+        ("hive",),
+        ("src/a.py",),
+        ("works",),
+    )
+
+
+@pytest.mark.parametrize(
+    ("field", "values", "says"),
+    [
+        ("labels", tuple(f"l{n}" for n in range(101)), "labels: 101 items, at most 100"),
+        ("criteria", tuple(f"c{n}" for n in range(101)), "criteria: 101 items, at most 100"),
+    ],
+)
+def test_too_many_labels_or_criteria_are_refused(
+    field: str, values: tuple[str, ...], says: str
+) -> None:
+    with pytest.raises(BadIssue, match=says):
+        check(NewIssue(title="t", **{field: values}))
+
+
+def test_a_boundary_path_past_name_max_is_refused() -> None:
+    with pytest.raises(BadIssue, match=r"boundary\[0\]: .* has a name of 256 bytes"):
+        check(NewIssue(title="t", boundary=("src/" + "x" * 256,)))
+
+
+def test_a_boundary_with_nfc_and_nfd_twins_is_refused() -> None:
+    import unicodedata
+
+    twins = tuple(unicodedata.normalize(form, "src/café.py") for form in ("NFC", "NFD"))
+    with pytest.raises(BadIssue, match="name one file on macOS and Windows"):
+        check(NewIssue(title="t", boundary=twins))
+
+
+def test_a_boundary_with_case_twins_is_refused() -> None:
+    with pytest.raises(BadIssue, match=r"'README\.md' and 'readme\.md' name one file"):
+        check(NewIssue(title="t", boundary=("README.md", "readme.md")))
