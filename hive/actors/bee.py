@@ -37,6 +37,7 @@ from hive.actors.runtime import Runtime
 from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
 from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
+from hive.agents.transcript import HIVE
 from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.fence import turn_fence_seconds
@@ -267,15 +268,19 @@ class Bee:
         rt.metrics.bees_running.inc()
         log.info("turn started on %s", started.cut.branch, extra={"issue": self.issue})
         try:
-            if handing_back:
-                turn.stop(HANDED_BACK)
-            self._watch(turn)
+            try:
+                if handing_back:
+                    turn.stop(HANDED_BACK)
+                self._watch(turn)
+            finally:
+                rt.metrics.bees_running.dec()
+                if owner is not None and turn.pgid is not None:
+                    owner.discard_process_group(turn.pgid)
+            # the ending's own sentences (what was skipped, left outside or cut back)
+            # follow the turn's last line
+            self._close(started, lambda text: writer.put(HIVE, text))
         finally:
-            rt.metrics.bees_running.dec()
             writer.close()
-            if owner is not None and turn.pgid is not None:
-                owner.discard_process_group(turn.pgid)
-        self._close(started)
 
     def _watch(self, turn: Turn) -> None:
         """Wait for the turn's end, renewing the claim every heartbeat_seconds."""
@@ -310,7 +315,7 @@ class Bee:
         if seconds is not None and turn.pgid is not None and self.order.fence.runner:
             warden().fence(turn.pgid, seconds)
 
-    def _close(self, started: Started) -> None:
+    def _close(self, started: Started, note: Callable[[str], None]) -> None:
         rt, ending = self.runtime, started.turn.ending
         assert ending is not None
         worktree = Path(started.cut.path)
@@ -341,6 +346,7 @@ class Bee:
             # and its cut takes the same path
             before_end=lambda: self._remove_worktree(worktree),
             key_index=self.order.key_index,
+            note=note,
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None

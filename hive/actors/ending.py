@@ -21,8 +21,9 @@ from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
 from hive.agents.conversation import RESUMING_AGENTS, Conversation
 from hive.agents.protocol import Usage
 from hive.git.bundles import BundleTooLarge, bundle
+from hive.git.cutback import cut_back
 from hive.git.repo import Checkout, own_repo
-from hive.git.salvage import salvage
+from hive.git.salvage import Salvage, salvage
 from hive.metrics import HiveMetrics
 from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS
@@ -169,12 +170,16 @@ def close_order(
     max_bytes: int,
     before_end: Callable[[], None] = lambda: None,
     key_index: int | None = None,
+    note: Callable[[str], None] = lambda text: None,
 ) -> Closing:
-    """Salvage what the turn left uncommitted inside its boundary, bundle
-    `base_rev..queen-<issue>`, call `before_end` (a runner removes its worktree there:
-    once the row is ended a next attempt may cut the same path), and end the order as
-    `ending` says with both (fenced). A bundle past `max_bytes` ends the order badly,
-    without it. `landed` is False when the row was no longer this turn's (reaped or
+    """Salvage what the turn left uncommitted inside its boundary, cut the branch back
+    to the boundary when a commit of the agent's own carries what the boundary refuses
+    (hive/git/cutback.py), bundle `base_rev..queen-<issue>`, call `before_end` (a runner
+    removes its worktree there: once the row is ended a next attempt may cut the same
+    path), and end the order as `ending` says with both (fenced). A bundle past
+    `max_bytes` ends the order badly, without it; a branch that cannot be judged is not
+    bundled. `note` hears a sentence for the transcript of what was skipped, left
+    outside or cut. `landed` is False when the row was no longer this turn's (reaped or
     re-dispatched): nothing was written to it."""
     issue = ending.fence.issue
     reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
@@ -185,8 +190,20 @@ def close_order(
             kept = salvage(left.worktree, left.boundary, reason)
         except Exception as err:  # the work already committed still goes in the bundle
             log.warning("salvage failed: %s", err, extra={"issue": issue})
+        for sentence in salvage_notes(kept):
+            note(sentence)
         try:
-            out = bundle(repo, issue, left.base_rev, max_bytes)
+            cut = cut_back(repo, issue, left.base_rev, left.boundary)
+            judged = True
+        except Exception as err:  # unjudged, nothing of the branch may leave
+            judged = False
+            log.warning("branch not judged: %s", err, extra={"issue": issue})
+            note(f"the branch could not be judged against its boundary ({err}): not bundled")
+        else:
+            if cut.sha is not None:
+                note(cut.sentence(f"queen-{issue}"))
+        try:
+            out = bundle(repo, issue, left.base_rev, max_bytes) if judged else None
         except BundleTooLarge as err:
             ending = replace(ending, outcome=ENDED_BADLY, detail=str(err))
         except Exception as err:
@@ -208,6 +225,26 @@ def close_order(
     if moved.landed and ending.cost is not None:
         metrics.spend(key_index, ending.cost.usd)
     return Closing(moved.landed, ending)
+
+
+def salvage_notes(kept: Salvage | None) -> list[str]:
+    """The transcript's sentences about a salvage: the special files it skipped and the
+    changed paths it left outside the boundary."""
+    if kept is None:
+        return []
+    notes = []
+    if kept.skipped:
+        notes.append(
+            "skipped, never opened (a FIFO, socket or device node): " + _named(kept.skipped)
+        )
+    if kept.outside:
+        notes.append("left outside the boundary, not committed: " + _named(kept.outside))
+    return notes
+
+
+def _named(paths: tuple[str, ...], most: int = 20) -> str:
+    named = ", ".join(paths[:most])
+    return named + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 def _end(db: ConnectionPool[Any], ending: OrderEnding) -> Move:

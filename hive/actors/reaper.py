@@ -22,14 +22,16 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
+from hive.actors.ending import salvage_notes
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, OrdersReaped
 from hive.actors.refused import end_refused_orders
 from hive.actors.runtime import Runtime
+from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
 from hive.settings import Settings
-from hive.store import orders
+from hive.store import orders, transcript
 from hive.store.orders import Order
 
 log = logging.getLogger("hive.reaper")
@@ -157,6 +159,11 @@ class Reaper:
             except Exception as err:
                 log.warning("salvage failed: %s", err, extra={"issue": order.issue})
                 continue
+            for sentence in salvage_notes(kept):
+                try:
+                    transcript.append(rt.db, order.conversation_id, order.issue, HIVE, sentence)
+                except Exception as err:  # a trace: its loss stops no reaping
+                    log.warning("transcript line dropped: %s", err, extra={"issue": order.issue})
             if kept.sha is not None:
                 orders.record_salvage(
                     rt.db, order.issue, order.conversation_id, kept.sha, kept.committed

@@ -9,7 +9,10 @@ the actor. A review imports the attempt's bundle into the Queen's clone when its
 not there yet, writes the head's files into a scratch tree, and runs the reviewer there
 (`ReviewTurn`, bounded at REVIEW_ROW_SECONDS). Its HIVE-CRITERION lines become the
 verdict (`hive.rules.criteria.decide`), written to the row only from a state the
-verdict's event may leave. A row with no commit beyond base is EMPTY without a review.
+verdict's event may leave. A row with no commit beyond base is EMPTY without a review; a
+head that carries a path its boundary refuses, or whose tree cannot be written out (a
+`..` or `.git` entry), is sent back once with the reason (escalated after two), never
+retried.
 
 A review is work of kind WK_REVIEW: the drain stops it, nothing is written, and the row
 is reviewed again later. A review that gives no verdict (its reviewer did not start,
@@ -31,6 +34,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from dulwich.repo import Repo
 from psycopg_pool import ConnectionPool
 
 from hive.actors.branches import head_here
@@ -41,9 +45,11 @@ from hive.agents.base import REASON_BOUND, TurnStartError
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
-from hive.git.repo import Checkout, own_repo
+from hive.git.cutback import refused_paths
+from hive.git.repo import Checkout, GitError, own_repo
 from hive.git.scratch import scratch_tree
 from hive.metrics import HiveMetrics
+from hive.rules.carried import refused_sentence, refused_tree_decision
 from hive.rules.criteria import Decision, decide, empty_decision, judgement_of
 from hive.rules.drain import WK_REVIEW
 from hive.rules.lifecycle import REVIEW_STATE_OF
@@ -236,9 +242,11 @@ class Reviewer:
                 head = head_here(self.db, repo, row.issue, row.head_sha)
                 base = row.base_sha
                 files = changed_paths(repo, base, head) if head and base else ()
-                if head is None or not files:
+                if head is None or base is None or not files:
                     return self._decided(row, empty_decision())
-                scratch_tree(repo, head, scratch)
+                refused = self._refused(repo, row, base, head, scratch)
+                if refused is not None:  # the same tree would be refused again: no retry
+                    return self._decided(row, refused_tree_decision(refused, row.sendbacks))
         except Exception as exc:
             log.exception("the review could not run", extra={"issue": row.issue})
             shutil.rmtree(scratch, ignore_errors=True)
@@ -265,6 +273,21 @@ class Reviewer:
             return self._failed(row, reason, _how(done, judgement.judged, judgement.criteria))
         decision = decide(judgement, tuple(row.criteria), len(files), row.sendbacks)
         return self._decided(row, decision)
+
+    def _refused(
+        self, repo: Repo, row: ReviewRow, base: str, head: str, scratch: Path
+    ) -> str | None:
+        """Why the head may not be reviewed (a path its boundary refuses, a tree that
+        cannot be written out), else None with its tree written at `scratch`. A bee cuts
+        its branch back to the boundary before the bundle; this holds for any bundle."""
+        refused = refused_paths(repo, base, head, row.owned_paths)
+        if refused:
+            return "the branch carries what its boundary refuses: " + refused_sentence(refused)
+        try:
+            scratch_tree(repo, head, scratch)
+        except GitError as err:
+            return f"the branch's tree cannot be written out: {err}"
+        return None
 
     def _run_turn(self, row: ReviewRow, scratch: Path, item: ReviewItem) -> Review | None:
         turn = ReviewTurn(

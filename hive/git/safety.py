@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from hive.errors import HiveError
-from hive.rules import shape
+from hive.rules import carried, shape
 
 # Transports dulwich speaks in this process, spawning nothing. `ssh` is left out: it
 # would start the ssh client with this process's environment (and whatever its config
@@ -135,5 +135,5 @@ def disk_problem(root: Path, plain: str) -> str | None:
 
 def in_boundary(path: str, boundary: Iterable[str]) -> bool:
     """Whether repository path `path` is one of the boundary's paths or under one of them
-    (a boundary entry may name a directory)."""
-    return any(path == b or path.startswith(b + "/") for b in boundary)
+    (a boundary entry may name a directory): `hive.rules.carried.in_boundary`."""
+    return carried.in_boundary(path, boundary)

@@ -2,8 +2,9 @@
 
 Only boundary paths are committed, at most SALVAGE_MAX_PATHS of them in path order; a
 rename travels as its pair (both paths or neither); a deletion is a change like any
-other. What changed outside the boundary is reported and left on disk. The commit is
-built from objects here, so no hook, filter or signing program runs.
+other. What changed outside the boundary is reported and left on disk; a FIFO, socket or
+device node is skipped and named, never opened. The commit is built from objects here,
+so no hook, filter or signing program runs.
 """
 
 from __future__ import annotations
@@ -42,12 +43,14 @@ HIVE_IDENTITY = "hive <hive@localhost>"
 @dataclass(frozen=True)
 class Salvage:
     """`sha` of the salvage commit (None: nothing to commit); the paths committed, the
-    changed paths left outside the boundary, and boundary paths left over the cap."""
+    changed paths left outside the boundary, boundary paths left over the cap, and the
+    special files (FIFO, socket, device node) skipped unopened, wherever they sit."""
 
     sha: str | None
     committed: tuple[str, ...]
     outside: tuple[str, ...]
     over_cap: tuple[str, ...]
+    skipped: tuple[str, ...] = ()
 
 
 def salvage(
@@ -93,7 +96,9 @@ def _salvage(
     tree_id = head_tree(repo)
     index = read_index(Path(repo.index_path()))
     head = flatten(repo, tree_id)
-    found = changes(repo, root, head, index)
+    specials: list[str] = []
+    found = changes(repo, root, head, index, specials)
+    skipped = tuple(sorted(specials))
     # a symlink leading out of the worktree is never salvaged, wherever it sits
     found_safe = [c for c in found if not _links_out(root, c)]
     inside, outside = _split(found_safe, allowed)
@@ -109,7 +114,7 @@ def _salvage(
         count += len(group)
     committed = [change for group in taken for change in group]
     if not committed:
-        return Salvage(None, (), tuple(sorted(outside)), tuple(over))
+        return Salvage(None, (), tuple(sorted(outside)), tuple(over), skipped)
     # the new objects go in as one small pack: a loose object costs a directory and a
     # file each, which is most of a salvage's time on a slow filesystem
     new: list[ShaFile] = []
@@ -120,7 +125,7 @@ def _salvage(
             blob = read_blob(full, os.lstat(full))
             new.append(blob)
             final[path] = (entry[0], blob.id)  # what was read is what is committed
-    new_tree = _apply(repo, tree_id, final, new)
+    new_tree = apply_updates(repo, tree_id, final, new)
     commit = _commit(branch, head_sha, new_tree.id, reason, len(committed), identity, now)
     new.append(commit)
     store_objects(repo.object_store, new)
@@ -141,6 +146,7 @@ def _salvage(
         tuple(sorted(c.path for c in committed)),
         tuple(sorted(outside)),
         tuple(over),
+        skipped,
     )
 
 
@@ -177,7 +183,7 @@ def _split(found: list[Change], allowed: tuple[str, ...]) -> tuple[list[list[Cha
     return inside, outside
 
 
-def _apply(
+def apply_updates(
     repo: Repo, tree_id: bytes | None, updates: dict[str, Entry | None], new: list[ShaFile]
 ) -> Tree:
     """A new tree: `tree_id` with each path set to its entry, or removed for None. New
@@ -205,7 +211,7 @@ def _apply(
     for directory, inner in nested.items():
         name = directory.encode("utf-8", "surrogateescape")
         sub = tree[name][1] if name in tree and stat.S_ISDIR(tree[name][0]) else None
-        subtree = _apply(repo, sub, inner, new)
+        subtree = apply_updates(repo, sub, inner, new)
         if len(subtree) == 0:
             if name in tree:
                 del tree[name]

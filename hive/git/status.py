@@ -108,19 +108,37 @@ def mode_of(st: os.stat_result) -> int:
     return FILE_MODE
 
 
+class SpecialFile(OSError):
+    """A FIFO, socket or device node where a file was expected: never opened."""
+
+
+def is_special(st: os.stat_result) -> bool:
+    """A FIFO, socket or device node: what git cannot store and a read could block on
+    (a FIFO), fail on (a socket) or never finish (a device)."""
+    return not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode))
+
+
 def read_blob(full: str, st: os.stat_result) -> Blob:
-    """The blob git would store for the file or symlink at `full` (no filters)."""
+    """The blob git would store for the file or symlink at `full` (no filters). Raises
+    SpecialFile for anything else, without opening it; the file is opened without
+    following a link or waiting for a writer, and read only when it is still regular."""
     if stat.S_ISLNK(st.st_mode):
         return Blob.from_string(os.fsencode(os.readlink(full)))
-    with open(full, "rb") as handle:
+    if not stat.S_ISREG(st.st_mode):
+        raise SpecialFile(f"{full} is not a regular file")
+    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was stat'ed
+            raise SpecialFile(f"{full} is not a regular file")
         return Blob.from_string(handle.read())
 
 
 def _walk(
     root: str, tracked_dirs: set[str], ignored: IgnoreFilterManager
 ) -> list[tuple[str, os.stat_result]]:
-    """Repository paths of files and symlinks on disk, with their lstat, skipping `.git`,
-    nested repositories and ignored directories nobody tracks. Each directory is read
+    """Repository paths of files, symlinks and special files on disk, with their lstat,
+    skipping `.git`, nested repositories and ignored directories nobody tracks. Each
+    directory is read
     through an open descriptor (one per level of depth), and each entry is stat'ed
     relative to it: a long absolute path resolved per file costs more than the stat."""
     found: list[tuple[str, os.stat_result]] = []
@@ -171,8 +189,11 @@ def changes(
     root: Path,
     head: dict[str, Entry] | None = None,
     index: IndexFile | None = None,
+    skipped: list[str] | None = None,
 ) -> list[Change]:
-    """Every path whose worktree state differs from HEAD, sorted by path."""
+    """Every path whose worktree state differs from HEAD, sorted by path. A FIFO, socket
+    or device node is never opened: it is no change (a tracked file it replaced stays as
+    HEAD has it), and its path is added to `skipped` when given."""
     if head is None:
         head = flatten(repo, head_tree(repo))
     if index is None:
@@ -186,7 +207,14 @@ def changes(
     root_text = str(root)
     found: list[Change] = []
     on_disk = set()
-    walked = _walk(root_text, tracked_dirs, ignored)
+    walked = []
+    for path, st in _walk(root_text, tracked_dirs, ignored):
+        if is_special(st):
+            on_disk.add(path)
+            if skipped is not None and (path in head or not ignored.is_ignored(path)):
+                skipped.append(path)
+        else:
+            walked.append((path, st))
     cleans = index.clean_shas([(p.encode("utf-8", "surrogateescape"), st) for p, st in walked])
     for (path, st), clean in zip(walked, cleans, strict=True):
         on_disk.add(path)

@@ -56,7 +56,10 @@ def finished_work(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Callable
         *,
         sendbacks: int = 0,
         boundary: tuple[str, ...] = ("docs",),
+        then: Callable[[Repo, int], None] | None = None,
     ) -> Finished:
+        """`then(repo, number)` may move queen-<number> in the runner's clone after
+        the commit, before the bundle (an agent's own hostile commit, say)."""
         cut = cut_worktree(runner.repo, number, "main", runner.workdir)
         for path, text in files.items():
             (cut.path / path).parent.mkdir(parents=True, exist_ok=True)
@@ -68,6 +71,8 @@ def finished_work(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Callable
             wt.get_worktree().stage(list(files))
             commit_staged(wt, f"work on #{number}\n", b"bee <bee@hive.invalid>")
             wt.close()
+            if then is not None:
+                then(runner.repo, number)
             out = bundle(runner.repo, number, "main", 10_000_000)
             assert out is not None
             head = out.head_sha
