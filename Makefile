@@ -23,11 +23,12 @@ run: $(STAMP) ## the main job: `hive demo` on the embedded PostgreSQL
 	$(BIN)/hive demo
 
 # Debian packages the tests drive: Chromium and its driver (the board in a real browser),
-# promtool (the alert rules and the dashboard's queries). Installed once, when missing.
-SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/chromedriver /usr/bin/promtool
-SYSTEM_PACKAGES := chromium chromium-driver prometheus
+# promtool (the alert rules and the dashboard's queries), PgBouncer (the work through a
+# pooler in transaction mode, DESIGN 11). Installed once, when missing.
+SYSTEM_TOOLS := /usr/bin/chromium /usr/bin/chromedriver /usr/bin/promtool /usr/sbin/pgbouncer
+SYSTEM_PACKAGES := chromium chromium-driver prometheus pgbouncer
 
-system: ## the Debian packages the tests drive (chromium, chromium-driver, promtool)
+system: ## the Debian packages the tests drive (chromium, chromium-driver, promtool, pgbouncer)
 	@for t in $(SYSTEM_TOOLS); do [ -x $$t ] || missing=1; done; \
 	if [ -n "$$missing" ]; then \
 		apt-get install -y --no-install-recommends $(SYSTEM_PACKAGES) >/dev/null 2>&1 \

@@ -4,6 +4,11 @@
   else an embedded server in a temporary directory, stopped when the session ends.
 - `hive_fresh_database`: a factory of brand-new, empty databases (no `hive` schema).
 - `hive_db_url`: a fresh database with every migration applied, one per test.
+- `hive_pgbouncer`: PgBouncer in transaction mode in front of `hive_pg_url` (session).
+- `hive_route` and `hive_work_url`: the URL the hive under test does its work on:
+  `hive_db_url` itself, or (route `pgbouncer`) the same database through PgBouncer, with
+  LISTEN on `hive_db_url` (HIVE_LISTEN_URL). A test marked `through_pgbouncer` runs
+  both ways; the test's own reads stay on `hive_db_url`.
 - `hive_repo`: a sample git repository (`make_repo`, `SAMPLE_FILES`) in a temporary
   directory; `git(*args, cwd=...)` runs the git binary, to judge the hive's work by git.
 - `hive_tree`: a factory of started trees (`hive serve`'s, in-process, roles
@@ -26,7 +31,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.store import embedded, scratch
+from hive.store import embedded, pgbouncer, scratch
+
+ROUTES = ("direct", "pgbouncer")
 
 
 def database_conninfo(url: str, dbname: str) -> str:
@@ -89,6 +96,66 @@ def hive_db_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
         yield url
     finally:
         scratch.drop(hive_pg_url, name)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "through_pgbouncer: run the test directly and through PgBouncer"
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if metafunc.definition.get_closest_marker("through_pgbouncer") is None:
+        return
+    if "hive_route" not in metafunc.fixturenames:
+        raise pytest.UsageError(
+            f"{metafunc.definition.nodeid}: through_pgbouncer needs a fixture that uses"
+            " hive_work_url (hive_tree, make_runtime)"
+        )
+    metafunc.parametrize("hive_route", ROUTES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def hive_pgbouncer(hive_pg_url: str) -> Iterator[pgbouncer.Bouncer]:
+    """PgBouncer in transaction mode before the session's server, strict: each
+    transaction on the next server connection, so leaked session state fails."""
+    if not pgbouncer.available():
+        pytest.fail(f"{pgbouncer.BINARY} is missing: make system installs it")
+    base = Path(tempfile.mkdtemp(prefix="hive-pgb-", dir="/tmp"))
+    base.chmod(0o711)  # as root PgBouncer runs as another user, who must reach its socket
+    bouncer = pgbouncer.start(hive_pg_url, base / "b", pool_size=8, strict=True)
+    try:
+        yield bouncer
+    finally:
+        bouncer.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def hive_route(request: pytest.FixtureRequest) -> str:
+    """`direct` unless the test is parametrised (`through_pgbouncer`)."""
+    return str(getattr(request, "param", "direct"))
+
+
+@pytest.fixture
+def hive_work_url(
+    request: pytest.FixtureRequest, hive_route: str, hive_db_url: str
+) -> Iterator[str]:
+    """Where the hive under test works: `hive_db_url`, or it through PgBouncer (whose
+    transactions for it are counted: a test that passed none through it fails)."""
+    if hive_route == "direct":
+        yield hive_db_url
+        return
+    bouncer: pgbouncer.Bouncer = request.getfixturevalue("hive_pgbouncer")
+    yield bouncer.url(hive_db_url)
+    assert bouncer.transactions(hive_db_url) > 0, "nothing went through PgBouncer"
+
+
+def routed_environ(hive_db_url: str, work_url: str) -> dict[str, str]:
+    """The variables that send a hive's work to `work_url` and its LISTEN to `hive_db_url`."""
+    if work_url == hive_db_url:
+        return {}
+    return {"HIVE_DATABASE_URL": work_url, "HIVE_LISTEN_URL": hive_db_url}
 
 
 # --- embedding the runtime (hive serve's tree, in-process) -------------------------------
@@ -191,11 +258,14 @@ def hive_environ(db_url: str, repo: Path, workdir: Path, **overrides: str) -> di
 
 
 @pytest.fixture
-def hive_tree(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Iterator[Callable[..., Any]]:
+def hive_tree(
+    hive_db_url: str, hive_work_url: str, hive_repo: Path, tmp_path: Path
+) -> Iterator[Callable[..., Any]]:
     """A factory of started trees, in-process: `hive_tree(agent, **variables)` builds
     and starts `hive serve`'s tree on a fresh migrated database and `hive_repo`, with the
     given agent (`python:<module>:<callable>`, `command:...` or `demo`), roles
-    queen+runner and short clocks; `variables` override any `HIVE_` setting. Returns a
+    queen+runner and short clocks (its work through `hive_work_url`); `variables`
+    override any `HIVE_` setting. Returns a
     `hive.tree.Hive` (`.runtime.db` is its store pool). Each tree is drained and stopped
     when the test ends."""
     from hive.forge.github.wiring import git_auth
@@ -208,10 +278,11 @@ def hive_tree(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Iterator[Cal
     def start(agent: str = "demo", **variables: str) -> Hive:
         workdir = tmp_path / f"work-{len(started)}"
         env = hive_environ(hive_db_url, hive_repo, workdir, AGENT=agent, **variables)
+        env |= routed_environ(hive_db_url, hive_work_url)
         settings = Settings.from_env(env)
         url = settings.repo_url or str(hive_repo)
         checkout = open_checkout(url, workdir, settings.base_ref, auth=git_auth(settings))
-        hive = build(settings, hive_db_url, checkout)
+        hive = build(settings, hive_work_url, checkout)
         started.append(hive)
         return hive.start()
 

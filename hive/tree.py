@@ -44,7 +44,7 @@ from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
-from hive.store.connect import named
+from hive.store.connect import listen_url, named, pooled
 from hive.store.pool import budget_pool
 from supervisors import (
     ChildKind,
@@ -259,11 +259,20 @@ def build(
     of the process shares it, and it is fitted to the connection budget
     (`hive.rules.connections`) as bees start and end."""
     metrics = metrics or HiveMetrics()
+    # through PgBouncer (HIVE_LISTEN_URL another URL) the work connections keep no
+    # session state; LISTEN goes to HIVE_LISTEN_URL
+    prepare = not pooled(settings, url)
+    listen = named(listen_url(settings, url), f"hive-{settings.runner_name}")
     url = named(url, f"hive-{settings.runner_name}")
     # every process keeps one connection of its budget for the shared LISTEN: its
     # claimer's, a Queen's reviewer's, or the board's (every process serves /board)
-    db = budget_pool(url, limit=pool_size(0, listens=True), name=f"hive-{settings.runner_name}")
-    rt = Runtime(db=db, url=url, checkout=checkout, metrics=metrics)
+    db = budget_pool(
+        url,
+        limit=pool_size(0, listens=True),
+        name=f"hive-{settings.runner_name}",
+        prepare=prepare,
+    )
+    rt = Runtime(db=db, url=listen, checkout=checkout, metrics=metrics)
     rt.host.watch(lambda bees: db.fit(pool_size(bees, listens=True)))
     forge = None
     if settings.forge == "github":
@@ -278,7 +287,7 @@ def build(
     surface = store_surface(
         settings,
         db,
-        url,
+        listen,
         metrics.registry,
         draining=lambda: rt.work.draining,
         github_hook=None if forge is None or forge.hooks is None else forge.hooks.handle,

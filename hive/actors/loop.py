@@ -5,10 +5,10 @@ true when something happened and prints as one line) and `close()`; tests call
 `run_once()` directly. `LoopActor` only waits, calls it, and logs that one line: it
 waits `interval_seconds`, or less when it is told one of the messages it `wakes_on`
 (`hive.actors.messages`; given a `registry`, it is found there `known_as` its name) or, given a
-`listen_url`, when a NOTIFY on `hive_orders` arrives whose payload `listen_skips` does
-not skip (a NOTIFY is only a hint: the pass re-reads the store). The loop runs in a
-thread of its own, never in a message handler (a handler only wakes it), so a stop is
-answered within WAKE_SLICE_SECONDS.
+`listen_url`, when a NOTIFY on its `listen_channels` (`hive_orders` unless said) arrives
+whose payload `listen_skips` does not skip (a NOTIFY is only a hint: the pass re-reads
+the store). The loop runs in a thread of its own, never in a message handler (a
+handler only wakes it), so a stop is answered within WAKE_SLICE_SECONDS.
 
 A pass that raises is logged and the loop goes on at its next interval: the store and
 git errors it meets are transient, and a crash would only restart the same loop.
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from hive.store.listen import Listener
+from hive.store.listen import ORDERS_CHANNEL, Listener
 from supervisors import Registry, SupervisedActor
 
 # a wait is cut in slices this long so a stop or an in-process wake is seen at once
@@ -57,6 +57,7 @@ class LoopActor(SupervisedActor):
         wakes_on: tuple[type, ...] = (),
         listen_url: str | None = None,
         listen_skips: Callable[[str], bool] | None = None,
+        listen_channels: tuple[str, ...] = (ORDERS_CHANNEL,),
         join_seconds: float = PASS_JOIN_SECONDS,
     ) -> None:
         super().__init__()
@@ -68,6 +69,7 @@ class LoopActor(SupervisedActor):
         self.wake = threading.Event()
         self.listen_url = listen_url
         self.listen_skips = listen_skips
+        self.listen_channels = listen_channels
         self.join_seconds = join_seconds
         self.log = logging.getLogger(f"hive.{name}")
         self._stopping = threading.Event()
@@ -171,7 +173,9 @@ class LoopActor(SupervisedActor):
         if self.listen_url is None or self._listener is not None:
             return self._listener
         try:
-            self._listener = Listener(self.listen_url, self.listen_skips)
+            self._listener = Listener(
+                self.listen_url, self.listen_skips, channels=self.listen_channels
+            )
         except Exception as err:  # the store is away: poll until it is back
             self.log.warning("cannot LISTEN (%s); polling every %gs", err, self.interval_seconds)
         return self._listener

@@ -53,7 +53,8 @@ from hive.rules.round import (
 from hive.rules.spend import day_start
 from hive.settings import Settings
 from hive.store import floors, issues, leases, orders, reports, spend
-from hive.store.issues import Issue
+from hive.store.issues import ISSUES_CHANNEL, Issue
+from hive.store.listen import ORDERS_CHANNEL
 
 log = logging.getLogger("hive.queen")
 
@@ -350,7 +351,8 @@ class Queen:
 
 
 class QueenActor(LoopActor):
-    """Known as QUEEN. Rounds every HIVE_QUEEN_TICK_SECONDS, and at once when an order
+    """Known as QUEEN. Rounds every HIVE_QUEEN_TICK_SECONDS, at once when an issue is
+    added, reopened or edited anywhere (NOTIFY hive_issues), and at once when an order
     ends: in this process (told `OrderEnded`, `OrdersReaped`, or `TreeStarted`) or, in
     elsewhere mode, anywhere (NOTIFY). The
     boot reaper runs in her first round that holds the lease, before she decides. Her
@@ -367,7 +369,12 @@ class QueenActor(LoopActor):
             registry=runtime.names,
             known_as=QUEEN,
             wakes_on=QUEEN_WAKES,
-            listen_url=runtime.url if queen.config.elsewhere else None,
+            # an issue added, reopened or edited anywhere (the CLI, the API, a webhook)
+            # wakes her; in elsewhere mode an order's ending too
+            listen_url=runtime.url,
+            listen_channels=(ISSUES_CHANNEL, ORDERS_CHANNEL)
+            if queen.config.elsewhere
+            else (ISSUES_CHANNEL,),
         )
         self.runtime = runtime
         self.rounds = Standing(WK_ROUND, "queen rounds")

@@ -56,6 +56,8 @@ class SettingsError(ValueError):
 @dataclass(frozen=True)
 class Settings:
     database_url: str | None = None
+    # LISTEN's own URL (None: HIVE_DATABASE_URL): a direct one when that one is PgBouncer's
+    listen_url: str | None = field(default=None, repr=False)
     pgdata: Path = Path(".hive/pg")
     roles: frozenset[str] = frozenset(ROLES)
     repo_url: str | None = None
@@ -163,6 +165,7 @@ class Settings:
 # range: a window of 1e26 minutes overflows PostgreSQL's interval, 1e-300 s is a busy loop.
 _SPECS: dict[str, tuple[str, values.Parser]] = {
     "DATABASE_URL": ("database_url", values.database_url),
+    "LISTEN_URL": ("listen_url", values.database_url),
     "PGDATA": ("pgdata", values.directory),
     "ROLE": ("roles", values.roles(ROLES)),
     "REPO_URL": ("repo_url", values.optional_text),
@@ -223,7 +226,13 @@ _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}
 # Their values are shown as <hidden>: a password, a token.
 SECRET_VARIABLES = frozenset(
-    {"HIVE_DATABASE_URL", "HIVE_API_TOKEN", "HIVE_GITHUB_TOKEN", "HIVE_GITHUB_WEBHOOK_SECRET"}
+    {
+        "HIVE_DATABASE_URL",
+        "HIVE_LISTEN_URL",
+        "HIVE_API_TOKEN",
+        "HIVE_GITHUB_TOKEN",
+        "HIVE_GITHUB_WEBHOOK_SECRET",
+    }
 )
 SHOWN_MAX_CHARS = 80
 
@@ -293,6 +302,7 @@ class _Reader:
         API token under another name."""
         secrets = {
             "the database URL": found.get("database_url"),
+            "the LISTEN URL": found.get("listen_url"),
             "the API token": found.get("api_token"),
             "the GitHub token": found.get("github_token"),
             "the webhook secret": found.get("github_webhook_secret"),

@@ -25,6 +25,18 @@ def database_url(settings: Settings) -> str:
     return embedded.start(settings.pgdata)
 
 
+def listen_url(settings: Settings, url: str) -> str:
+    """Where this process LISTENs: `HIVE_LISTEN_URL`, else `url` (the work connections')."""
+    return settings.listen_url or url
+
+
+def pooled(settings: Settings, url: str) -> bool:
+    """Whether `url` is a pooler's in transaction mode (PgBouncer): LISTEN goes elsewhere
+    (`HIVE_LISTEN_URL` names another URL), so the work connections keep no session state,
+    protocol-level prepared statements included."""
+    return listen_url(settings, url) != url
+
+
 def named(url: str, application_name: str) -> str:
     """`url` as a conninfo whose connections show as `application_name` in
     pg_stat_activity (each process names its own: a runner's connections are countable)."""

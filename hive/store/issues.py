@@ -11,6 +11,10 @@ from psycopg.types.json import Jsonb
 
 from hive.store.db import Db, dicts, one, pick
 
+# NOTIFYed by every write that may let an issue go (added, reopened, edited): the Queen
+# LISTENs and rounds at once, so an issue from another process is queued in milliseconds
+ISSUES_CHANNEL = "hive_issues"
+
 
 @dataclass(frozen=True)
 class NewIssue:

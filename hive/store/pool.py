@@ -13,6 +13,10 @@ A pool's checkout costs locks and its worker threads (about 50 us of CPU a call 
 a third of a claim's client time), so the claim path uses `HeldConnection` instead:
 one connection, the same two checks, reconnected on the spot when it fails them.
 
+Through PgBouncer in transaction mode (`prepare=False`) a connection prepares nothing:
+psycopg prepares a statement run five times on a connection, and the next transaction
+may run on another server connection, which never saw it (PgBouncer 1.18).
+
 A process's pool is a `BudgetPool`: `fit(limit)` changes its size while it runs (the tree
 fits it to the bees running, `hive.rules.connections`), and a connection beyond the
 limit is closed, at once when idle, when it comes back when in use.
@@ -36,14 +40,27 @@ _returned_at: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
 )
 
 
-def connect(url: str) -> psycopg.Connection[Any]:
+def connect(url: str, *, prepare: bool = True) -> psycopg.Connection[Any]:
     """One autocommit connection, for a caller that keeps its own (the bench's bare
     loop, a LISTEN connection) or needs an explicit transaction."""
-    return psycopg.connect(url, autocommit=True, connect_timeout=CONNECT_TIMEOUT_SECONDS)
+    return psycopg.connect(url, **_kwargs(prepare))
+
+
+def _kwargs(prepare: bool) -> dict[str, Any]:
+    kwargs: dict[str, Any] = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS}
+    if not prepare:
+        kwargs["prepare_threshold"] = None
+    return kwargs
 
 
 def make_pool(
-    url: str, *, min_size: int = 1, max_size: int = 4, name: str = "hive", open_now: bool = True
+    url: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 4,
+    name: str = "hive",
+    open_now: bool = True,
+    prepare: bool = True,
 ) -> ConnectionPool[Any]:
     """An autocommit pool whose every handed-out connection is checked (see the module)."""
     pool: ConnectionPool[Any] = ConnectionPool(
@@ -51,7 +68,7 @@ def make_pool(
         min_size=min_size,
         max_size=max_size,
         name=name,
-        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
+        kwargs=_kwargs(prepare),
         check=check_connection,
         reset=_note_return,
         open=False,
@@ -91,14 +108,15 @@ class BudgetPool(ConnectionPool[Any]):
             conn.close()
 
 
-def budget_pool(url: str, *, limit: int, name: str = "hive") -> BudgetPool:
-    """An open `BudgetPool` of at most `limit` connections, one made now."""
+def budget_pool(url: str, *, limit: int, name: str = "hive", prepare: bool = True) -> BudgetPool:
+    """An open `BudgetPool` of at most `limit` connections, one made now (preparing no
+    statement unless `prepare`: see the module)."""
     pool = BudgetPool(
         url,
         min_size=1,
         max_size=max(1, limit),
         name=name,
-        kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_SECONDS},
+        kwargs=_kwargs(prepare),
         check=check_connection,
         reset=_note_return,
         open=False,
@@ -140,8 +158,9 @@ class HeldConnection:
     connections, and reconnects when the check fails; `get()` never hands out a
     connection known to be dead. Not thread-safe: one per thread."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, prepare: bool = True) -> None:
         self.url = url
+        self.prepare = prepare
         self.reconnects = 0
         self._conn: psycopg.Connection[Any] | None = None
         self._used = 0.0
@@ -164,7 +183,7 @@ class HeldConnection:
                 conn = self._conn = None
                 self.reconnects += 1
         if conn is None:
-            conn = self._conn = connect(self.url)
+            conn = self._conn = connect(self.url, prepare=self.prepare)
         self._used = now
         return conn
 

@@ -128,3 +128,18 @@ def test_publish_and_reviewer_agent_are_checked() -> None:
         Settings.from_env({"HIVE_PUBLISH": "merge", "HIVE_REVIEWER_AGENT": "gpt"})
     assert "HIVE_PUBLISH='merge'" in str(err.value)
     assert "HIVE_REVIEWER_AGENT='gpt'" in str(err.value)
+
+
+def test_listen_url_defaults_to_the_database_url_and_another_one_means_a_pooler():
+    from hive.store.connect import listen_url, pooled
+
+    pooler = "postgresql://u:secret@bouncer:6432/db"
+    direct = "postgresql://u:secret@primary:5432/db"
+    same = Settings.from_env({"HIVE_DATABASE_URL": direct})
+    assert same.listen_url is None
+    assert listen_url(same, direct) == direct and not pooled(same, direct)
+    split = Settings.from_env({"HIVE_DATABASE_URL": pooler, "HIVE_LISTEN_URL": direct})
+    assert listen_url(split, pooler) == direct and pooled(split, pooler)
+    with pytest.raises(SettingsError) as caught:
+        Settings.from_env({"HIVE_LISTEN_URL": "mysql://u:secret@h/db"})
+    assert "HIVE_LISTEN_URL" in str(caught.value) and "secret" not in str(caught.value)

@@ -1,21 +1,36 @@
 -- name: upsert_issue
--- Create an issue or replace its fields (state and created_at are kept on update).
-INSERT INTO hive.queen_issue AS i
-    (number, title, body, labels, boundary, criteria, blocked_by)
-VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s, %(blocked_by)s)
-ON CONFLICT (number) DO UPDATE SET
-    title = excluded.title, body = excluded.body, labels = excluded.labels,
-    boundary = excluded.boundary, criteria = excluded.criteria,
-    blocked_by = excluded.blocked_by, updated_at = now()
-RETURNING *;
+-- Create an issue or replace its fields (state and created_at are kept on update), and NOTIFY hive_issues (the Queen rounds at once).
+WITH made AS (
+    INSERT INTO hive.queen_issue AS i
+        (number, title, body, labels, boundary, criteria, blocked_by)
+    VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s,
+        %(blocked_by)s)
+    ON CONFLICT (number) DO UPDATE SET
+        title = excluded.title, body = excluded.body, labels = excluded.labels,
+        boundary = excluded.boundary, criteria = excluded.criteria,
+        blocked_by = excluded.blocked_by, updated_at = now()
+    RETURNING *
+)
+SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
 
 -- name: create_issue
--- Create an issue with the next free number.
-INSERT INTO hive.queen_issue (number, title, body, labels, boundary, criteria, blocked_by)
-SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
-    %(criteria)s, %(blocked_by)s
-FROM hive.queen_issue
-RETURNING *;
+-- Create an issue with the next free number, and NOTIFY hive_issues (the Queen rounds at once).
+WITH made AS (
+    INSERT INTO hive.queen_issue (number, title, body, labels, boundary, criteria, blocked_by)
+    SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
+        %(criteria)s, %(blocked_by)s
+    FROM hive.queen_issue
+    RETURNING *
+)
+SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
+
+-- name: listen_issues
+-- Subscribe this connection to hive_issues, the hint that an issue was added, reopened or changed.
+LISTEN hive_issues;
+
+-- name: unlisten_issues
+-- Unsubscribe this connection from hive_issues.
+UNLISTEN hive_issues;
 
 -- name: get_issue
 -- One issue by number.
@@ -28,7 +43,12 @@ WHERE %(open_only)s = false OR state = 'open'
 ORDER BY number;
 
 -- name: set_issue_state
--- Open or close an issue.
-UPDATE hive.queen_issue SET state = %(state)s, updated_at = now()
-WHERE number = %(number)s
-RETURNING number;
+-- Open or close an issue; an opened one NOTIFYs hive_issues (the Queen rounds at once).
+WITH moved AS (
+    UPDATE hive.queen_issue SET state = %(state)s, updated_at = now()
+    WHERE number = %(number)s
+    RETURNING number, state
+), notified AS (
+    SELECT pg_notify('hive_issues', moved.number::text) FROM moved WHERE moved.state = 'open'
+)
+SELECT number, (SELECT count(*) FROM notified) AS notified FROM moved;

@@ -36,8 +36,10 @@ def queen_checkout(hive_repo: Path, tmp_path: Path) -> Iterator[Checkout]:
 
 
 @pytest.fixture
-def db(hive_db_url: str) -> Iterator[Any]:
-    pool = make_pool(hive_db_url, max_size=4, name=f"t-{uuid.uuid4().hex[:6]}")
+def db(hive_db_url: str, hive_work_url: str) -> Iterator[Any]:
+    """The Queen's store: `hive_work_url` (PgBouncer's when the test runs through it)."""
+    prepare = hive_work_url == hive_db_url
+    pool = make_pool(hive_work_url, max_size=4, name=f"t-{uuid.uuid4().hex[:6]}", prepare=prepare)
     yield pool
     pool.close()
 

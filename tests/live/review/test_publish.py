@@ -59,6 +59,7 @@ def _job(db: Any, issue: int) -> jobs.Job:
     return created.job
 
 
+@pytest.mark.through_pgbouncer
 def test_accepted_work_with_green_checks_lands_on_main_and_closes_its_issue(
     db: Any,
     finished_work: Callable[..., Finished],
@@ -212,6 +213,7 @@ def test_work_no_longer_accepted_drops_its_job(
     assert jobs.get(db, job.id).step == Step.DROPPED  # type: ignore[union-attr]
 
 
+@pytest.mark.through_pgbouncer
 def test_a_restarted_publish_never_pushes_or_closes_twice(
     db: Any,
     finished_work: Callable[..., Finished],

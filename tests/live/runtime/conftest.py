@@ -55,10 +55,12 @@ class TestRuntime(Runtime):
 
 @pytest.fixture
 def make_runtime(
-    hive_db_url: str, hive_repo: Path, tmp_path: Path
+    hive_db_url: str, hive_work_url: str, hive_repo: Path, tmp_path: Path
 ) -> Iterator[Callable[..., TestRuntime]]:
     """`make_runtime(**variables)`: a Runtime (its own workdir and clone) with a started
-    bee pool attached, as the tree would give the actors; `variables` override settings."""
+    bee pool attached, as the tree would give the actors; `variables` override settings.
+    Its store is `hive_work_url` (PgBouncer's when the test runs through it), its LISTEN
+    `hive_db_url`."""
     made: list[tuple[TestRuntime, Pool]] = []
 
     def make(**variables: str) -> TestRuntime:
@@ -66,7 +68,8 @@ def make_runtime(
         variables.setdefault("AGENT", AGENT + "finish")
         settings = Settings.from_env(hive_environ(hive_db_url, hive_repo, workdir, **variables))
         checkout = open_checkout(str(hive_repo), workdir, settings.base_ref)
-        db = make_pool(hive_db_url, max_size=8, name=f"t-{uuid.uuid4().hex[:6]}")
+        prepare = hive_work_url == hive_db_url
+        db = make_pool(hive_work_url, max_size=8, name=f"t-{uuid.uuid4().hex[:6]}", prepare=prepare)
         rt = TestRuntime(db=db, url=hive_db_url, checkout=checkout, settings=settings)
         bee = ChildSpec("bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=30.0)
         pool = rt.host.attach(Pool("bees", bee))

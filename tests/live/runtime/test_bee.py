@@ -69,6 +69,7 @@ def test_bee_writes_the_turn_transcript_to_the_store(make_runtime):
     assert ("stdout", "working on #2") in [(line.kind, line.text) for line in lines]
 
 
+@pytest.mark.through_pgbouncer
 def test_heartbeat_that_finds_its_row_gone_stops_the_turn_and_writes_nothing(make_runtime):
     rt = make_runtime(AGENT=AGENT + "until_stopped")
     bee = run_one(rt, 3)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import uuid
 from pathlib import Path
 
+import pytest
+
 from hive.actors.ending import Leftover, close_order, order_ending, order_outcome
 from hive.agents import REASON_BOUND, Ending
 from hive.agents.protocol import Usage
@@ -78,6 +80,7 @@ def _close(rt, issue: int, outcome: str, max_bytes: int):
     return close_order(rt.db, rt.checkout, rt.metrics, ending, left, max_bytes)
 
 
+@pytest.mark.through_pgbouncer
 def test_closing_salvages_bundles_and_ends_the_order_with_both(make_runtime):
     rt = make_runtime()
     closing = _close(rt, 1, "handed back", 100 * 1024 * 1024)

@@ -67,6 +67,7 @@ def test_an_issue_that_fails_shape_is_skipped_with_its_reason_in_the_report(make
     assert report.needs_you
 
 
+@pytest.mark.through_pgbouncer
 def test_elsewhere_mode_queues_the_order_with_its_brief_and_runs_nothing(make_runtime):
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     add_issue(rt.db, 7, body="make it so")
@@ -140,6 +141,7 @@ def test_a_round_past_its_bound_is_abandoned_and_lets_the_lease_go(make_runtime)
 
 
 @pytest.mark.parametrize("elsewhere", ["on", "off"])
+@pytest.mark.through_pgbouncer
 def test_a_queen_whose_lease_another_queen_took_mid_round_dispatches_nothing(
     make_runtime, elsewhere
 ):

@@ -4,6 +4,8 @@ turns, never a queued order nobody claimed and never an order whose bee runs her
 
 from __future__ import annotations
 
+import pytest
+
 from hive.actors.messages import QUEEN, OrdersReaped
 from hive.actors.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
@@ -40,6 +42,7 @@ def head_message(rt, issue: int) -> bytes:
     return rt.checkout.repo[rt.checkout.repo.refs[f"refs/heads/queen-{issue}".encode()]].message
 
 
+@pytest.mark.through_pgbouncer
 def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runtime):
     rt = make_runtime()
     local_order(rt, 1, leftover="left by a bee the restart killed\n")
@@ -75,6 +78,7 @@ def test_the_boot_reaper_is_off_in_a_runner_only_process(make_runtime):
     assert orders.get(rt.db, 4).finished_at is None  # type: ignore[union-attr]
 
 
+@pytest.mark.through_pgbouncer
 def test_stall_reaper_releases_a_silent_runners_order_without_salvage(make_runtime):
     rt = make_runtime(RUNNER_SILENT_MINUTES="0.5")
     runner_order(rt, 5)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer, ClaimerConfig
 from hive.store import orders, runners
@@ -19,6 +21,7 @@ def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
     return Claimer(rt, config, free_memory=lambda: free)
 
 
+@pytest.mark.through_pgbouncer
 def test_runner_claims_an_order_per_free_slot_and_leaves_the_rest_queued(make_runtime):
     rt = make_runtime(AGENT=AGENT + "until_released")
     for issue in (1, 2, 3):
@@ -33,6 +36,7 @@ def test_runner_claims_an_order_per_free_slot_and_leaves_the_rest_queued(make_ru
     assert wait_for_ending(rt.db, 1).outcome == "finished"
 
 
+@pytest.mark.through_pgbouncer
 def test_runner_refuses_a_key_it_lacks_and_a_runner_with_that_key_takes_it(make_runtime):
     lacking = make_runtime()
     having = make_runtime(WORKER_KEY_2="second-key-0123456789")
@@ -104,6 +108,7 @@ def test_a_bee_that_ends_wakes_the_claimer_once_its_slot_is_free(make_runtime):
     assert claimer.told == [(SlotFree(8), 0)]
 
 
+@pytest.mark.through_pgbouncer
 def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
     # the drain may begin between the pass's check and the bee's start: the claimed order
     # must go back to the queue, not wait out HIVE_RUNNER_SILENT_MINUTES for the reaper

@@ -8,13 +8,17 @@ import logging
 import urllib.error
 import urllib.request
 
+import psycopg
+import pytest
+
 from hive.actors.messages import QUEEN, TreeStarted
 from hive.git.repo import open_checkout
 from hive.rules.drain import WK_BEE
+from hive.services import issues as issue_service
 from hive.settings import Settings
 from hive.store import bundles, issues, orders, runners
 from hive.store.issues import NewIssue
-from hive.testing import hive_environ, wait_for_ending
+from hive.testing import hive_environ, wait_for_ending, wait_for_row
 from hive.tree import build
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually
@@ -72,6 +76,7 @@ def test_children_by_role_in_start_order(hive_tree):
         assert shape(hive_tree(AGENT + "finish", **variables).root) == expected
 
 
+@pytest.mark.through_pgbouncer
 def test_the_tree_runs_an_issue_to_its_end(hive_tree):
     hive = hive_tree(AGENT + "finish")
     add(hive, 1)
@@ -125,6 +130,7 @@ def test_at_the_cap_the_bee_is_handed_back_and_the_tree_exits(hive_tree):
     assert hive.runtime.metrics.handed_back._value.get() == 1
 
 
+@pytest.mark.through_pgbouncer
 def test_a_queen_and_a_runner_in_two_trees_share_the_work_through_the_store(hive_tree):
     queen = hive_tree(
         AGENT + "finish", ROLE="queen", QUEEN_BEES_RUN_ELSEWHERE="on", QUEEN_TICK_SECONDS="30"
@@ -137,6 +143,23 @@ def test_a_queen_and_a_runner_in_two_trees_share_the_work_through_the_store(hive
     assert first.claimed_by == runner.settings.runner_name and first.outcome == "finished"
     second = wait_for_ending(queen.runtime.db, 5, timeout_seconds=20)
     assert second.claimed_by == runner.settings.runner_name
+
+
+@pytest.mark.through_pgbouncer
+def test_an_issue_added_by_another_process_wakes_the_queen_and_is_queued_at_once(
+    hive_tree, hive_db_url
+):
+    queen = hive_tree(
+        AGENT + "finish", ROLE="queen", QUEEN_BEES_RUN_ELSEWHERE="on", QUEEN_TICK_SECONDS="60"
+    )
+    runner = hive_tree(AGENT + "finish", ROLE="runner", RUNNER_SECONDS="60")
+    # her first round (at start) is over, so only her LISTEN can bring the next one soon
+    wait_for_row(hive_db_url, "SELECT 1 FROM hive.queen_report", ())
+    with psycopg.connect(hive_db_url, autocommit=True) as cli:  # as `hive issue add` does
+        number = issue_service.add(cli, NewIssue(title="from the CLI", boundary=("src/util.py",)))
+    # the tick and the poll are 60 s: only the NOTIFYs can make this quick
+    ended = wait_for_ending(queen.runtime.db, number, timeout_seconds=20)
+    assert ended.claimed_by == runner.settings.runner_name and ended.outcome == "finished"
 
 
 def test_the_queen_is_woken_once_every_child_is_up(hive_db_url, hive_repo, tmp_path):

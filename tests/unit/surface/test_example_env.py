@@ -12,6 +12,7 @@ _LINE = re.compile(r"^(HIVE_[A-Z0-9_]+)=(.*)$")
 _UNSET = re.compile(r"^# (HIVE_[A-Z0-9_]+)=(.*)$")
 UNSET_BY_DEFAULT = {
     "HIVE_DATABASE_URL",
+    "HIVE_LISTEN_URL",
     "HIVE_API_TOKEN",
     "HIVE_GITHUB_REPO",
     "HIVE_GITHUB_TOKEN",
