@@ -57,6 +57,7 @@ BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 
 MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 259200)
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
+CREDIT_KINDS = ("granted", "sold", "burned")
 REAPERS = ("boot", "stall", "two_hour", "refused")
 # what retention removes (hive.rules.retention)
 PRUNED = (
@@ -120,6 +121,8 @@ class HiveMetrics:
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
       `issue_to_merge_seconds.observe(...)` per merge pushed;
     - `spend(key_index, usd)` per ending that landed with a known cost;
+    - `credit(moved)` / `credit_tokens.labels(kind=...).inc(n)` per movement of credit
+      this process wrote (granted, sold, burned);
     - `board_streams_refused.inc()` per event stream answered 503 at the server's cap;
     - the GitHub client's requests, retries and rate limit through `github()`.
     """
@@ -236,6 +239,13 @@ class HiveMetrics:
             labelnames=("key_index",),
             registry=r,
         )
+        self.credit_tokens = Counter(
+            "hive_credit_tokens_total",
+            "Credit tokens (half US cents) this process moved, by kind: granted, sold (turns"
+            " sold at HIVE_CREDIT_MARKUP times their cost), burned (lots past their days).",
+            labelnames=("kind",),
+            registry=r,
+        )
         self.pruned = Counter(
             "hive_pruned_total",
             "Rows, worktrees and branches removed by retention (HIVE_RETENTION_DAYS), by what.",
@@ -275,6 +285,8 @@ class HiveMetrics:
             self.github_retries.labels(reason=reason)
         for what in PRUNED:
             self.pruned.labels(what=what)
+        for kind in CREDIT_KINDS:
+            self.credit_tokens.labels(kind=kind)
         for reaper in REAPERS:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:
@@ -293,6 +305,13 @@ class HiveMetrics:
         """Count `usd` spent on key `key_index` (an order without a key: label "none")."""
         label = "none" if key_index is None else str(key_index)
         self.spend_usd.labels(key_index=label).inc(max(0.0, usd))
+
+    def credit(self, sold: int = 0, burned: int = 0, granted: int = 0) -> None:
+        """Count the tokens one movement of credit sold, burned (lots due before it)
+        and granted."""
+        for kind, tokens in (("sold", sold), ("burned", burned), ("granted", granted)):
+            if tokens:
+                self.credit_tokens.labels(kind=kind).inc(tokens)
 
     def watch_queue(self, read: Callable[[], QueueNumbers]) -> None:
         """Report queue depth, in-flight orders and the oldest queued age from `read`,

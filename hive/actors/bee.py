@@ -96,6 +96,7 @@ class BeeOrder:
     plan: StartPlan
     ledger: Callable[[], bool]
     key_index: int | None = None  # the order's key (its spend is counted by key)
+    sells: bool = False  # the order names a credit account: its ending sells the turn
 
 
 class Bee:
@@ -347,6 +348,7 @@ class Bee:
             before_end=lambda: self._remove_worktree(worktree),
             key_index=self.order.key_index,
             note=note,
+            sells=self.order.sells,
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None

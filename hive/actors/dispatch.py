@@ -18,6 +18,7 @@ from hive.actors import facts
 from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeConfig, BeeOrder
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
+from hive.rules.credits import Terms, owner_of, payer
 from hive.rules.keys import KeySlot
 from hive.store import leases, orders
 from hive.store.issues import Issue
@@ -69,7 +70,9 @@ def dispatch(
 
     if not leases.held(rt.db, lease):
         return LEASE_GONE  # its turn would start before its insert is refused: not at all
-    started = Bee(rt, BeeOrder(fence, plan, ledger=ledger, key_index=new.key_index), bee)
+    sells = new.credit_account is not None
+    order = BeeOrder(fence, plan, ledger=ledger, key_index=new.key_index, sells=sells)
+    started = Bee(rt, order, bee)
     if not rt.host.start(started):
         return "no bee can start in this process now"
     if not started.wait_decided(START_WAIT_SECONDS):
@@ -94,9 +97,12 @@ def new_order(
     provider: str,
     model: str,
     sendback_note: str = "",
+    credits: Terms | None = None,
 ) -> NewOrder:
     """The Queen's decision for `issue` on `key`, judged against `base_sha`; its brief
-    carries `sendback_note`, the review's notes when the last attempt was sent back."""
+    carries `sendback_note`, the review's notes when the last attempt was sent back.
+    With `credits` (on), it names the account its turns are sold to, the markup, and
+    who lent its key."""
     return NewOrder(
         issue=issue.number,
         branch=f"queen-{issue.number}",
@@ -108,6 +114,9 @@ def new_order(
         brief=facts.brief_of(issue, sendback_note),
         provider=provider,
         model=model or None,
+        credit_account=None if credits is None else payer(issue.account, credits.default_account),
+        credit_markup=None if credits is None else credits.markup,
+        key_owner=None if credits is None else owner_of(credits.key_owners, key.index),
     )
 
 

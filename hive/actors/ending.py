@@ -31,8 +31,10 @@ from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
 from hive.rules.text import shown
 from hive.settings import Settings
-from hive.store import orders
+from hive.store import credits, orders
 from hive.store.bundles import NewBundle
+from hive.store.credits import Moved
+from hive.store.db import connection
 from hive.store.orders import Fence, OrderEnding
 from hive.store.transitions import Move
 
@@ -44,6 +46,7 @@ log = logging.getLogger("hive.bee")
 END_RETRY_WINDOW_SECONDS = 120.0
 END_RETRY_FIRST_SECONDS = 1.0
 END_RETRY_MAX_SECONDS = 10.0
+BARE = "bare"  # the last form of an ending: no figures, no bundle, no sale
 
 
 def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
@@ -143,10 +146,12 @@ class Leftover:
 
 @dataclass(frozen=True)
 class Closing:
-    """What one ending wrote (`landed`), or would have written had its fence held."""
+    """What one ending wrote (`landed`), or would have written had its fence held, and
+    the sale of its turn that landed with it (None: nothing sold)."""
 
     landed: bool
     ending: OrderEnding
+    sold: Moved | None = None
 
     @property
     def outcome(self) -> str:
@@ -171,6 +176,7 @@ def close_order(
     before_end: Callable[[], None] = lambda: None,
     key_index: int | None = None,
     note: Callable[[str], None] = lambda text: None,
+    sells: bool = False,
 ) -> Closing:
     """Salvage what the turn left uncommitted inside its boundary, cut the branch back
     to the boundary when a commit of the agent's own carries what the boundary refuses
@@ -180,7 +186,8 @@ def close_order(
     `max_bytes` ends the order badly, without it; a branch that cannot be judged is not
     bundled. `note` hears a sentence for the transcript of what was skipped, left
     outside or cut. `landed` is False when the row was no longer this turn's (reaped or
-    re-dispatched): nothing was written to it."""
+    re-dispatched): nothing was written to it. `sells` (the order names a credit
+    account): the turn is sold in the ending's own transaction."""
     issue = ending.fence.issue
     reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
     kept = None
@@ -217,14 +224,16 @@ def close_order(
         else NewBundle(f"queen-{issue}", left.base_ref, out.base_sha, out.head_sha, out.data),
     )
     before_end()
-    moved = _end(db, ending)
+    moved, sold = _end(db, ending, sells)
     if moved.illegal:
         metrics.illegal_transitions.inc()
     if moved.landed and ending.bundle is not None:
         metrics.bundle_bytes.observe(len(ending.bundle.data))
     if moved.landed and ending.cost is not None:
         metrics.spend(key_index, ending.cost.usd)
-    return Closing(moved.landed, ending)
+    if sold is not None:
+        metrics.credit(sold=sold.tokens, burned=sold.burned)
+    return Closing(moved.landed, ending, sold)
 
 
 def salvage_notes(kept: Salvage | None) -> list[str]:
@@ -247,22 +256,42 @@ def _named(paths: tuple[str, ...], most: int = 20) -> str:
     return named + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
-def _end(db: ConnectionPool[Any], ending: OrderEnding) -> Move:
-    """Write `ending`; one the store refuses (a value it cannot hold, or the store away
-    past the retry window) is written again without what the agent reported, then bare,
-    ended badly with a sentence saying why: no order stays running with its turn over.
-    The last form's error is raised (the reaper is left to end the order)."""
+def end_and_sell(db: ConnectionPool[Any], ending: OrderEnding) -> tuple[Move, Moved | None]:
+    """End the order and, in the same transaction, sell its turn to the account the
+    order names (hive/store/credits.py): no ending lands without its sale, and no sale
+    without its ending; a redelivered ending is fenced out and sells nothing."""
+    with connection(db) as conn, conn.transaction():
+        moved = orders.end(conn, ending)
+        if not moved.landed:
+            return moved, None
+        fence, cost = ending.fence, ending.cost
+        sold = credits.sell_order_turn(
+            conn, fence.issue, fence.conversation_id, None if cost is None else cost.usd
+        )
+    return moved, sold
+
+
+def _end(
+    db: ConnectionPool[Any], ending: OrderEnding, sells: bool = False
+) -> tuple[Move, Moved | None]:
+    """Write `ending` (and sell its turn when `sells`); one the store refuses (a value it
+    cannot hold, or the store away past the retry window) is written again without what
+    the agent reported (its turn sold as unpriced), then bare, ended badly with a
+    sentence saying why and sold to no one (a ledger that refuses must not keep an order
+    running): no order stays running with its turn over. The last form's error is raised
+    (the reaper is left to end the order)."""
     issue = ending.fence.issue
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
     forms = iter(_plainer(ending))
     form = ending
     while True:
         try:
-            return _end_retrying(db, form, deadline)
+            return _end_retrying(db, form, deadline, sells)
         except Exception as err:
             after = next(forms, None)
             if after is None:
                 raise
+            sells = sells and after[0] != BARE
             why = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)[:200]
             log.warning(
                 "the ending was not written (%s); writing it %s",
@@ -295,16 +324,21 @@ def _plainer(ending: OrderEnding) -> list[tuple[str, Callable[[str], OrderEnding
     def bare(why: str) -> OrderEnding:
         return OrderEnding(ending.fence, ENDED_BADLY, f"the ending could not be written: {why}")
 
-    return [("without the agent's figures", without_figures), ("bare", bare)]
+    return [("without the agent's figures", without_figures), (BARE, bare)]
 
 
-def _end_retrying(db: ConnectionPool[Any], ending: OrderEnding, deadline: float) -> Move:
-    """`orders.end`, tried again while the store is away, until `deadline`."""
+def _end_retrying(
+    db: ConnectionPool[Any], ending: OrderEnding, deadline: float, sells: bool
+) -> tuple[Move, Moved | None]:
+    """`orders.end` (with its sale when `sells`), tried again while the store is away,
+    until `deadline`."""
     pause = threading.Event()  # never set: a bounded pause between attempts
     wait = END_RETRY_FIRST_SECONDS
     while True:
         try:
-            return orders.end(db, ending)
+            if sells:
+                return end_and_sell(db, ending)
+            return orders.end(db, ending), None
         except psycopg.OperationalError as err:  # the store is away; anything else is a bug
             if time.monotonic() + wait > deadline:
                 raise

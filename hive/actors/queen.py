@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum, auto
 
 from hive.actors import facts, keyrest
 from hive.actors.bee import BeeConfig, demo_bees
 from hive.actors.bounded import Progress, run_bounded
+from hive.actors.credit_gate import credit_facts, terms_of
 from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
@@ -37,6 +38,7 @@ from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
+from hive.rules.credits import Terms
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.keys import KeySlot, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
@@ -103,6 +105,7 @@ class QueenConfig:
     lease_ttl_seconds: float = QUEEN_LEASE_TTL_SECONDS
     keys: tuple[KeySlot, ...] = ()
     spend_cap_usd: float = 0.0  # a UTC day's spend that stops new orders (0: no cap)
+    credits: Terms | None = None  # HIVE_CREDITS=on: how turns are sold (None: off)
     repo_url: str | None = None  # base is refreshed from it before each round
     bee: BeeConfig = field(default_factory=demo_bees)  # her own bees (local mode)
 
@@ -121,6 +124,7 @@ class QueenConfig:
             provider=settings.worker_provider,
             model=settings.worker_model,
             spend_cap_usd=settings.spend_cap_usd,
+            credits=terms_of(settings),
         )
 
 
@@ -272,6 +276,9 @@ class Queen:
             spent_today_usd=spent,
             spend_cap_usd=cfg.spend_cap_usd,
         )
+        state.at("reading credit")
+        owed = credit_facts(rt.db, cfg.credits, open_issues, now, rt.metrics)
+        found = replace(found, payers=owed.payers, balances=owed.balances)
         return Gathered(open_issues, found, base.sha, facts.carried_notes(all_orders))
 
     def _write(
@@ -288,7 +295,9 @@ class Queen:
             state.at(f"dispatching #{planned.number}")
             issue, key = by_number[planned.number], self._key(planned.key)
             note = gathered.notes.get(planned.number, "")
-            new = new_order(rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note)
+            new = new_order(
+                rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note, cfg.credits
+            )
             problem = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere, bee=cfg.bee)
             wrote, detail = _wrote(problem)
             if wrote is Wrote.LEASE_GONE:  # another Queen's now, or let go: not one more

@@ -193,7 +193,8 @@ class Claimer:
         def ledger() -> bool:
             return orders.mark_started(rt.db, fence)
 
-        bee = Bee(rt, BeeOrder(fence, plan, ledger, order.key_index), self.config.bee)
+        sells = order.credit_account is not None
+        bee = Bee(rt, BeeOrder(fence, plan, ledger, order.key_index, sells), self.config.bee)
         if rt.host.start(bee):
             return True
         # the pool went away, or the drain began, between the check and the start

@@ -41,6 +41,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         metavar="C",
         help="an acceptance criterion the reviewer checks (repeatable)",
     )
+    add.add_argument(
+        "--account",
+        metavar="A",
+        help="the credit account that pays for its turns (default: HIVE_CREDIT_DEFAULT_ACCOUNT)",
+    )
     add.set_defaults(func=run_add)
 
     listing = verbs.add_parser("list", help="list every issue, by number")
@@ -87,6 +92,7 @@ def run_add(args: argparse.Namespace) -> int:
             labels=tuple(args.label),
             boundary=tuple(args.boundary),
             criteria=tuple(args.criterion),
+            account=args.account,
         )
     )
     with store_connection(Settings.from_env()) as db:

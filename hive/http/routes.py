@@ -17,6 +17,7 @@ import json
 import logging
 import re
 from collections.abc import Callable
+from urllib.parse import unquote
 
 import psycopg
 from prometheus_client.exposition import choose_encoder
@@ -27,7 +28,7 @@ from hive.http.coalesce import Coalesced
 from hive.http.message import Request, Response, error, etag_matches, json_response, reason
 from hive.http.surface import Surface
 from hive.rules.text import shown
-from hive.services import issues
+from hive.services import credits, issues
 from hive.services.errors import ServiceError
 from hive.services.export import bundle_name
 
@@ -49,6 +50,8 @@ MOMENT_SECONDS = 0.1
 METHODS = frozenset({"GET", "HEAD", "POST"})
 # GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
 ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
+# GET /api/credits/<account> (DESIGN 11)
+CREDIT_PATH = re.compile(r"/api/credits/(?P<account>[^/]+)")
 # what a scraper's Accept may ask for: OpenMetrics, or else Prometheus' text format
 _OPENMETRICS = "application/openmetrics-text"
 _ENCODINGS = (_OPENMETRICS, "")
@@ -129,6 +132,9 @@ class Routes:
         if path.startswith("/queen/export/"):
             issue = path.removeprefix("/queen/export/")
             return "GET", lambda r: self._bundle(r, issue)
+        credit = CREDIT_PATH.fullmatch(path)
+        if credit is not None:
+            return "GET", lambda r: self._credit(credit["account"])
         about = ISSUE_PATH.fullmatch(path)
         if about is not None:
             text, action = about["issue"], about["action"]
@@ -248,6 +254,12 @@ class Routes:
         if self.surface.issue is None:
             return error(503, "issues are not served by this process")
         return json_response(200, self.surface.issue(number))
+
+    def _credit(self, text: str) -> Response:
+        account = credits.account_name(unquote(text))
+        if self.surface.credit is None:
+            return error(503, "credits are not served by this process")
+        return json_response(200, self.surface.credit(account))
 
     def _issue_action(self, action: str, text: str) -> Response:
         # a body, if any, was read whole by the transport and is not used

@@ -24,7 +24,7 @@ from hive.errors import HiveError
 from hive.forge.github.hooks import HookAnswer
 from hive.http.board_routes import BoardSource
 from hive.metrics import HiveMetrics
-from hive.services import changes, detail, issues, judgement, orders
+from hive.services import changes, credits, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
 from hive.store.connect import check_reachable
@@ -59,6 +59,7 @@ class Surface:
     issue: Callable[[int], dict[str, Any]] | None = None
     approve: Callable[[int], dict[str, Any]] | None = None
     close_issue: Callable[[int], dict[str, Any]] | None = None
+    credit: Callable[[str], dict[str, Any]] | None = None  # an account's standing
     # POST /hooks/github (HIVE_FORGE=github with a webhook secret): headers and the raw
     # body in, the status and a JSON answer out; it checks the signature itself
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None
@@ -167,6 +168,7 @@ def store_surface(
         issue=lambda number: detail.issue(db, number),
         approve=lambda number: _approve(db, number),
         close_issue=lambda number: _close(db, number),
+        credit=lambda account: credits.standing(db, account),
         github_hook=github_hook,
         board=board,
         stream_refused=stream_refused,

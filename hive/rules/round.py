@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
 
+from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.holds import HeldOrder, overlapping
 from hive.rules.keys import all_busy_sentence, choose_key
 from hive.rules.priority import Candidate, Skip, Skipped, capacity, order_candidates
@@ -74,6 +75,9 @@ class RoundFacts:
     free_memory_mb: int | None = None  # None: not measured
     spent_today_usd: float = 0.0  # what attempts that ended since 00:00 UTC cost
     spend_cap_usd: float = 0.0  # HIVE_SPEND_CAP_USD (0: no cap)
+    # credits on: each candidate's paying account, and each such account's balance
+    payers: Mapping[int, str] = field(default_factory=dict)
+    balances: Mapping[str, int] = field(default_factory=dict)
 
 
 # --- what the plan says -----------------------------------------------------------------
@@ -97,7 +101,16 @@ class NotATask:
     problem: str
 
 
-RoundSkip = Skipped | BackingOff | NotATask
+@dataclass(frozen=True)
+class NoCredit:
+    """Skipped: its account holds no token (credits on); running turns finish."""
+
+    number: int
+    account: str
+    balance: int
+
+
+RoundSkip = Skipped | BackingOff | NotATask | NoCredit
 
 
 class Stop(Enum):
@@ -200,6 +213,10 @@ def plan_round(facts: RoundFacts) -> Plan:
         if one.number in waiting:
             later.append(waiting[one.number])
             continue
+        account = facts.payers.get(one.number)
+        if account is not None and not may_order(facts.balances.get(account, 0)):
+            later.append(NoCredit(one.number, account, facts.balances.get(account, 0)))
+            continue
         clash = overlapping(boundary, taken)
         if clash:
             later.append(Skipped(one.number, Skip.HELD, clash))
@@ -222,11 +239,13 @@ def plan_round(facts: RoundFacts) -> Plan:
         (*not_tasks, *news),
         refusal,
         # a person must act on an issue that is not a task, on escalated work, on a hive
-        # with no key, or on a spend cap that stops work (raise it, or wait for the
-        # day's end); busy keys, holds and blockers pass on their own
+        # with no key, on a spend cap that stops work (raise it, or wait for the day's
+        # end), or on an account with no credit (a grant); busy keys, holds and
+        # blockers pass on their own
         needs_you=bool(not_tasks)
         or not facts.keys
         or isinstance(refusal, SpendCapped)
+        or any(isinstance(s, NoCredit) for s in later)
         or any(s.why in _NEEDS_YOU for s in skipped),
     )
 
@@ -308,6 +327,8 @@ def render(item: RoundSkip | Refusal) -> str:
             return waiting_sentence(failures, since, last)
         case NotATask(problem=problem):
             return problem
+        case NoCredit(account=account, balance=balance):
+            return no_credit_sentence(account, balance)
         case Stop():
             return _STOPS[item]
         case KeysResting(resting=resting):

@@ -15,6 +15,7 @@ from typing import Any
 
 import psycopg
 
+from hive.rules.credits import ACCOUNT_ALLOWED, account_problem
 from hive.rules.intake import (
     BOUNDARY_PATHS_MAX,
     CRITERIA_MAX,
@@ -34,7 +35,7 @@ from hive.store.issues import NewIssue
 TITLE_MAX_CHARS = 200
 LABEL_MAX_CHARS = 64
 BODY_MAX_CHARS = 60_000
-FIELDS = ("title", "body", "labels", "boundary", "criteria")
+FIELDS = ("title", "body", "labels", "boundary", "criteria", "account")
 INT4_MAX = 2**31 - 1  # queen_issue.number is an int4
 CREATE_ATTEMPTS = 3  # two creates may pick the same next number; the loser retries
 _DIGITS = re.compile(r"[0-9]{1,10}")  # ASCII only: str.isdigit() would take "٣"
@@ -80,6 +81,7 @@ def listing(db: Db) -> list[dict[str, Any]]:
             "boundary": i.boundary,
             "criteria": i.criteria,
             "blocked_by": i.blocked_by,
+            "account": i.account,
             "created_at": i.created_at.isoformat(),
         }
         for i in issues.listing(db)
@@ -105,6 +107,7 @@ def from_json(data: object) -> NewIssue:
             labels=_strings("labels", data.get("labels", [])),
             boundary=_strings("boundary", data.get("boundary", [])),
             criteria=_strings("criteria", data.get("criteria", [])),
+            account=_account(data.get("account")),
         )
     )
 
@@ -158,6 +161,8 @@ def check(issue: NewIssue) -> NewIssue:
     _count("criteria", criteria, CRITERIA_MAX)
     for i, criterion in enumerate(criteria):
         _no_control(f"criteria[{i}]", criterion, LINE_BREAKS)
+    if issue.account is not None and account_problem(issue.account) is not None:
+        raise BadIssue(f"account: {issue.account!r} is not {ACCOUNT_ALLOWED}")
     return replace(issue, title=title, body=body, labels=labels, boundary=paths, criteria=criteria)
 
 
@@ -165,6 +170,13 @@ def _count(name: str, items: tuple[str, ...], most: int) -> None:
     problem = count_problem(name, len(items), most)
     if problem is not None:
         raise BadIssue(problem)
+
+
+def _account(value: object) -> str | None:
+    """The `account` of a JSON body: a string naming the payer, or null for the default."""
+    if value is None:
+        return None
+    return _string("account", value)
 
 
 def _no_control(name: str, text: str, allowed: frozenset[str] = frozenset()) -> None:

@@ -14,9 +14,11 @@ import re
 import socket
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
 from hive.rules.waits import CLAIM_TTL_SECONDS
@@ -125,6 +127,13 @@ class Settings:
     quota_rest_seconds: int = 3600
     # closed issues' transcripts, history and bundles, and round reports, go after this
     retention_days: int = RETENTION_DAYS_DEFAULT
+    # credits (hive/rules/credits.py): turns sold to their issue's account
+    credits: bool = False
+    credit_burn_days: Decimal = BURN_DAYS_DEFAULT
+    credit_markup: Decimal = MARKUP_DEFAULT
+    credit_default_account: str = DEFAULT_ACCOUNT
+    # who lent each key, by key index (lending earns no credit)
+    worker_key_owners: tuple[str, ...] = ()
 
     @property
     def is_queen(self) -> bool:
@@ -221,6 +230,11 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
         "retention_days",
         values.integer(RETENTION_DAYS_MIN, RETENTION_DAYS_MAX),
     ),
+    "CREDITS": ("credits", values.switch),
+    "CREDIT_BURN_DAYS": ("credit_burn_days", values.exact("0.000001", "3650")),
+    "CREDIT_MARKUP": ("credit_markup", values.exact("1", "100")),
+    "CREDIT_DEFAULT_ACCOUNT": ("credit_default_account", values.account),
+    "WORKER_KEY_OWNERS": ("worker_key_owners", values.key_owners),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}

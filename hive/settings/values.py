@@ -14,11 +14,13 @@ import os
 import pwd
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
+from hive.rules.credits import account_problem
 from hive.rules.text import first_control
 
 _ON = ("on", "true", "yes", "1")
@@ -82,6 +84,20 @@ def decimal(low: float, high: float) -> Parser:
         if not _DECIMAL_RE.fullmatch(text) or len(text) > 20 or not low <= float(text) <= high:
             raise ValueError(allowed)
         return float(text)
+
+    return parse
+
+
+def exact(low: str, high: str) -> Parser:
+    """A decimal number kept exact (a Decimal): a ledger's markup, a lot's life in days."""
+    lo, hi = Decimal(low), Decimal(high)
+    allowed = f"a number from {low} to {high} (ASCII digits, '.' before a fraction)"
+
+    def parse(raw: str) -> Decimal:
+        text = raw.strip(_SPACES)
+        if not _DECIMAL_RE.fullmatch(text) or len(text) > 20 or not lo <= Decimal(text) <= hi:
+            raise ValueError(allowed)
+        return Decimal(text)
 
     return parse
 
@@ -322,3 +338,27 @@ def prices_file(raw: str) -> Path | None:
     except PricesError as err:
         raise ValueError(f"a price table that reads ({err})") from None
     return path
+
+
+# ---- credits ---------------------------------------------------------------------------
+
+
+def account(raw: str) -> str:
+    """An account's name (hive/rules/credits.py)."""
+    name = raw.strip(_SPACES)
+    problem = account_problem(name)
+    if problem is not None:
+        raise ValueError(problem)
+    return name
+
+
+def key_owners(raw: str) -> tuple[str, ...]:
+    """Comma-separated accounts, by key index (an empty place: that key has no owner)."""
+    names = tuple(n.strip(_SPACES) for n in raw.split(","))
+    if names == ("",):
+        return ()
+    for name in names:
+        problem = account_problem(name) if name else None
+        if problem is not None:
+            raise ValueError(f"{problem}, or nothing, for each key by index, comma-separated")
+    return names

@@ -24,6 +24,7 @@ class NewIssue:
     boundary: tuple[str, ...] = ()
     criteria: tuple[Any, ...] = ()
     blocked_by: tuple[int, ...] = ()
+    account: str | None = None  # who pays for its turns (None: the default account)
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class Issue:
     created_at: datetime
     updated_at: datetime
     closed_reason: str | None = None  # "merged as <sha>", "closed by hand"
+    account: str | None = None  # who pays for its turns (None: the default account)
 
 
 def _params(issue: NewIssue) -> dict[str, Any]:
@@ -49,6 +51,7 @@ def _params(issue: NewIssue) -> dict[str, Any]:
         "boundary": list(issue.boundary),
         "criteria": Jsonb(list(issue.criteria)),
         "blocked_by": list(issue.blocked_by),
+        "account": issue.account,
     }
 
 

@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from hive.agents.conversation import Conversation
@@ -55,6 +56,11 @@ class NewOrder:
     provider: str | None = None
     model: str | None = None
     conversation_id: uuid.UUID = field(default_factory=uuid.uuid4)
+    # credits (hive/rules/credits.py): the account its turns are sold to (None: credits
+    # are off), the markup they are sold at, and who lent its key (who earns nothing)
+    credit_account: str | None = None
+    credit_markup: Decimal | None = None
+    key_owner: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,7 @@ class ClaimedOrder:
     queued_at: datetime
     claimed_at: datetime
     runner: str
+    credit_account: str | None = None  # its turn is sold to this account (None: not sold)
 
     @property
     def fence(self) -> Fence:
@@ -228,6 +235,9 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
         "queued": queued,
         "provider": order.provider,
         "model": order.model,
+        "credit_account": order.credit_account,
+        "credit_markup": order.credit_markup,
+        "key_owner": order.key_owner,
         "failed_outcomes": sorted(FAILED_OUTCOMES),
         "stalled_prefix": STALLED_PREFIX,
         "replaceable": REPLACEABLE,

@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from hive.forge.github.api import Repository
+from hive.rules.credits import account_problem
 from hive.rules.forge import body_sections
 from hive.services import changes
 from hive.services import issues as issue_service
@@ -62,7 +63,18 @@ def fields_of(data: Mapping[str, Any]) -> NewIssue:
         labels=tuple(str(label.get("name", "")) for label in data.get("labels") or ()),
         boundary=sections.boundary,
         criteria=sections.criteria,
+        account=author_account(data),
     )
+
+
+def author_account(data: Mapping[str, Any]) -> str | None:
+    """The credit account of a GitHub issue: its author's login (None: no login that is
+    an account name, and the default account pays)."""
+    user = data.get("user")
+    login = user.get("login") if isinstance(user, Mapping) else None
+    if not isinstance(login, str) or account_problem(login) is not None:
+        return None
+    return login
 
 
 def sync_one(db: Db, data: Mapping[str, Any], label: str) -> SyncResult:

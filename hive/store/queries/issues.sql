@@ -1,14 +1,15 @@
 -- name: upsert_issue
--- Create an issue or replace its fields (state and created_at are kept on update), and NOTIFY hive_issues (the Queen rounds at once).
+-- Create an issue or replace its fields (state and created_at are kept on update, and its account when none is given), and NOTIFY hive_issues (the Queen rounds at once).
 WITH made AS (
     INSERT INTO hive.queen_issue AS i
-        (number, title, body, labels, boundary, criteria, blocked_by)
+        (number, title, body, labels, boundary, criteria, blocked_by, account)
     VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s,
-        %(blocked_by)s)
+        %(blocked_by)s, %(account)s)
     ON CONFLICT (number) DO UPDATE SET
         title = excluded.title, body = excluded.body, labels = excluded.labels,
         boundary = excluded.boundary, criteria = excluded.criteria,
-        blocked_by = excluded.blocked_by, updated_at = now()
+        blocked_by = excluded.blocked_by, account = COALESCE(excluded.account, i.account),
+        updated_at = now()
     RETURNING *
 )
 SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
@@ -16,9 +17,10 @@ SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FRO
 -- name: create_issue
 -- Create an issue with the next free number, and NOTIFY hive_issues (the Queen rounds at once).
 WITH made AS (
-    INSERT INTO hive.queen_issue (number, title, body, labels, boundary, criteria, blocked_by)
+    INSERT INTO hive.queen_issue
+        (number, title, body, labels, boundary, criteria, blocked_by, account)
     SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
-        %(criteria)s, %(blocked_by)s
+        %(criteria)s, %(blocked_by)s, %(account)s
     FROM hive.queen_issue
     RETURNING *
 )

@@ -28,14 +28,16 @@ WITH lease AS (
 ), ins AS (
     INSERT INTO hive.queen_dispatch AS d (
         issue, branch, base, base_sha, started, detail, conversation_id, owned_paths,
-        key_index, key_fingerprint, brief, queued_at, dispatched_at, provider, model
+        key_index, key_fingerprint, brief, queued_at, dispatched_at, provider, model,
+        credit_account, credit_markup, key_owner
     )
     SELECT
         %(issue)s, %(branch)s, %(base)s, %(base_sha)s, true, %(detail)s, %(conversation_id)s,
         %(owned_paths)s, %(key_index)s, %(key_fingerprint)s, %(brief)s,
         CASE WHEN %(queued)s THEN now() END,
         CASE WHEN %(queued)s THEN NULL ELSE now() END,
-        %(provider)s, %(model)s
+        %(provider)s, %(model)s,
+        %(credit_account)s::text, %(credit_markup)s::numeric, %(key_owner)s::text
     WHERE (SELECT count(*) FROM old) >= 0
       AND (%(lease_name)s::text IS NULL OR EXISTS (SELECT 1 FROM lease))
     ON CONFLICT (issue) DO UPDATE SET
@@ -49,6 +51,8 @@ WITH lease AS (
         review_state = NULL, review_note = NULL, reviewed_at = NULL, review_failures = 0,
         provider = excluded.provider, model = excluded.model,
         input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, cost_source = NULL,
+        credit_account = excluded.credit_account, credit_markup = excluded.credit_markup,
+        key_owner = excluded.key_owner,
         attempt = d.attempt + 1, created_at = now(),
         failures_in_a_row = CASE
             WHEN d.outcome = ANY (%(failed_outcomes)s::text[])
@@ -90,7 +94,8 @@ WHERE d.issue = (
     FOR UPDATE SKIP LOCKED
 )
 RETURNING d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha,
-    d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at;
+    d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at,
+    d.credit_account;
 
 -- name: refuse_order
 -- Release this runner's claim and add it to refused_by (its key does not resolve), waking the other runners.

@@ -138,6 +138,21 @@ SAMPLES = {
     "batch_jobs": 100,
     "job_states": ["done", "failed", "cancelled"],
     "wait_states": [1, 2, 3],
+    # credits (the sample account and its lot are made before the queries run)
+    "account": "team",
+    "accounts": ["team"],
+    "credit_account": "team",
+    "credit_markup": 2,
+    "key_owner": "alice",
+    "tokens": 5,
+    "at": datetime(2026, 1, 1, tzinfo=UTC),
+    "burns_at": datetime(2026, 1, 31, tzinfo=UTC),
+    "now": datetime(2026, 2, 1, tzinfo=UTC),
+    "turn": "bee:sample",
+    "cost_micros": 2500,
+    "markup": 2,
+    "overdrawn": 0,
+    "lot": 1,
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 
@@ -145,6 +160,12 @@ _PARAM = re.compile(r"%\((\w+)\)s")
 def test_every_named_query_runs_against_a_real_postgresql(hive_db_url):
     assert len(QUERIES) >= 30
     with psycopg.connect(hive_db_url) as conn:
+        conn.execute("INSERT INTO hive.queen_credit_account (account) VALUES ('team')")
+        conn.execute(
+            "INSERT INTO hive.queen_credit_ledger (account, kind, tokens, burns_at)"
+            " VALUES ('team', 'grant', 5, now())"  # lot 1, the sequence's first
+        )
+        conn.commit()
         for query in QUERIES.values():
             params = {name: SAMPLES[name] for name in _PARAM.findall(query.text)}
             with conn.transaction(force_rollback=True):

@@ -51,6 +51,7 @@ DESIGN_METRICS = {
     "hive_issue_to_merge_seconds": "histogram",
     "hive_build_info": "gauge",
     "hive_spend_usd_total": "counter",  # lesson module 7
+    "hive_credit_tokens_total": "counter",  # seed module 7, issue 31
     # retention (issue 12)
     "hive_pruned_total": "counter",
     # the board's event streams and the GitHub client
@@ -208,6 +209,18 @@ def test_spend_is_counted_by_key_index_and_never_goes_down():
     assert sample(families, "hive_spend_usd_total", "_total", key_index="0") == 0.75
     assert sample(families, "hive_spend_usd_total", "_total", key_index="1") == 2.0
     assert sample(families, "hive_spend_usd_total", "_total", key_index="none") == 1.0
+
+
+def test_credit_tokens_are_counted_by_kind_and_start_at_zero():
+    metrics = HiveMetrics()
+    assert sample(scrape(metrics), "hive_credit_tokens_total", "_total", kind="burned") == 0
+    metrics.credit(granted=100)
+    metrics.credit(sold=7, burned=3)
+    metrics.credit(sold=0)
+    families = scrape(metrics)
+    assert sample(families, "hive_credit_tokens_total", "_total", kind="granted") == 100
+    assert sample(families, "hive_credit_tokens_total", "_total", kind="sold") == 7
+    assert sample(families, "hive_credit_tokens_total", "_total", kind="burned") == 3
 
 
 def test_board_streams_are_read_from_the_hub_at_scrape_time():

@@ -1,0 +1,231 @@
+"""The credit ledger (`queen_credit_ledger`, hive/rules/credits.py): grants, sales and
+burns, one row each, and the books read from them.
+
+Every movement of an account runs in the caller's transaction (or its own) and first
+locks the account's row, so one account's rows are written one at a time, in id order,
+which is the order the replay reads them in. Before it writes, a movement burns the lots
+whose time is up (one row each), so no sale takes from a lot past its burn time.
+
+A sale is written with the fact it records: a bee's with its order's ending
+(`sell_order_turn`, in the ending's transaction). The ledger holds one sale per turn
+(a unique index): a redelivered ending, a retried transaction or a second seller finds
+the turn sold and writes nothing.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+import psycopg
+
+from hive.rules.credits import (
+    Book,
+    Kind,
+    Movement,
+    apply,
+    as_of,
+    burn_after,
+    due_burns,
+    micros_of,
+    replay,
+    take,
+    tokens_for,
+)
+from hive.store.db import Db, connection, dicts, one, one_dict
+
+HISTORY_LINES = 50
+
+
+@dataclass(frozen=True)
+class Sale:
+    """One turn to sell: the `turn` it is (unique: 'bee:<conversation id>' for a bee),
+    the account that pays, the issue, its cost in US dollars (None: unpriced), the
+    markup, and the key it ran on with that key's owner (who earns nothing by it)."""
+
+    turn: str
+    account: str
+    issue: int | None
+    cost_usd: float | None
+    markup: Decimal
+    key_index: int | None = None
+    key_owner: str | None = None
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What one movement wrote: its tokens (0 when it was not written: a turn sold
+    already), what no lot covered, and the lots it burned first."""
+
+    tokens: int = 0
+    overdrawn: int = 0
+    burned: int = 0
+    written: bool = False
+
+
+def lock(conn: psycopg.Connection[Any], account: str) -> datetime:
+    """Lock `account` for the rest of the transaction (made on first use); the store's
+    clock once the lock is held."""
+    row = one(conn, "lock_credit_account", {"account": account})
+    assert row is not None, "the upsert answers its row"
+    now: datetime = row[0]
+    return now
+
+
+def movements(db: Db, accounts: Iterable[str]) -> dict[str, list[Movement]]:
+    """The ledger rows of `accounts`, as the replay reads them, by account."""
+    found: dict[str, list[Movement]] = {a: [] for a in accounts}
+    rows = dicts(db, "credit_ledger", {"accounts": sorted(found)})
+    for r in rows:
+        found[r["account"]].append(
+            Movement(r["id"], Kind(r["kind"]), r["tokens"], r["at"], r["burns_at"], r["lot"])
+        )
+    return found
+
+
+def books(db: Db, accounts: Iterable[str], now: datetime) -> dict[str, Book]:
+    """Each account's book as it stands at `now` (lots due to burn are burned)."""
+    return {a: as_of(replay(m), now) for a, m in movements(db, accounts).items()}
+
+
+def book(db: Db, account: str, now: datetime) -> Book:
+    return books(db, [account], now)[account]
+
+
+def _settle(
+    conn: psycopg.Connection[Any], account: str, now: datetime | None
+) -> tuple[Book, datetime, int]:
+    """Lock `account`, read its book and burn the lots due at `now` (the store's clock
+    when None): the book after, the time the movement is written at, the tokens burned."""
+    clock = lock(conn, account)
+    at = now or clock
+    current = replay(movements(conn, [account])[account])
+    burned = 0
+    for lot, tokens in due_burns(current, at):
+        params = {"account": account, "tokens": tokens, "at": at, "lot": lot}
+        if one(conn, "insert_credit_burn", params) is not None:
+            current = apply(current, Movement(0, Kind.BURN, tokens, at, lot=lot))
+            burned += tokens
+    return current, at, burned
+
+
+def grant(
+    db: Db,
+    account: str,
+    tokens: int,
+    burn_days: Decimal,
+    note: str | None = None,
+    *,
+    now: datetime | None = None,
+) -> Moved:
+    """A lot of `tokens` lands for `account` and burns `burn_days` after; the Queen is
+    woken (NOTIFY) when it commits: the account's waiting issues may go. `now` stands in
+    for the store's clock (tests move it)."""
+    with connection(db) as conn, conn.transaction():
+        _, at, burned = _settle(conn, account, now)
+        params = {
+            "account": account,
+            "tokens": tokens,
+            "at": at,
+            "burns_at": at + burn_after(burn_days),
+            "note": note,
+        }
+        one(conn, "insert_credit_grant", params)
+        one(conn, "notify_credit", {"account": account})
+    return Moved(tokens, 0, burned, True)
+
+
+def sell(conn: psycopg.Connection[Any], sale: Sale, *, now: datetime | None = None) -> Moved:
+    """Sell one turn, in the caller's transaction: markup x cost rounded up to a whole
+    token (an unpriced turn at the rules' UNPRICED_TOKENS), from the oldest unburned
+    lots first; what they do not cover is owed. Nothing when the turn was sold already."""
+    current, at, burned = _settle(conn, sale.account, now)
+    micros = None if sale.cost_usd is None else micros_of(sale.cost_usd)
+    tokens = tokens_for(micros, sale.markup)
+    _, taken = take(current.lots, tokens)
+    params = {
+        "account": sale.account,
+        "tokens": tokens,
+        "at": at,
+        "turn": sale.turn,
+        "issue": sale.issue,
+        "cost_micros": micros,
+        "markup": sale.markup,
+        "overdrawn": taken.overdrawn,
+        "key_index": sale.key_index,
+        "key_owner": sale.key_owner,
+    }
+    if one(conn, "insert_credit_sale", params) is None:
+        return Moved(0, 0, burned, False)
+    return Moved(tokens, taken.overdrawn, burned, True)
+
+
+def bee_turn(conversation_id: uuid.UUID) -> str:
+    """The ledger's name of a bee's turn: its attempt's conversation id."""
+    return f"bee:{conversation_id}"
+
+
+def sell_order_turn(
+    conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, cost_usd: float | None
+) -> Moved | None:
+    """Sell the bee's turn of this attempt to the account its order names, in the
+    ending's transaction; None when the order names none (credits were off)."""
+    terms = one_dict(
+        conn, "order_credit_terms", {"issue": issue, "conversation_id": conversation_id}
+    )
+    if terms is None or terms["credit_account"] is None:
+        return None
+    sale = Sale(
+        bee_turn(conversation_id),
+        terms["credit_account"],
+        issue,
+        cost_usd,
+        Decimal(terms["credit_markup"]),
+        terms["key_index"],
+        terms["key_owner"],
+    )
+    return sell(conn, sale)
+
+
+def burn_due(db: Db, accounts: Sequence[str], *, now: datetime | None = None) -> int:
+    """Write the burns due now for `accounts` (the Queen's round): the tokens burned."""
+    total = 0
+    for account in accounts:
+        with connection(db) as conn, conn.transaction():
+            total += _settle(conn, account, now)[2]
+    return total
+
+
+def accounts_due(db: Db, now: datetime) -> list[str]:
+    """The accounts with a lot past its burn time at `now` that is not closed yet."""
+    return [r["account"] for r in dicts(db, "credit_accounts_due", {"now": now})]
+
+
+def accounts(db: Db) -> list[str]:
+    """Every account that ever moved a token."""
+    return [r["account"] for r in dicts(db, "credit_accounts")]
+
+
+def history(db: Db, account: str, limit: int = HISTORY_LINES) -> list[dict[str, Any]]:
+    """An account's ledger rows, newest first."""
+    return dicts(db, "credit_history", {"account": account, "limit": limit})
+
+
+def sales_of_issue(db: Db, issue: int) -> list[dict[str, Any]]:
+    """The sales of an issue's turns, oldest first."""
+    return dicts(db, "credit_sales_of_issue", {"issue": issue})
+
+
+def issue_account(db: Db, number: int) -> tuple[bool, str | None]:
+    """(whether issue `number` exists, the account it names)."""
+    row = one(db, "issue_account", {"number": number})
+    return (row is not None, None if row is None else row[0])
+
+
+def set_issue_account(db: Db, number: int, account: str | None) -> bool:
+    """Name the account that pays for an issue (None: the default); False: no such issue."""
+    return one(db, "set_issue_account", {"number": number, "account": account}) is not None

@@ -1,0 +1,83 @@
+-- name: lock_credit_account
+-- Make the account's row if it is new and lock it for this transaction (every movement of an account holds it, so its ledger is written in id order); answers the store's clock.
+INSERT INTO hive.queen_credit_account AS a (account) VALUES (%(account)s)
+ON CONFLICT (account) DO UPDATE SET account = a.account
+RETURNING clock_timestamp() AS now;
+
+-- name: credit_ledger
+-- The ledger rows of some accounts as the replay reads them, in the order they were written.
+SELECT id, account, kind, tokens, at, burns_at, lot
+FROM hive.queen_credit_ledger
+WHERE account = ANY (%(accounts)s::text[])
+ORDER BY id;
+
+-- name: insert_credit_grant
+-- A lot lands: a grant of tokens that burns at burns_at.
+INSERT INTO hive.queen_credit_ledger (account, kind, tokens, at, burns_at, note)
+VALUES (%(account)s, 'grant', %(tokens)s, %(at)s, %(burns_at)s, %(note)s)
+RETURNING id;
+
+-- name: insert_credit_sale
+-- A turn is sold; nothing when that turn was sold already (a redelivered ending).
+INSERT INTO hive.queen_credit_ledger
+    (account, kind, tokens, at, turn, issue, cost_micros, markup, overdrawn, key_index, key_owner)
+VALUES (%(account)s, 'sale', %(tokens)s, %(at)s, %(turn)s, %(issue)s, %(cost_micros)s,
+    %(markup)s, %(overdrawn)s, %(key_index)s, %(key_owner)s)
+ON CONFLICT (turn) WHERE kind = 'sale' DO NOTHING
+RETURNING id;
+
+-- name: insert_credit_burn
+-- A lot's remainder burns; nothing when that lot burned already.
+INSERT INTO hive.queen_credit_ledger (account, kind, tokens, at, lot)
+VALUES (%(account)s, 'burn', %(tokens)s, %(at)s, %(lot)s)
+ON CONFLICT (lot) WHERE kind = 'burn' DO NOTHING
+RETURNING id;
+
+-- name: credit_history
+-- An account's movements, newest first, as `hive credit history` shows them.
+SELECT id, kind, tokens, at, burns_at, note, turn, issue, cost_micros, markup, overdrawn,
+    key_index, key_owner, lot
+FROM hive.queen_credit_ledger
+WHERE account = %(account)s
+ORDER BY id DESC
+LIMIT %(limit)s;
+
+-- name: credit_accounts
+-- Every account that ever moved a token, by name.
+SELECT account FROM hive.queen_credit_account ORDER BY account;
+
+-- name: credit_sales_of_issue
+-- The sales of one issue's turns, oldest first (its page on the board).
+SELECT id, account, tokens, at, turn, cost_micros, overdrawn, key_owner
+FROM hive.queen_credit_ledger
+WHERE kind = 'sale' AND issue = %(issue)s
+ORDER BY id;
+
+-- name: order_credit_terms
+-- Whom this attempt's turn is sold to, at what markup, on whose key (NULL account: credits were off when it was written).
+SELECT credit_account, credit_markup, key_index, key_owner
+FROM hive.queen_dispatch
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s;
+
+-- name: issue_account
+-- The account an issue names (NULL: the default pays), or no row when there is no such issue.
+SELECT account FROM hive.queen_issue WHERE number = %(number)s;
+
+-- name: set_issue_account
+-- Name the account that pays for an issue's turns (NULL: the default).
+UPDATE hive.queen_issue SET account = %(account)s, updated_at = now()
+WHERE number = %(number)s
+RETURNING number;
+
+-- name: notify_credit
+-- Wake the Queen (and anything listening to hive_orders) when a grant lands: the account's waiting issues may go.
+SELECT pg_notify('hive_orders', 'credit:' || %(account)s::text);
+
+-- name: credit_accounts_due
+-- The accounts with a lot past its burn time that no burn row has closed yet.
+SELECT DISTINCT g.account FROM hive.queen_credit_ledger AS g
+WHERE g.kind = 'grant' AND g.burns_at <= %(now)s
+  AND NOT EXISTS (
+    SELECT 1 FROM hive.queen_credit_ledger AS b WHERE b.kind = 'burn' AND b.lot = g.id
+  )
+ORDER BY g.account;
