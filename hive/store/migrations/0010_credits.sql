@@ -1,4 +1,4 @@
--- 0009: credits (hive/rules/credits.py): who pays for an issue's turns, and the ledger
+-- 0010: credits (hive/rules/credits.py): who pays for an issue's turns, and the ledger
 -- of every movement of tokens (half US cents).
 --
 -- An issue names its payer account (NULL: the default account pays). An order carries
