@@ -138,6 +138,7 @@ SAMPLES = {
     "batch_jobs": 100,
     "job_states": ["done", "failed", "cancelled"],
     "wait_states": [1, 2, 3],
+    "failures": 0,
     # credits (the sample account and its lot are made before the queries run)
     "account": "team",
     "accounts": ["team"],
