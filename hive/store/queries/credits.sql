@@ -70,8 +70,8 @@ WHERE number = %(number)s
 RETURNING number;
 
 -- name: notify_credit
--- Wake the Queen (and anything listening to hive_orders) when a grant lands: the account's waiting issues may go.
-SELECT pg_notify('hive_orders', 'credit:' || %(account)s::text);
+-- Wake the Queen (hive_issues) when a grant lands: the account's waiting issues may go at once.
+SELECT pg_notify('hive_issues', 'credit:' || %(account)s::text);
 
 -- name: credit_accounts_due
 -- The accounts with a lot past its burn time that no burn row has closed yet.

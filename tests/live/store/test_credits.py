@@ -22,6 +22,7 @@ from hive.rules.spend import Cost, CostSource
 from hive.store import credits, orders, pool
 from hive.store.credits import Sale
 from hive.store.db import connection
+from hive.store.issues import ISSUES_CHANNEL
 from hive.store.listen import Listener
 from hive.store.orders import NewOrder, OrderEnding
 
@@ -75,7 +76,7 @@ def finished(fence: Any, usd: float | None) -> OrderEnding:
 def test_a_grant_lands_as_a_lot_that_burns_its_days_later_and_wakes_the_queen(
     db: Any, hive_db_url: str
 ) -> None:
-    with Listener(hive_db_url) as queen:
+    with Listener(hive_db_url, channels=(ISSUES_CHANNEL,)) as queen:
         credits.grant(db, "team", 100, Decimal(30), "first")
         assert queen.wait(WAIT_SECONDS).payloads == ("credit:team",)
     (row,) = credits.history(db, "team")
