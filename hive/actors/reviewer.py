@@ -21,6 +21,11 @@ broke before it ran) is a failure (`hive.rules.review_failures`): the row answer
 and is revisited after a pause that doubles, and the HIVE_REVIEW_FAILURES_MAXth failure
 in a row escalates it to a person with the sentence `hive why`, the board and GitHub
 show. Each failure is counted in hive_review_failures_total{reason}.
+
+A reviewer other than the demo (a model: `claude`, `codex`) also reads the earlier
+send-backs, the checks' results and the diff against base, and runs on its attempt's
+key (`review_inputs`): its usage and cost go on the order, a refusal rests the key as a
+bee's would, and a key that rests makes the review wait for it (a sentence, no failure).
 """
 
 from __future__ import annotations
@@ -40,10 +45,12 @@ from psycopg_pool import ConnectionPool
 from hive.actors.branches import head_here
 from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
+from hive.actors.review_config import ReviewerConfig as ReviewerConfig
+from hive.actors.review_inputs import context_of, how_it_ended, key_for, settle
 from hive.actors.runtime import Runtime
 from hive.agents.base import REASON_BOUND, TurnStartError
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
-from hive.agents.review import Review, ReviewTurn, review_brief
+from hive.agents.review import Context, Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
 from hive.git.cutback import refused_paths
 from hive.git.repo import Checkout, GitError, own_repo
@@ -52,62 +59,28 @@ from hive.metrics import HiveMetrics
 from hive.rules.carried import refused_sentence, refused_tree_decision
 from hive.rules.criteria import Decision, decide, empty_decision, judgement_of
 from hive.rules.drain import WK_REVIEW
+from hive.rules.keys import KeySlot
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.review_failures import (
     ERROR,
-    REVIEW_FAILURES_MAX,
     START,
     after_failure,
     failure_reason,
 )
 from hive.rules.reviewer import (
-    REVIEW_ROW_SECONDS,
-    REVIEWER_TICK_SECONDS,
-    WAIT_PAUSE_START_SECONDS,
+    ReviewRow as RuleRow,
+)
+from hive.rules.reviewer import (
     review_concurrency,
     rows_to_review,
 )
-from hive.rules.reviewer import (
-    ReviewRow as RuleRow,
-)
 from hive.rules.states import ESCALATE, VERDICT_ESCALATE, VERDICT_WAIT, WAIT
-from hive.settings import Settings
 from hive.store import leases, reviews
 from hive.store.reviews import ReviewRow, Verdict
 
 log = logging.getLogger("hive.reviewer")
 
 SCRATCH_DIRNAME = "reviews"
-
-
-@dataclass(frozen=True)
-class ReviewerConfig:
-    agent: str = "demo"
-    tick_seconds: float = float(REVIEWER_TICK_SECONDS)
-    bound_seconds: float = float(REVIEW_ROW_SECONDS)
-    key_lanes: int = 1
-    review_memory_mb: int | None = None
-    # reviews run only while this holder has the Queen lease (None: always, for tests)
-    holder: str | None = None
-    failures_max: int = REVIEW_FAILURES_MAX
-    # the first pause after a failed review; it doubles for each failure after it
-    failure_pause_seconds: int = WAIT_PAUSE_START_SECONDS
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ReviewerConfig:
-        """The reviewer's own clock is RULES 8's 10 s, or the Queen's tick when shorter
-        (tests run with short clocks), and so is a failed review's first pause (30 s, or
-        the tick's whole seconds); a review needs what a bee needs."""
-        tick = settings.queen_tick_seconds
-        return cls(
-            agent=settings.reviewer_agent,
-            tick_seconds=min(float(REVIEWER_TICK_SECONDS), tick),
-            key_lanes=max(1, len(settings.worker_keys) * settings.worker_lanes_per_key),
-            review_memory_mb=settings.bee_memory_mb or None,
-            holder=settings.runner_name,
-            failures_max=settings.review_failures_max,
-            failure_pause_seconds=max(1, min(WAIT_PAUSE_START_SECONDS, int(tick))),
-        )
 
 
 @dataclass(frozen=True)
@@ -247,18 +220,29 @@ class Reviewer:
                 refused = self._refused(repo, row, base, head, scratch)
                 if refused is not None:  # the same tree would be refused again: no retry
                     return self._decided(row, refused_tree_decision(refused, row.sendbacks))
+                context = None
+                if self.config.agent != "demo":
+                    context = context_of(self.db, repo, row, head, len(files))
         except Exception as exc:
             log.exception("the review could not run", extra={"issue": row.issue})
             shutil.rmtree(scratch, ignore_errors=True)
             return self._failed(row, ERROR, str(exc) or type(exc).__name__)
+        key = key_for(self.db, row, self.config.keys)
+        if key.rest_seconds > 0:
+            shutil.rmtree(scratch, ignore_errors=True)
+            note = f"its key rests for {key.rest_seconds} s: the review waits for it"
+            wait = Decision(WAIT, VERDICT_WAIT, note)
+            return self._decided(row, wait, key.rest_seconds, row.review_failures)
         try:
-            done = self._run_turn(row, scratch, item)
+            done = self._run_turn(row, scratch, item, context, key.slot)
         except TurnStartError as exc:
             return self._failed(row, START, str(exc))
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         if done is None:
             return None
+        cfg = self.config
+        settle(self.db, row, done.ending, self.metrics, cfg.accounting, cfg.quota_rest_seconds)
         judgement = judgement_of(done.lines, len(row.criteria))
         ending = done.ending
         reason = failure_reason(
@@ -270,7 +254,9 @@ class Reviewer:
             exit_code=ending.exit_code,
         )
         if reason is not None:
-            return self._failed(row, reason, _how(done, judgement.judged, judgement.criteria))
+            return self._failed(
+                row, reason, how_it_ended(done, judgement.judged, judgement.criteria)
+            )
         decision = decide(judgement, tuple(row.criteria), len(files), row.sendbacks)
         return self._decided(row, decision)
 
@@ -289,15 +275,27 @@ class Reviewer:
             return f"the branch's tree cannot be written out: {err}"
         return None
 
-    def _run_turn(self, row: ReviewRow, scratch: Path, item: ReviewItem) -> Review | None:
+    def _run_turn(
+        self,
+        row: ReviewRow,
+        scratch: Path,
+        item: ReviewItem,
+        context: Context | None = None,
+        key: KeySlot | None = None,
+    ) -> Review | None:
+        cfg = self.config
+        brief = review_brief(row.issue, row.title, row.body, row.owned_paths, row.criteria, context)
         turn = ReviewTurn(
-            self.config.agent,
+            cfg.agent,
             issue=row.issue,
             title=row.title,
-            brief=review_brief(row.issue, row.title, row.body, row.owned_paths, row.criteria),
+            brief=brief,
             boundary=row.owned_paths,
             worktree=scratch,
-            bound_seconds=self.config.bound_seconds,
+            bound_seconds=cfg.bound_seconds,
+            key=key.value if key else "",
+            key_env=cfg.key_env,
+            launch=cfg.launch,
         )
         item.turn = turn
         if item.stopped.is_set():
@@ -386,20 +384,3 @@ def _holds_queen_lease(db: Any, holder: str) -> bool:
 def _free_memory_mb() -> int | None:
     free = free_memory_bytes()
     return None if free is None else free // BYTES_PER_MB
-
-
-def _how(done: Review, judged: int, criteria: int) -> str:
-    """One line on how a review turn that gave no verdict ended."""
-    ending = done.ending
-    how = [ending.outcome]
-    if ending.exit_code is not None:
-        how.append(f"exit {ending.exit_code}")
-    if ending.signal is not None:
-        how.append(f"signal {ending.signal}")
-    if ending.refusal:
-        how.append(f"refusal {ending.refusal}")
-    if ending.stop_reason:
-        how.append(ending.stop_reason)
-    how.append(f"judged {judged} of {criteria} criteria")
-    said = f": {done.last_error}" if done.last_error else ""
-    return ", ".join(how) + said

@@ -1,11 +1,15 @@
-"""A review (DESIGN 10): a bounded turn of `HIVE_REVIEWER_AGENT` in a scratch worktree
-of the branch's head, whose HIVE-CRITERION lines `hive.rules.criteria` reads.
+"""A review (DESIGN 10, 11): a bounded turn of `HIVE_REVIEWER_AGENT` in a scratch
+worktree of the branch's head, whose HIVE-CRITERION lines `hive.rules.criteria` reads.
 
 The reviewer gets the review brief (`review_brief`): the issue, its boundary, its
-criteria numbered from 1, and the form of the lines to print. `demo` is the demo
-reviewer (`hive.agents.demo_review`); `command:` and `python:` are the bees' adapters.
-A review is bounded at REVIEW_ROW_SECONDS (RULES 8) like any turn: past it, the turn is
-stopped by the turn-stop rule and nothing it said is used.
+criteria numbered from 1, the form of the lines to print, and, for a model, what it
+needs to judge: the earlier send-backs, the checks' results and the diff against base
+(cut at DIFF_MAX_BYTES, with a sentence). `demo` is the demo reviewer
+(`hive.agents.demo_review`); `claude`, `codex`, `command:` and `python:` are the bees'
+adapters (a model's final message carries its lines: the adapters hand its text on as
+`assistant: ...`, read here without that prefix). What a reviewer changes in its
+scratch tree is thrown away. A review is bounded at REVIEW_ROW_SECONDS (RULES 8) like
+any turn: past it, the turn is stopped by the turn-stop rule and nothing it said is used.
 """
 
 from __future__ import annotations
@@ -20,7 +24,10 @@ from pathlib import Path
 
 import hive
 from hive.agents.base import Ending, Turn, TurnContext, TurnStartError
+from hive.agents.claude import start_claude
+from hive.agents.codex import start_codex
 from hive.agents.command import start_command
+from hive.agents.launch import Launch
 from hive.agents.python import start_python
 from hive.agents.transcript import STDERR, STDOUT
 from hive.rules.criteria import MARK
@@ -31,12 +38,34 @@ _HEADING = "Criteria:"
 _NUMBERED = re.compile(r"^\s*([0-9]+)\.\s+(.*)$")
 # The lines a review keeps: its criterion lines and the last few others, for the note.
 KEPT_LINES_MAX = 200
+# How a model's text reaches the transcript (claude.py, codex.py)
+ASSISTANT_PREFIX = "assistant: "
+_AGENTS = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a model reviewer reads beside the criteria: the earlier send-backs (how
+    many, and the last one's note), the checks' results (one line each) and the diff
+    against base (already bounded, with `diff_cut` saying so)."""
+
+    sendbacks: int = 0
+    sendback_note: str = ""
+    checks: tuple[str, ...] = ()
+    diff: str = ""
+    diff_cut: str = ""
 
 
 def review_brief(
-    issue: int, title: str, body: str, boundary: Sequence[str], criteria: Sequence[str]
+    issue: int,
+    title: str,
+    body: str,
+    boundary: Sequence[str],
+    criteria: Sequence[str],
+    context: Context | None = None,
 ) -> str:
-    """What the reviewer reads: the issue and its numbered criteria."""
+    """What the reviewer reads: the issue and its numbered criteria, then the `context`
+    (after the lines to print, so the criteria are the brief's first numbered list)."""
     lines = [f"Review the work on issue #{issue}: {title}", ""]
     if body.strip():
         lines += [body.rstrip(), ""]
@@ -50,7 +79,28 @@ def review_brief(
         f"  {MARK} <n> met",
         f"  {MARK} <n> unmet: <why, in one line>",
     ]
+    if context is not None:
+        lines += _context_lines(context)
     return "\n".join(lines) + "\n"
+
+
+def _context_lines(context: Context) -> list[str]:
+    lines = [
+        "Your final message must hold those lines, one for every criterion, and nothing",
+        "you change here is kept: judge the work, do not redo it.",
+    ]
+    if context.sendbacks:
+        lines += ["", f"This work was sent back {context.sendbacks} times before."]
+        if context.sendback_note.strip():
+            lines += ["The last send-back said:", context.sendback_note.rstrip()]
+    if context.checks:
+        lines += ["", "The checks' results:"]
+        lines += [f"  {line}" for line in context.checks]
+    if context.diff:
+        lines += ["", "The change against base:", context.diff.rstrip()]
+    if context.diff_cut:
+        lines += ["", context.diff_cut]
+    return ["", *lines]
 
 
 def criteria_from_brief(brief: str) -> list[str]:
@@ -76,12 +126,18 @@ def start_review(agent_spec: str, ctx: TurnContext) -> Turn:
     if agent_spec == "demo":
         source_root = str(Path(hive.__file__).resolve().parent.parent)
         turn: Turn = start_command(DEMO_REVIEW_COMMAND, ctx, extra_env={"PYTHONPATH": source_root})
+    elif agent_spec == "claude":
+        turn = start_claude(ctx)
+    elif agent_spec == "codex":
+        turn = start_codex(ctx)
     elif agent_spec.startswith("command:"):
         turn = start_command(agent_spec[len("command:") :], ctx)
     elif agent_spec.startswith("python:"):
         turn = start_python(agent_spec[len("python:") :], ctx)
     else:
-        raise TurnStartError(f"HIVE_REVIEWER_AGENT={agent_spec!r} is not an agent")
+        raise TurnStartError(
+            f"HIVE_REVIEWER_AGENT={agent_spec!r} is not an agent: expected {_AGENTS}"
+        )
     turn.begin()
     return turn
 
@@ -115,6 +171,9 @@ class ReviewTurn:
         boundary: Sequence[str],
         worktree: Path,
         bound_seconds: float = REVIEW_ROW_SECONDS,
+        key: str = "",
+        key_env: str = "HIVE_KEY",
+        launch: Launch | None = None,
     ) -> None:
         self._lines: list[str] = []
         self._last_error = ""
@@ -129,6 +188,9 @@ class ReviewTurn:
             worktree=worktree,
             turn_max_seconds=bound_seconds,
             on_line=self._on_line,
+            key=key,
+            key_env=key_env,
+            launch=launch or Launch(),
         )
         self.agent_spec = agent_spec
         self.turn: Turn | None = None
@@ -138,6 +200,7 @@ class ReviewTurn:
             self._last_error = text.strip()
         if kind != STDOUT:
             return
+        text = text.removeprefix(ASSISTANT_PREFIX)
         with self._lock:
             if text.strip().upper().startswith(MARK) or len(self._lines) < KEPT_LINES_MAX:
                 self._lines.append(text)

@@ -10,6 +10,7 @@ from psycopg.rows import class_row
 from psycopg_pool import ConnectionPool
 
 from hive.rules.lifecycle import ReviewState
+from hive.store.db import Db, one
 from hive.store.sql import q
 from hive.store.transitions import Move, move
 
@@ -32,6 +33,7 @@ class ReviewRow:
     queued_at: Any
     review_failures: int  # reviews in a row of this attempt that gave no verdict
     key_index: int | None  # the attempt's key: a model reviewer's too
+    brief: str | None  # the attempt's brief (a send-back's notes are in it)
     title: str
     body: str
     criteria: list[str]
@@ -79,3 +81,25 @@ def write_verdict(
         conversation_id=conversation_id,
         event=verdict.event,
     )
+
+
+def add_spend(
+    db: Db,
+    issue: int,
+    conversation_id: uuid.UUID,
+    input_tokens: int,
+    output_tokens: int,
+    cost_usd: float | None,
+    cost_source: str | None,
+) -> bool:
+    """Add a review's usage and cost to the attempt it judged; False when that attempt
+    is no longer the row's."""
+    params = {
+        "issue": issue,
+        "conversation_id": conversation_id,
+        "input_tokens": input_tokens,
+        "output_tokens": output_tokens,
+        "cost_usd": cost_usd,
+        "cost_source": cost_source,
+    }
+    return one(db, "add_review_spend", params) is not None

@@ -2,7 +2,7 @@
 -- Finished work that waits for review (ENDED or WAIT) whose pause has passed, with its issue's criteria and its bundle's head; never-visited and longest-unvisited first.
 SELECT d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha, d.owned_paths,
     d.salvaged_files, d.sendbacks, d.review_visits, d.review_pause_seconds, d.queued_at,
-    d.review_failures, d.key_index, i.title, i.body, i.criteria, b.head_sha,
+    d.review_failures, d.key_index, d.brief, i.title, i.body, i.criteria, b.head_sha,
     extract(epoch FROM d.reviewed_at)::bigint AS last_visit_at
 FROM hive.queen_dispatch AS d
 JOIN hive.queen_issue AS i ON i.number = d.issue
@@ -22,6 +22,17 @@ UPDATE hive.queen_dispatch SET
     sendbacks = sendbacks + CASE WHEN %(review_state)s = 'sendback' THEN 1 ELSE 0 END
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
   AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+RETURNING issue;
+
+-- name: add_review_spend
+-- A review's usage and cost go on the attempt it judged (so the day's spend and the cap count them); a cost the store does not know adds nothing.
+UPDATE hive.queen_dispatch SET
+    input_tokens = COALESCE(input_tokens, 0) + %(input_tokens)s::bigint,
+    output_tokens = COALESCE(output_tokens, 0) + %(output_tokens)s::bigint,
+    cost_usd = CASE WHEN %(cost_usd)s::double precision IS NULL THEN cost_usd
+        ELSE COALESCE(cost_usd, 0) + %(cost_usd)s::double precision END,
+    cost_source = COALESCE(cost_source, %(cost_source)s::text)
+WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
 RETURNING issue;
 
 -- name: order_state_now
