@@ -135,6 +135,8 @@ class Order:
     merged_sha: str | None = None  # the commit its work landed as on the base
     cost_usd: float | None = None  # US dollars (None: unknown); see hive/rules/spend.py
     cost_source: str | None = None  # 'agent' (its own figure) or 'prices' (the table's)
+    credit_account: str | None = None  # its turns are sold to this account (None: not sold)
+    key_owner: str | None = None  # who lent its key (HIVE_WORKER_KEY_OWNERS)
 
     @property
     def fence(self) -> Fence:

@@ -282,3 +282,27 @@ def test_a_sale_never_undercharges_and_overcharges_by_less_than_a_token(
 ) -> None:
     tokens = tokens_for(micros, markup)
     assert tokens * 5000 >= markup * micros > (tokens - 1) * 5000
+
+
+# --- the round's gate -------------------------------------------------------------------------
+
+
+def test_a_round_gives_no_order_to_an_issue_whose_account_holds_nothing() -> None:
+    from hive.rules.priority import Candidate
+    from hive.rules.round import Limits, NoCredit, Planned, RoundFacts, plan_round, render
+
+    facts = RoundFacts(
+        Limits(max_workers=4, lanes_per_key=4, elsewhere=True),
+        candidates=tuple(Candidate(n, boundary=(f"src/{n}.py",)) for n in (1, 2, 3, 4)),
+        keys=(0,),
+        payers={1: "team", 2: "rich", 3: "owing"},  # 4: credits off for it (no payer)
+        balances={"team": 0, "rich": 1, "owing": -7},
+    )
+    plan = plan_round(facts)
+    assert plan.orders == (Planned(2, 0), Planned(4, 0))
+    assert plan.skipped == (NoCredit(1, "team", 0), NoCredit(3, "owing", -7))
+    assert render(plan.skipped[0]) == no_credit_sentence("team", 0)
+    assert plan.needs_you
+    assert not plan_round(
+        RoundFacts(facts.limits, candidates=facts.candidates, keys=(0,))
+    ).needs_you
