@@ -238,7 +238,7 @@ class Loop:
             return
         conn.buf += data
         if conn.head is None:
-            found = parse_head(conn.buf, HEAD_MAX_BYTES, self.routes.body_max_bytes)
+            found = parse_head(conn.buf, HEAD_MAX_BYTES, self.routes.body_max_for)
             if found is None:
                 return
             if isinstance(found, Fault):

@@ -10,6 +10,7 @@ digits, one value): a chunked body is refused, not guessed at.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from hive.http.routes import METHODS
@@ -39,7 +40,9 @@ class Head:
     expect_continue: bool = False
 
 
-def parse_head(buffer: bytes | bytearray, head_max: int, body_max: int) -> Head | Fault | None:
+def parse_head(
+    buffer: bytes | bytearray, head_max: int, body_max: int | Callable[[str], int]
+) -> Head | Fault | None:
     found = _HEAD_END_RE.search(buffer, 0, head_max + 4)
     if found is None:
         if len(buffer) > head_max:
@@ -82,7 +85,8 @@ def parse_head(buffer: bytes | bytearray, head_max: int, body_max: int) -> Head 
         return Fault(400, "Content-Length is not a whole number in ASCII digits")
     else:
         length = int(length_text)
-    if length > body_max:
-        return Fault(413, f"body: larger than {body_max} bytes")
+    cap = body_max(target.split("?", 1)[0]) if callable(body_max) else body_max
+    if length > cap:
+        return Fault(413, f"body: larger than {cap} bytes")
     expect = headers.get("expect", "").lower() == "100-continue"
     return Head(method, target, version, headers, found.end(), length, expect)

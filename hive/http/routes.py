@@ -23,6 +23,7 @@ import psycopg
 from prometheus_client.exposition import choose_encoder
 
 from hive.errors import HiveError
+from hive.forge.github.hooks import BODY_MAX_BYTES as HOOK_BODY_MAX_BYTES
 from hive.http.board_routes import BOARD_PREFIX, BoardRoutes
 from hive.http.coalesce import Coalesced
 from hive.http.message import Request, Response, error, etag_matches, json_response, reason
@@ -71,6 +72,13 @@ class Routes:
             kind: Coalesced(functools.partial(self._encode_metrics, kind), MOMENT_SECONDS)
             for kind in _ENCODINGS
         }
+
+    def body_max_for(self, path: str) -> int:
+        """The largest body `path` takes: GitHub's deliveries are up to 25 MB (where the
+        webhook is on), every other route's at most `body_max_bytes`."""
+        if path == HOOK_PATH and self.surface.github_hook is not None:
+            return max(HOOK_BODY_MAX_BYTES, self.body_max_bytes)
+        return self.body_max_bytes
 
     def answer(self, request: Request) -> Response:
         """The response to `request`; never raises (see the module)."""

@@ -62,3 +62,13 @@ def merged_unclosed(db: Db, label: str, closed_kind: str, limit: int) -> list[Me
     naming its sha, newest merge first (a fresh merge does not wait behind a backlog)."""
     params = {"labels": [label], "kind": closed_kind, "limit": limit}
     return [Merge(r["issue"], r["merged_sha"]) for r in dicts(db, "forge_merged_unclosed", params)]
+
+
+def delivery_seen(db: Db, delivery_id: str) -> bool:
+    """Whether the webhook delivery `delivery_id` was handled already."""
+    return bool(dicts(db, "forge_delivery_seen", {"delivery_id": delivery_id}))
+
+
+def record_delivery(db: Db, delivery_id: str, keep_days: int) -> None:
+    """Record a handled delivery; those older than `keep_days` go."""
+    dicts(db, "record_forge_delivery", {"delivery_id": delivery_id, "keep_days": keep_days})

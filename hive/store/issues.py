@@ -41,6 +41,8 @@ class Issue:
     updated_at: datetime
     closed_reason: str | None = None  # "merged as <sha>", "closed by hand"
     account: str | None = None  # who pays for its turns (None: the default account)
+    origin: str | None = None  # "hive", "github"; None: from before origins were kept
+    forge_updated_at: datetime | None = None  # the GitHub issue's updated_at last followed
 
 
 def _params(issue: NewIssue) -> dict[str, Any]:
@@ -81,3 +83,10 @@ def set_state(db: Db, number: int, state: str) -> bool:
 
 
 __all__: Sequence[str] = ("Issue", "NewIssue", "create", "get", "listing", "set_state", "upsert")
+
+
+def follow_forge(db: Db, number: int, updated_at: datetime | None) -> bool:
+    """Mark issue `number` as GitHub's, followed up to `updated_at` (never back); False
+    when it is the hive's own (or gone)."""
+    params = {"number": number, "forge_updated_at": updated_at}
+    return bool(dicts(db, "follow_forge_issue", params))

@@ -9,7 +9,10 @@ time. A delivery without a valid signature is 401 and nothing of it is read. The
   publish job of the `queen-<n>` branch they name is woken (its wait `github:<n>`);
 - `ping` and anything else: 204, nothing done.
 
-A delivery for another repository is 202 and ignored.
+A delivery for another repository is 202 and ignored. A delivery handled already (its
+`X-GitHub-Delivery` seen in the last week) is 200 and changes nothing; an `issues`
+payload older than the state its issue last followed is `stale` and changes nothing
+(hive/rules/deliveries.py).
 """
 
 from __future__ import annotations
@@ -23,9 +26,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.forge.github import intake
+from hive.rules.deliveries import DELIVERY_HEADER, DELIVERY_KEEP_DAYS, delivery_id
 from hive.rules.forge import branch_issue
 from hive.services.issues import INT4_MAX
-from hive.store import waits
+from hive.store import forge, waits
 from hive.store.db import Db
 
 log = logging.getLogger("hive.forge")
@@ -130,6 +134,15 @@ class Hooks:
             return HookAnswer(400, {"error": "the body is not JSON"})
         if not isinstance(payload, dict):
             return HookAnswer(400, {"error": "the body is not a JSON object"})
+        delivery = delivery_id(lower.get(DELIVERY_HEADER))
+        if delivery is not None and forge.delivery_seen(self.db, delivery):
+            return HookAnswer(200, {"ignored": f"delivery {delivery} was handled already"})
+        answer = self._act(event, payload)
+        if delivery is not None and answer.status < 300:
+            forge.record_delivery(self.db, delivery, DELIVERY_KEEP_DAYS)
+        return answer
+
+    def _act(self, event: str, payload: dict[str, Any]) -> HookAnswer:
         repo = _at(payload.get("repository"), "full_name")
         if repo is not None and str(repo).lower() != self.full_name.lower():
             return HookAnswer(202, {"ignored": f"a delivery for {repo}"})
@@ -140,7 +153,7 @@ class Hooks:
             done = intake.sync_one(self.db, payload["issue"], self.label)
             if done.did == intake.Synced.REFUSED:
                 self.on_refused(done)
-            if done.did not in (intake.Synced.SAME, intake.Synced.IGNORED):
+            if done.did not in (intake.Synced.SAME, intake.Synced.IGNORED, intake.Synced.STALE):
                 self.issues_changed()
             return HookAnswer(200, {"issue": done.number, "synced": done.did.value})
         if event in PR_EVENTS:

@@ -20,6 +20,7 @@ from typing import Any
 
 from hive.forge.github.api import Repository
 from hive.rules.credits import account_problem
+from hive.rules.deliveries import forge_time, github_may_follow, is_stale, taken_sentence
 from hive.rules.forge import body_sections
 from hive.services import changes
 from hive.services import issues as issue_service
@@ -44,6 +45,7 @@ class Synced(StrEnum):
     REOPENED = "reopened"
     SAME = "same"
     IGNORED = "ignored"  # not the hive's: a pull request, unlabelled and unknown
+    STALE = "stale"  # older than the state the row last followed: nothing changed
     REFUSED = "refused"  # it cannot be the hive's issue as it is (the reason is kept)
 
 
@@ -78,14 +80,38 @@ def author_account(data: Mapping[str, Any]) -> str | None:
 
 
 def sync_one(db: Db, data: Mapping[str, Any], label: str) -> SyncResult:
-    """Bring one GitHub issue (a REST or webhook `issue` object) into `queen_issue`."""
+    """Bring one GitHub issue (a REST or webhook `issue` object) into `queen_issue`. A
+    payload older than the state the row last followed, or naming the number of one of
+    the hive's own issues, changes nothing (hive/rules/deliveries.py)."""
     number = int(data["number"])
     if data.get("pull_request"):
         return SyncResult(number, Synced.IGNORED)
     wanted = fields_of(data)
     labelled = label in wanted.labels
     remote_open = data.get("state") == "open"
+    updated_at = forge_time(data.get("updated_at"))
     local = issue_rows.get(db, number)
+    if local is not None and not github_may_follow(local.origin):
+        if labelled and remote_open:
+            return SyncResult(number, Synced.REFUSED, taken_sentence(number))
+        return SyncResult(number, Synced.IGNORED)
+    if local is not None and is_stale(local.forge_updated_at, updated_at):
+        log.info("issue #%d: a stale delivery, older than the last followed", number)
+        return SyncResult(number, Synced.STALE)
+    done = _sync(db, number, wanted, labelled, remote_open, local)
+    if done.did not in (Synced.IGNORED, Synced.REFUSED) or local is not None:
+        issue_rows.follow_forge(db, number, updated_at)
+    return done
+
+
+def _sync(
+    db: Db,
+    number: int,
+    wanted: NewIssue,
+    labelled: bool,
+    remote_open: bool,
+    local: issue_rows.Issue | None,
+) -> SyncResult:
     if local is None:
         if not labelled or not remote_open:
             return SyncResult(number, Synced.IGNORED)
@@ -144,7 +170,8 @@ class PollResult:
 
     @property
     def changed(self) -> bool:
-        return any(r.did not in (Synced.SAME, Synced.IGNORED) for r in self.results)
+        quiet = (Synced.SAME, Synced.IGNORED, Synced.STALE)
+        return any(r.did not in quiet for r in self.results)
 
     def __bool__(self) -> bool:
         return self.changed
@@ -198,6 +225,8 @@ class Intake:
         was deleted): it is closed here."""
         gone = []
         for issue in issue_rows.listing(self.db, open_only=True):
+            if not github_may_follow(issue.origin):
+                continue  # the hive's own: GitHub's listing says nothing about it
             if issue.number not in seen and self.label in issue.labels:
                 changes.close(self.db, issue.number)
                 gone.append(SyncResult(issue.number, Synced.CLOSED, UNLABELLED))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubError
+from hive.rules.deliveries import github_may_follow
 from hive.rules.forge import CheckFact, Note, base_red_closes, note_action, note_body
 from hive.rules.states import ESCALATE
 from hive.store import forge, issues
@@ -107,12 +108,19 @@ class Watch:
         log.info("said %s on #%d", kind.value, issue, extra={"issue": issue})
         return True
 
+    def _githubs(self, issue: int) -> bool:
+        """Whether GitHub's issue `issue` is the hive's issue of that number."""
+        row = issues.get(self.db, issue)
+        return row is None or github_may_follow(row.origin)
+
     def unshaped(self, issue: int, reason: str) -> bool:
         return self.say(issue, Note.UNSHAPED, UNSHAPED_TEXT.format(reason=reason.rstrip(".")))
 
     def merged(self, issue: int, sha: str, pr: int | None = None) -> None:
         """Comment the merge (of pull request `pr`, or a push) and close the issue, both
         once; the close is recorded last, so a pass tries again whatever failed."""
+        if not self._githubs(issue):
+            return  # the hive's own issue: GitHub's of that number is another
         via = "" if pr is None else MERGED_VIA.format(pr=pr)
         self.say(issue, Note.MERGED, MERGED_TEXT.format(sha=sha, via=via))
         self.repo.close_issue(issue)  # closing a closed issue changes nothing
@@ -176,7 +184,7 @@ class Watch:
     def run_once(self) -> WatchPass:
         said = closed = 0
         for issue in issues.listing(self.db, open_only=True):
-            if self.label not in issue.labels:
+            if self.label not in issue.labels or not github_may_follow(issue.origin):
                 continue
             missing = []
             if not issue.boundary:

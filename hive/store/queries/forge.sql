@@ -23,14 +23,29 @@ SELECT subject, remote_id, body FROM hive.forge_note WHERE kind = %(kind)s ORDER
 SELECT i.number AS issue, d.merged_sha
 FROM hive.queen_issue i JOIN hive.queen_dispatch d ON d.issue = i.number
 WHERE i.state = 'closed' AND d.merged_sha IS NOT NULL AND i.labels && %(labels)s
+  AND i.origin IS DISTINCT FROM 'hive'
   AND NOT EXISTS (
       SELECT 1 FROM hive.forge_note n
       WHERE n.subject = 'issue:' || i.number AND n.kind = %(kind)s AND n.body = d.merged_sha)
 ORDER BY d.merged_at DESC, i.number LIMIT %(limit)s;
 
 -- name: forge_watch_facts
--- The open issues and their current order's state, for the night watch (escalated work).
+-- The open issues (not the hive's own) and their order's state, for the night watch.
 SELECT i.number AS issue, i.state, d.attempt, d.review_note,
        hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) AS order_state
 FROM hive.queen_issue i LEFT JOIN hive.queen_dispatch d ON d.issue = i.number
-WHERE i.state = 'open' ORDER BY i.number;
+WHERE i.state = 'open' AND i.origin IS DISTINCT FROM 'hive' ORDER BY i.number;
+
+-- name: forge_delivery_seen
+-- Whether a webhook delivery (X-GitHub-Delivery) was handled already.
+SELECT id FROM hive.forge_delivery WHERE id = %(delivery_id)s;
+
+-- name: record_forge_delivery
+-- Record a handled webhook delivery, and forget those older than the days kept.
+WITH gone AS (
+    DELETE FROM hive.forge_delivery
+    WHERE received_at < now() - make_interval(days => %(keep_days)s)
+)
+INSERT INTO hive.forge_delivery (id) VALUES (%(delivery_id)s)
+ON CONFLICT (id) DO NOTHING
+RETURNING id;

@@ -15,12 +15,12 @@ WITH made AS (
 SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
 
 -- name: create_issue
--- Create an issue with the next free number, and NOTIFY hive_issues (the Queen rounds at once).
+-- Create an issue with the next free number (a person's: its origin is the hive), and NOTIFY hive_issues (the Queen rounds at once).
 WITH made AS (
     INSERT INTO hive.queen_issue
-        (number, title, body, labels, boundary, criteria, blocked_by, account)
+        (number, title, body, labels, boundary, criteria, blocked_by, account, origin)
     SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
-        %(criteria)s, %(blocked_by)s, %(account)s
+        %(criteria)s, %(blocked_by)s, %(account)s, 'hive'
     FROM hive.queen_issue
     RETURNING *
 )
@@ -33,6 +33,14 @@ LISTEN hive_issues;
 -- name: unlisten_issues
 -- Unsubscribe this connection from hive_issues.
 UNLISTEN hive_issues;
+
+-- name: follow_forge_issue
+-- Mark an issue as GitHub's, followed up to that issue's updated_at (never back).
+UPDATE hive.queen_issue
+SET origin = 'github',
+    forge_updated_at = GREATEST(forge_updated_at, %(forge_updated_at)s)
+WHERE number = %(number)s AND origin IS DISTINCT FROM 'hive'
+RETURNING number;
 
 -- name: get_issue
 -- One issue by number.

@@ -12,6 +12,9 @@ from hive.store.sql import QUERIES
 # a sample value for every parameter name the catalogue uses
 SAMPLES = {
     "key": 1,
+    "delivery_id": "72d3162e-cc78-11e3-81ab-4c9367dc0958",
+    "keep_days": 7,
+    "forge_updated_at": datetime(2026, 12, 2, 5, 0, tzinfo=UTC),
     "version": 9999,
     "name": "sample",
     "issue": 1,

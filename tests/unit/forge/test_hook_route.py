@@ -58,3 +58,32 @@ def test_a_get_is_405():
 def test_other_routes_still_need_the_token():
     answer = _routes(None).answer(Request("GET", "/api/orders"))
     assert answer.status == 401
+
+
+def test_a_delivery_of_several_megabytes_reaches_the_hook_on_a_real_server():
+    from hive.http import ExportServer, HttpConfig
+    from tests.unit.surface.helpers import call
+
+    seen: list[int] = []
+
+    def hook(headers: Mapping[str, str], body: bytes) -> HookAnswer:
+        seen.append(len(body))
+        return HookAnswer(200, {"issue": 1, "synced": "same"})
+
+    surface = Surface(registry=HiveMetrics().registry, github_hook=hook)
+    server = ExportServer(HttpConfig(port=0), surface)
+    server.start()
+    try:
+        body = b'{"zen": "' + b"x" * (3 * 1024 * 1024) + b'"}'
+        assert call(server, "POST", "/hooks/github", body).status == 200
+        assert seen == [len(body)]
+        # every other route keeps its own bound
+        assert call(server, "POST", "/api/issues", body).status == 413
+    finally:
+        server.stop()
+
+
+def test_the_hooks_bound_is_githubs_25_mb_only_where_the_webhook_is_on():
+    assert _routes(lambda h, b: HookAnswer(200, {})).body_max_for("/hooks/github") == 25 * 2**20
+    assert _routes(lambda h, b: HookAnswer(200, {})).body_max_for("/api/issues") == 64 * 1024
+    assert _routes(None).body_max_for("/hooks/github") == 64 * 1024
