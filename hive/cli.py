@@ -7,6 +7,7 @@ sets `func(args) -> int`. Errors are one line on stderr and a non-zero exit.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -78,6 +79,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return err.exit_code
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # the reader went away (`hive logs 5 | head`): nothing more to say, and nothing
+        # left to flush at exit (it would fail and print a traceback-like warning)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """`hive logs N [--follow]`: issue N's transcript, what its turns said, in order (a
 header names each attempt). With --follow, new lines are printed as they come until
 the order in flight ends, then it exits 0. Ctrl-C exits 130 quietly (a second one at
-once). Exit 3: no such issue."""
+once). Exit 3: no such issue. A control character in a line (an escape an agent printed)
+is shown escaped (`\x1b`), as `hive status` shows it."""
 
 from __future__ import annotations
 
@@ -15,11 +16,13 @@ from datetime import UTC
 from types import FrameType
 
 from hive.commands import store_connection
+from hive.rules.text import shown
 from hive.services import history
 from hive.services.issues import issue_number
 from hive.settings import Settings
 
 INTERRUPTED_EXIT = 130
+TAB = frozenset("\t")  # a tab steers nothing: kept as it is
 
 
 class _Interrupted(Exception):
@@ -74,6 +77,7 @@ def _print(
                 current = line.conversation_id
                 which = f"attempt {entry.attempt}" if entry.attempt is not None else "an attempt"
                 print(f"--- {which}, {at:%Y-%m-%d} (conversation {str(current)[:8]}) ---")
-            print(f"{at:%H:%M:%S} {line.kind}: {line.text}", flush=True)
+            # an agent's output is data: an escape it printed is shown, never obeyed
+            print(f"{at:%H:%M:%S} {shown(line.kind)}: {shown(line.text, TAB)}", flush=True)
             if stopping.is_set():
                 return

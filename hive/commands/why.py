@@ -1,7 +1,8 @@
 """`hive why N`: the Queen's sentences about issue N, newest first, one line each with its
 time (UTC): the rounds' reasons, each attempt's dispatch, ending and verdict with its
 note, approvals and merges, the publish job's step, the checks that did not pass and the
-issue's close. Exit 3: no such issue."""
+issue's close. Exit 3: no such issue. A control character in a sentence (a review note
+quoting an agent) is shown escaped, as `hive status` shows it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import argparse
 from datetime import UTC
 
 from hive.commands import store_connection
+from hive.rules.text import shown
 from hive.services import history
 from hive.services.issues import issue_number
 from hive.settings import Settings
@@ -34,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     if not said:
         print(f"nothing is said about #{issue} yet")
     for sentence in said:
-        print(f"{sentence.at.astimezone(UTC):%Y-%m-%d %H:%M:%S}Z  {sentence.text}")
+        print(f"{sentence.at.astimezone(UTC):%Y-%m-%d %H:%M:%S}Z  {shown(sentence.text)}")
     return 0

@@ -168,3 +168,65 @@ def test_logs_follow_exits_130_quietly_on_ctrl_c(world):
     finally:
         proc.kill()
         proc.wait()
+
+
+# what an agent may print to take over a terminal: OSC 52 (write the clipboard), a title
+# change, a screen clear, a bell
+STEERING = "\x1b]52;c;cm0gLXJmIH4=\x07\x1b]0;pwned\x07\x1b[2J\x1b[H"
+
+
+def test_logs_shows_an_agents_terminal_escapes_escaped(world):
+    number, order = issue_with_order(world)
+    transcript.append(world.db, order.conversation_id, number, "stdout", f"a{STEERING}\tb")
+    done = hive(world, "logs", str(number))
+    assert done.returncode == 0, done.stderr
+    assert b"\x1b" not in done.stdout and b"\x07" not in done.stdout
+    assert (
+        done.stdout.decode()
+        .splitlines()[-1]
+        .endswith(" stdout: a\\x1b]52;c;cm0gLXJmIH4=\\x07\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H\tb")
+    )
+
+
+def test_logs_follow_shows_an_agents_terminal_escapes_escaped(world):
+    number, order = issue_with_order(world)
+    transcript.append(world.db, order.conversation_id, number, "stdout", f"x{STEERING}")
+    proc = follow(world, number)
+    try:
+        assert proc.stdout is not None
+        assert next_line(proc.stdout).startswith("--- attempt 1, ")
+        line = next_line(proc.stdout)
+        assert "\x1b" not in line and line.endswith(
+            " stdout: x\\x1b]52;c;cm0gLXJmIH4=\\x07" + "\\x1b]0;pwned\\x07\\x1b[2J\\x1b[H\n"
+        )
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_why_shows_a_notes_terminal_escapes_escaped(world):
+    number, _ = issue_with_order(world)
+    reports.add(world.db, f"dispatched #{number}{STEERING}", "")
+    done = hive(world, "why", str(number))
+    assert done.returncode == 0, done.stderr
+    assert b"\x1b" not in done.stdout and b"\\x1b]52;c;" in done.stdout
+
+
+def test_logs_into_a_closed_pipe_exits_quietly(world):
+    number, order = issue_with_order(world)
+    for n in range(400):  # 800 KB: more than a pipe holds
+        transcript.append(world.db, order.conversation_id, number, "stdout", f"{n} " + "x" * 2000)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
+    clean.update({"HIVE_DATABASE_URL": world.db_url, "HIVE_WORKDIR": str(world.workdir)})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "hive", "logs", str(number)],
+        env=clean,
+        cwd=world.workdir,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()  # `| head -1`: one line read, then the pipe is closed
+    proc.stdout.close()
+    assert proc.wait(timeout=LINE_WAIT_SECONDS) == 0
+    assert proc.stderr.read() == b""
