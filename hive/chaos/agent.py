@@ -6,6 +6,11 @@ it has committed its line to its boundary file with the git binary, `end` to
 `<ctl>/turns.log`. Each line is one short append (atomic under O_APPEND), so the file's
 order is the order the turns did things in: the overlap check needs no clock. A turn is
 named by its runner (the directory its worktree is in) and its pid.
+
+Every HOSTILE_EVERYth issue's agent is hostile besides (issue 25): it commits, itself, a
+new file outside its boundary and a symlink to /etc/passwd with its line, and leaves a
+FIFO in its worktree. Its bundle must still carry its boundary file alone, and its
+ending must not block on the FIFO.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 LOG_NAME = "turns.log"
+HOSTILE_EVERY = 4  # every 4th issue's agent also commits outside its boundary
 
 SCRIPT = r"""#!/bin/sh
 # The chaos bee (hive/chaos/agent.py): a turn of random length that logs itself.
 ctl=$1
+HOSTILE_EVERY=@HOSTILE_EVERY@
 n=$HIVE_ISSUE
 runner=$(basename "$(dirname "$PWD")")
 turn="$runner/$$"
@@ -30,10 +37,16 @@ while [ "$i" -lt "$ticks" ]; do
     i=$((i + 1))
 done
 echo "chaos $n turn $turn" >> "$file"
+if [ $((n % HOSTILE_EVERY)) -eq 0 ]; then
+    echo "outside the boundary" > "outside-$n.txt"
+    ln -sf /etc/passwd "passwd-$n"
+    git add -A
+    mkfifo "pipe-$n" 2>/dev/null
+fi
 git -c user.name=bee -c user.email=bee@hive.invalid -c commit.gpgsign=false \
     commit -q -a -m "chaos $n turn $turn" || exit 1
 echo "end $n $turn" >> "$ctl/turns.log"
-"""
+""".replace("@HOSTILE_EVERY@", str(HOSTILE_EVERY))
 
 
 @dataclass(frozen=True)

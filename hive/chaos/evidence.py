@@ -70,7 +70,9 @@ def check_bundles(
         text = _git("show", f"{ref}:{issue_file(issue)}", cwd=clone) if fetched else None
         lines = set((text or "").splitlines())
         holds = any(work_line(issue, turn) in lines for turn in ended.get(issue, ()))
-        found.append(BundleCheck(issue, True, verified, fetched, holds))
+        changed = _git("diff", "--name-only", "HEAD", ref, cwd=clone) if fetched else None
+        outside = tuple(p for p in (changed or "").splitlines() if p != issue_file(issue))
+        found.append(BundleCheck(issue, True, verified, fetched, holds, outside))
     return found
 
 

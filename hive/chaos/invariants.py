@@ -8,6 +8,8 @@
   log tells it (a turn lives from its `start` to its last line).
 - `lost_bundles`: each finished order's bundle is stored, `git bundle verify` accepts it,
   `git fetch` takes it, and its branch holds the work of a turn that ended.
+- `outside_boundaries`: no bundle carries a path outside its issue's boundary (a hostile
+  agent commits some itself).
 - `outliving`: no agent process outlived its runner by more than the bound.
 - `sigterm_exits`: every process that got SIGTERM exited 0.
 """
@@ -43,6 +45,7 @@ class BundleCheck:
     verified: bool  # `git bundle verify`
     fetched: bool  # `git fetch` of its branch
     holds_work: bool  # the branch's file has the line of a turn that logged `end`
+    outside: tuple[str, ...] = ()  # paths the branch changed outside its boundary
 
 
 @dataclass(frozen=True)
@@ -108,6 +111,15 @@ def lost_bundles(checks: Sequence[BundleCheck]) -> Check:
         if missing:
             bad.append(f"#{c.issue}: {', '.join(missing)}")
     return Check("0 lost bundles", f"{len(checks)} bundles fetched and verified", tuple(bad))
+
+
+def outside_boundaries(checks: Sequence[BundleCheck]) -> Check:
+    bad = [f"#{c.issue}: carries {', '.join(c.outside)}" for c in checks if c.outside]
+    return Check(
+        "nothing outside a boundary in a bundle",
+        f"{len(checks)} bundles' paths compared with their boundaries",
+        tuple(bad),
+    )
 
 
 def outliving(records: Sequence[Outliving], bound_seconds: float = OUTLIVE_BOUND_SECONDS) -> Check:

@@ -25,6 +25,7 @@ from hive.chaos.invariants import (
     ended_once,
     lost_bundles,
     outliving,
+    outside_boundaries,
     overlapping_turns,
     sigterm_exits,
 )
@@ -180,6 +181,7 @@ def _check(
         ended_once(outcomes),
         overlapping_turns(events),
         lost_bundles(stored),
+        outside_boundaries(stored),
         outliving(seen.outliving),
         sigterm_exits(exits),
     )

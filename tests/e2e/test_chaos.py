@@ -21,6 +21,7 @@ INVARIANTS = (
     "every order ended once as finished",
     "0 overlapping turns of one issue",
     "0 lost bundles",
+    "nothing outside a boundary in a bundle",
     "no agent outlives its runner",
     "every SIGTERM exits 0",
 )

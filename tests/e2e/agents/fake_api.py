@@ -3,7 +3,8 @@
 test sets (`FakeApi.script`): each request takes the next step, the last one repeats.
 
 Steps: `("text", words)` a plain answer; `("write", path, content)` a tool call of
-Claude Code's `Write` tool, then (on the next request) the text `done`; `("status",
+Claude Code's `Write` tool, then (on the next request) the text `done`; `("bash",
+command)` a call of its `Bash` tool running `command`, then the text `done`; `("status",
 code, error_type, message)` a refusal; `("limit", resets)` the 429 of an account's
 usage limit as the API answers a subscription's sign-in (its `anthropic-ratelimit-unified-*`
 headers: rejected, resetting at Unix seconds `resets`); `("cut",)` a stream broken
@@ -151,6 +152,18 @@ class FakeApi:
                             "id": "toolu_fake",
                             "name": "Write",
                             "input": {"file_path": path, "content": content},
+                        }
+                    ]
+                    api.script.insert(0, ("text", "done"))
+                    self._stream(_message(model, blocks, "tool_use"))
+                    return
+                if step[0] == "bash":
+                    blocks = [
+                        {
+                            "type": "tool_use",
+                            "id": "toolu_fake_bash",
+                            "name": "Bash",
+                            "input": {"command": step[1], "description": "the scripted step"},
                         }
                     ]
                     api.script.insert(0, ("text", "done"))

@@ -10,6 +10,7 @@ from hive.chaos.invariants import (
     ended_once,
     lost_bundles,
     outliving,
+    outside_boundaries,
     overlapping_turns,
     sigterm_exits,
     table,
@@ -114,3 +115,14 @@ def test_the_table_has_a_row_per_check_and_names_at_most_five_violations_each():
     assert "FAIL 7" in lines[2]
     assert len([line for line in lines if "0 finished in" in line]) == 5
     assert lines[-1].endswith("... and 2 more")
+
+
+def test_a_bundle_carrying_a_path_outside_its_boundary_is_named():
+    check = outside_boundaries(
+        [
+            BundleCheck(1, True, True, True, True),
+            BundleCheck(4, True, True, True, True, ("outside-4.txt", "passwd-4")),
+        ]
+    )
+    assert check.violations == ("#4: carries outside-4.txt, passwd-4",)
+    assert check.measured == "2 bundles' paths compared with their boundaries"
