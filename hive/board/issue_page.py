@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from hive.board.render import page, text, when
+from hive.rules.text import LINE_BREAKS
 from hive.services.board import Attempt, IssueView
 from hive.store.people import TranscriptLine
 
@@ -111,7 +112,8 @@ def _listing(title: str, items: Sequence[Any]) -> str:
 
 
 def _body(body: str) -> str:
-    return f'<h2>Body</h2><pre class="body">{text(body)}</pre>' if body.strip() else ""
+    # a body keeps its line breaks and tabs (its <pre> shows them as they are)
+    return f'<h2>Body</h2><pre class="body">{text(body, LINE_BREAKS)}</pre>' if body.strip() else ""
 
 
 def _cut(value: str | None) -> str:

@@ -23,9 +23,10 @@ COLUMN_HINTS = {
 }
 
 
-def text(value: object) -> str:
-    """`value` as HTML text: escaped, control characters written as escapes."""
-    return html.escape(shown(str(value)), quote=True)
+def text(value: object, allowed: frozenset[str] = frozenset()) -> str:
+    """`value` as HTML text: escaped, control characters not in `allowed` written as
+    escapes."""
+    return html.escape(shown(str(value), allowed), quote=True)
 
 
 def age(since: datetime, now: datetime) -> str:

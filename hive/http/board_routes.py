@@ -94,7 +94,7 @@ class BoardRoutes:
         except ValueError as err:
             return error(400, str(err))
         lines, after = board.transcript(number, seen)
-        headers = (*NO_STORE, ("X-Hive-After", after))
+        headers = (*NO_STORE, *SECURITY, ("X-Hive-After", after))
         return Response(200, lines.encode(), HTML, headers)
 
     def close(self) -> None:
