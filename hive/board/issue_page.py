@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
+from hive.board import credit
 from hive.board.render import page, text, when
 from hive.rules.text import LINE_BREAKS
 from hive.services.board import Attempt, IssueView
@@ -85,6 +86,7 @@ def summary(view: IssueView, now: datetime) -> str:
         f"{_body(view.body)}"
         f"<h2>Spend</h2><p>{spend.input_tokens} tokens in, {spend.output_tokens} out{cost}"
         f" over {len(view.attempts)} attempt{'s' if len(view.attempts) != 1 else ''}</p>"
+        f"{credit.issue_section(view.credit)}"
         f"<h2>Bundle</h2>{bundle}"
         f"{_attempts(view.attempts)}{_checks(view.checks, now)}"
         f"<h2>The Queen's sentences</h2>{_sentences(view, now)}"

@@ -92,9 +92,9 @@ def columns(found: Cards, now: datetime) -> dict[str, str]:
     return {col.value: column_cards(found.cards, col, now) for col in COLUMNS}
 
 
-def board_page(found: Cards, since: str, now: datetime) -> str:
+def board_page(found: Cards, since: str, now: datetime, credit: str = "") -> str:
     """The whole board; `since` is the event the page was drawn after (its stream
-    resumes there)."""
+    resumes there); `credit` is the header's line of balances (hive/board/credit.py)."""
     html_columns = columns(found, now)
     counts = {col: sum(1 for c in found.cards if c.column is col) for col in COLUMNS}
     sections = []
@@ -117,7 +117,7 @@ def board_page(found: Cards, since: str, now: datetime) -> str:
         '<a class="skip" href="#board">Skip to the board</a>'
         '<header><h1>The hive</h1><p id="live" role="status" aria-live="polite">'
         "connecting…</p>"
-        f'<div id="comb" class="comb" aria-hidden="true">{comb}</div></header>'
+        f'<div id="comb" class="comb" aria-hidden="true">{comb}</div>{credit}</header>'
         f'<main id="board" class="board">{"".join(sections)}</main>'
     )
     return page("The hive: board", body)

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from hive.board import issue_page, render
+from hive.board import credit, issue_page, render
 from hive.board.hub import Hub, Sink
-from hive.services import board
+from hive.services import board, credits
 from hive.store import board as store_board
 from hive.store.db import Db
 
@@ -31,7 +31,9 @@ class Board:
         cards: whatever changes after the read reaches the page's stream."""
         self.hub.start()
         since = self.hub.position()
-        return render.board_page(board.cards(self.db), since, self.now())
+        now = self.now()
+        balances = credit.header(credits.every_standing(self.db, now))
+        return render.board_page(board.cards(self.db), since, now, balances)
 
     def issue(self, number: int) -> str:
         """Issue `number`'s page; UnknownIssue when there is none."""

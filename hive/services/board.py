@@ -13,7 +13,7 @@ from typing import Any
 
 from hive.rules.board import Column, column_of
 from hive.rules.states import RUNNING
-from hive.services import history
+from hive.services import credits, history
 from hive.services.standing import standing, state_name, unknown
 from hive.store import board, issues, people, publish, spend
 from hive.store.db import Db
@@ -185,6 +185,7 @@ class IssueView:
     bundle: board.BundleRow | None
     transcript: board.Tail
     attempt_of: dict[uuid.UUID, int] = field(default_factory=dict)
+    credit: dict[str, Any] | None = None  # who pays and what it holds (hive/services/credits.py)
 
 
 def issue_view(db: Db, number: int) -> IssueView:
@@ -213,6 +214,7 @@ def issue_view(db: Db, number: int) -> IssueView:
         bundle=board.bundle_of(db, number),
         transcript=board.transcript_tail(db, number, TRANSCRIPT_SHOWN),
         attempt_of=attempt_numbers(attempts),
+        credit=credits.of_issue(db, number, row.account),
     )
 
 

@@ -130,3 +130,19 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Decimal):
         return str(value)
     return value
+
+
+def of_issue(db: Db, number: int, account: str | None) -> dict[str, Any] | None:
+    """What an issue's page shows of credits: the account that paid for its turns (the
+    one it names, else the one its last sale went to), that account's standing, and the
+    issue's sales; None when the issue names no account and nothing of it was sold."""
+    sales = credits.sales_of_issue(db, number)
+    payer = account or (sales[-1]["account"] if sales else None)
+    if payer is None:
+        return None
+    return {
+        **standing(db, payer),
+        "issue_sold": sum(s["tokens"] for s in sales),
+        "issue_sales": len(sales),
+        "issue_unpriced": sum(1 for s in sales if s["cost_micros"] is None),
+    }
