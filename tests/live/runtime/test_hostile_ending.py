@@ -69,3 +69,19 @@ def test_an_agent_printing_twenty_digits_ends_its_order_finished(make_runtime):
     order = wait_for_ending(rt.db, 4)
     assert order.outcome == "finished"
     assert (order.input_tokens, order.output_tokens) == (None, None)
+
+
+def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtime):
+    from hive.actors.queen import Queen, QueenConfig
+    from hive.actors.reaper import Reaper
+    from tests.live.runtime.test_reaper import local_order
+
+    line = "HIVE-USAGE: output=99999999999999999999"
+    rt = make_runtime(AGENT=f"command:echo '{line}'; echo done > src/app.py")
+    local_order(rt, 5)  # the order a Queen's bee left running when the ending failed
+    config = QueenConfig.from_settings(rt.settings)
+    queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt, rt.reaper).boot)
+    assert queen.run_once().dispatched == (5,)  # reaped at boot, then dispatched again
+    order = wait_for_ending(rt.db, 5)
+    assert (order.outcome, order.output_tokens) == ("finished", None)
+    assert [h.snapshot["outcome"] for h in orders.history(rt.db, 5)] == ["reaped at boot"]

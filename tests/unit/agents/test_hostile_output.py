@@ -154,3 +154,21 @@ def test_claudes_model_name_with_a_nul_is_not_kept() -> None:
         | {"modelUsage": {"m\x00": {}}}
     )
     assert claude.read_line(line).usage == Usage(claude.PROVIDER, None, 0, 1, None)
+
+
+def test_absurd_criterion_lines_are_named_and_never_judge_anything() -> None:
+    from hive.rules.criteria import judgement_of
+
+    lines = [
+        "HIVE-CRITERION: ² met",
+        f"HIVE-CRITERION: {TWENTY_DIGITS} met",
+        "HIVE-CRITERION: -1 met",
+        "HIVE-CRITERION: 0 met",
+        "HIVE-CRITERION: ٣ met",
+        "HIVE-CRITERION: 1 met\x00",
+        "HIVE-CRITERION: 2 unmet: " + "x" * 10_000,
+    ]
+    judged = judgement_of(lines, criteria=2)
+    assert (judged.judged, judged.met) == (1, 0)
+    assert judged.unmet == ((2, "x" * 500),)
+    assert len(judged.unread) == 6 and all(len(line) <= 200 for line in judged.unread)
