@@ -213,6 +213,7 @@ class Note(StrEnum):
 
     UNSHAPED = "unshaped"
     ESCALATED = "escalated"
+    NO_CREDIT = "no credit"  # its account holds no token (HIVE_CREDITS=on)
     MERGED = "merged"
     BASE_RED = "base red"  # no comment: the issue opened about a check red on the base
     BASE_GREEN = "base green"  # on that issue, as the check passes again and it closes

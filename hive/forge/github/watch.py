@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubError
+from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.deliveries import github_may_follow
 from hive.rules.forge import CheckFact, Note, base_red_closes, note_action, note_body
 from hive.rules.states import ESCALATE
@@ -31,6 +32,8 @@ UNSHAPED_TEXT = (
     "The hive cannot take this issue as it is: {reason}. Edit the issue and it is read again."
 )
 ESCALATED_TEXT = "The hive's reviewer escalated this work to a person: {note}"
+NO_CREDIT_TEXT = "The hive gives this issue {sentence}."
+CREDIT_BACK_TEXT = "The account {account} holds credit again: this issue goes on."
 MERGED_TEXT = "Merged as {sha}{via}. Closing this issue."
 MERGED_VIA = " (pull request #{pr})"
 BASE_RED_TITLE = "Check {name} is red on {base}"
@@ -84,12 +87,15 @@ class Watch:
         shape: Callable[[Issue], str | None] | None = None,
         *,
         closes_pushed_merges: bool = False,
+        credit: Callable[[Issue], tuple[str, int]] | None = None,
     ) -> None:
         self.db = db
         self.repo = repo
         self.label = label
         self.shape = shape
         self.closes_pushed_merges = closes_pushed_merges
+        # HIVE_CREDITS=on: the issue's paying account and its balance
+        self.credit = credit
 
     def say(self, issue: int, kind: Note, text: str) -> bool:
         """Make the comment of `kind` on `issue` say `text`: created once, edited when
@@ -115,6 +121,18 @@ class Watch:
 
     def unshaped(self, issue: int, reason: str) -> bool:
         return self.say(issue, Note.UNSHAPED, UNSHAPED_TEXT.format(reason=reason.rstrip(".")))
+
+    def credit_said(self, issue: Issue) -> bool:
+        """Say that the issue's account holds no token, once; when it holds some again
+        after that, edit the comment to say so. Whether something was sent."""
+        assert self.credit is not None
+        account, balance = self.credit(issue)
+        if not may_order(balance):
+            text = NO_CREDIT_TEXT.format(sentence=no_credit_sentence(account, balance))
+            return self.say(issue.number, Note.NO_CREDIT, text)
+        if forge.note(self.db, subject(issue.number), Note.NO_CREDIT.value) is None:
+            return False
+        return self.say(issue.number, Note.NO_CREDIT, CREDIT_BACK_TEXT.format(account=account))
 
     def merged(self, issue: int, sha: str, pr: int | None = None) -> None:
         """Comment the merge (of pull request `pr`, or a push) and close the issue, both
@@ -198,6 +216,8 @@ class Watch:
             try:
                 if missing:
                     said += self.unshaped(issue.number, " and ".join(missing))
+                elif self.credit is not None:
+                    said += self.credit_said(issue)
             except GitHubError as err:
                 log.warning("night watch on #%d: %s", issue.number, err)
         for fact in forge.watch_facts(self.db):

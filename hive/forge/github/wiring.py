@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from hive.errors import HiveError
@@ -20,8 +21,10 @@ from hive.git.auth import GitAuth
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, GitError, own_repo, resolve
 from hive.metrics import HiveMetrics
+from hive.rules.credits import payer
 from hive.rules.shape import shape_problem
 from hive.settings import Settings
+from hive.store import credits
 from hive.store.issues import Issue
 
 # the fallback look at a parked pull request: the poll's interval, at least a second
@@ -55,6 +58,19 @@ class BaseShape:
             return None
         f = self._facts
         return shape_problem(issue.labels, issue.boundary, issue.body, f.files, f.dirs, f.symlinks)
+
+
+class AccountOf:
+    """An issue's paying account and that account's balance now (the watch's credit
+    comment)."""
+
+    def __init__(self, db: Any, default: str) -> None:
+        self.db = db
+        self.default = default
+
+    def __call__(self, issue: Issue) -> tuple[str, int]:
+        account = payer(issue.account, self.default)
+        return account, credits.book(self.db, account, datetime.now(UTC)).balance
 
 
 @dataclass
@@ -92,6 +108,7 @@ class GitHubForge:
             settings.github_label,
             shape=BaseShape(checkout, settings.base_ref),
             closes_pushed_merges=settings.publish == "push",
+            credit=AccountOf(db, settings.credit_default_account) if settings.credits else None,
         )
 
         def refused(result: SyncResult) -> None:

@@ -8,13 +8,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from datetime import UTC, datetime
+from decimal import Decimal
 from typing import Any
 
 import pytest
 
 from hive.forge.github.hooks import Hooks, signature_ok
 from hive.forge.github.intake import Synced
-from hive.store import issues
+from hive.forge.github.wiring import AccountOf
+from hive.rules.credits import no_credit_sentence
+from hive.store import credits, issues
 from tests.fakes.fake_github import FakeGitHub
 from tests.live.forge.conftest import TOKEN
 
@@ -272,3 +276,28 @@ def test_a_boundary_of_seven_thousand_paths_is_refused_with_a_sentence(db, githu
     assert result.did == Synced.REFUSED
     assert result.reason == "boundary: 7000 items, at most 100 (duplicates count once)"
     assert issues.get(db, number) is None
+
+
+def test_an_author_pays_for_their_issue_and_the_watch_says_once_when_they_hold_nothing(
+    db, github, forge
+):
+    number = github.add_issue("Greet", BODY, hook=False)  # written by "someone"
+    forge.intake.poll()
+    issue = issues.get(db, number)
+    assert issue is not None and issue.account == "someone"
+    assert AccountOf(db, "ops")(issue) == ("someone", 0)
+    forge.watch.credit = AccountOf(db, "ops")
+    assert forge.watch.run_once().said == 1
+    assert forge.watch.run_once().said == 0  # said once
+    (comment,) = github.comments_on(number)
+    assert no_credit_sentence("someone", 0) in comment["body"]
+    credits.grant(db, "someone", 10, Decimal(30), now=datetime.now(UTC))
+    assert forge.watch.run_once().said == 1
+    (edited,) = github.comments_on(number)
+    assert edited["id"] == comment["id"]
+    assert "The account someone holds credit again" in edited["body"]
+    assert forge.watch.run_once().said == 0
+    other = github.add_issue("Other", BODY, hook=False)
+    forge.intake.poll()
+    assert forge.watch.run_once().said == 0  # someone holds credit: nothing to say
+    assert github.comments_on(other) == []
