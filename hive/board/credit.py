@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hive.board.render import text
+from hive.board.escape import text
 
 
 def _standing(one: Mapping[str, Any]) -> str:

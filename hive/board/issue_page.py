@@ -11,7 +11,10 @@ from datetime import datetime
 from typing import Any
 
 from hive.board import credit
-from hive.board.render import page, text, when
+from hive.board.controls import actions
+from hive.board.escape import text
+from hive.board.render import page, when
+from hive.rules.board import ACTIONS
 from hive.rules.text import LINE_BREAKS
 from hive.services.board import Attempt, IssueView
 from hive.store.people import TranscriptLine
@@ -40,15 +43,20 @@ def parse_after(raw: str) -> dict[uuid.UUID, int]:
     return seen
 
 
-def issue_page(view: IssueView, now: datetime) -> str:
+def issue_page(view: IssueView, now: datetime, csrf: str) -> str:
+    """Issue `view`'s page, its buttons sending `csrf`. It offers every action (each
+    answers where the issue stands); they stand outside the summary, which the page
+    fetches again as the issue changes, so a note being written is never wiped."""
     c = view.card
     body = (
-        f'<body data-page="issue" data-issue="{c.number}">'
+        f'<body data-page="issue" data-issue="{c.number}" data-csrf="{text(csrf)}">'
         '<a class="skip" href="#summary">Skip to the issue</a>'
         '<header><nav aria-label="Back"><a href="/board">← the board</a></nav>'
-        '<p id="live" role="status" aria-live="polite">connecting…</p></header>'
-        f'<main class="issue"><section id="summary" aria-label="Where it stands">'
-        f"{summary(view, now)}</section>"
+        '<p id="live" role="status" aria-live="polite">connecting…</p>'
+        '<p id="answer" class="answer" role="status" aria-live="polite"></p></header>'
+        f'<main class="issue"><section id="act" aria-label="Act on it">'
+        f"{actions(c.number, ACTIONS)}</section>"
+        f'<section id="summary" aria-label="Where it stands">{summary(view, now)}</section>'
         '<section class="transcript" aria-labelledby="h-transcript">'
         '<h2 id="h-transcript">Transcript</h2>'
         '<p><label><input type="checkbox" id="follow" checked> follow new lines</label></p>'

@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
-import html
-from collections.abc import Sequence
+import json
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from hive.board import controls
 from hive.board.assets import asset_url
+from hive.board.escape import text
 from hive.rules.board import COLUMNS, Column
-from hive.rules.text import shown
-from hive.services.board import Card, Cards
+from hive.services.board import SHA_SHOWN, Card, Cards
+from hive.services.pulse import Pulse
 
 COMB_CELLS = 24  # the strip of cells that flashes once per event
+PUBLIC_REFRESH_SECONDS = 60  # the public board has no stream: it reloads itself
+CardDrawer = Callable[[Card, datetime], str]
 COLUMN_HINTS = {
     Column.BACKLOG: "open, waiting for its next attempt",
     Column.BLOCKED: "waiting on an open blocker",
@@ -21,12 +25,6 @@ COLUMN_HINTS = {
     Column.DONE: "merged",
     Column.DROPPED: "closed without a merge",
 }
-
-
-def text(value: object, allowed: frozenset[str] = frozenset()) -> str:
-    """`value` as HTML text: escaped, control characters not in `allowed` written as
-    escapes."""
-    return html.escape(shown(str(value), allowed), quote=True)
 
 
 def age(since: datetime, now: datetime) -> str:
@@ -71,31 +69,84 @@ def card(c: Card, now: datetime) -> str:
         blockers = f'<p class="blockers">blocked by {named}</p>'
     person = '<p class="person">a person decides</p>' if c.needs_person else ""
     labels = "".join(f'<span class="label">{text(label)}</span>' for label in c.labels[:4])
+    last = f'<p class="last">{text(c.last.text)} {when(c.last.at, now)}</p>'
+    merged = ""
+    if c.merged_sha is not None:
+        sha = text(c.merged_sha[:SHA_SHOWN])
+        merged = f'<p class="merged">merged as <code>{sha}</code></p>'
+        if sha in c.last.text:
+            last = ""
+    runner = c.runner if c.runner is not None and not c.queued else ""
     return (
         f'<li id="card-{c.number}" class="card col-{c.column.value}" '
-        f'data-sort="{c.sort_key:.3f}" data-issue="{c.number}">'
+        f'data-sort="{c.sort_key:.3f}" data-issue="{c.number}" '
+        f'data-labels="{text(json.dumps(list(c.labels)))}" data-runner="{text(runner)}">'
         f'<a href="/board/issues/{c.number}"><span class="num">#{c.number}</span> '
         f'<span class="title">{text(c.title)}</span></a>'
-        f'<p class="facts">{" · ".join(facts)}</p>{blockers}{person}'
-        f'<p class="last">{text(c.last.text)} {when(c.last.at, now)}</p>'
-        f"{f'<p class=labels>{labels}</p>' if labels else ''}</li>"
+        f'<p class="facts">{" · ".join(facts)}</p>{blockers}{person}{merged}{last}'
+        f"{f'<p class=labels>{labels}</p>' if labels else ''}"
+        f"{controls.actions(c.number, c.column)}</li>"
     )
 
 
-def column_cards(cards: Sequence[Card], column: Column, now: datetime) -> str:
+def public_card(c: Card, now: datetime) -> str:
+    """A card of the public board: its number, title and age, nothing else."""
+    return (
+        f'<li id="card-{c.number}" class="card col-{c.column.value}" '
+        f'data-sort="{c.sort_key:.3f}" data-issue="{c.number}">'
+        f'<span class="num">#{c.number}</span> <span class="title">{text(c.title)}</span>'
+        f'<p class="facts">for <time datetime="{c.since.isoformat()}" data-age="1">'
+        f"{age(c.since, now)}</time></p></li>"
+    )
+
+
+def column_cards(
+    cards: Sequence[Card], column: Column, now: datetime, drawn: CardDrawer | None = None
+) -> str:
     mine = sorted((c for c in cards if c.column is column), key=lambda c: (c.sort_key, c.number))
-    return "".join(card(c, now) for c in mine)
+    return "".join((drawn or card)(c, now) for c in mine)
 
 
-def columns(found: Cards, now: datetime) -> dict[str, str]:
+def columns(found: Cards, now: datetime, drawn: CardDrawer | None = None) -> dict[str, str]:
     """Each column's cards as HTML, by the column's name."""
-    return {col.value: column_cards(found.cards, col, now) for col in COLUMNS}
+    return {col.value: column_cards(found.cards, col, now, drawn) for col in COLUMNS}
 
 
-def board_page(found: Cards, since: str, now: datetime, credit: str = "") -> str:
-    """The whole board; `since` is the event the page was drawn after (its stream
-    resumes there); `credit` is the header's line of balances (hive/board/credit.py)."""
-    html_columns = columns(found, now)
+def board_page(
+    found: Cards, since: str, now: datetime, csrf: str, pulse: Pulse, credit: str = ""
+) -> str:
+    """The whole board for a holder of the token; `since` is the event the page was
+    drawn after (its stream resumes there), `csrf` the page's token for its buttons,
+    `credit` the header's line of balances (hive/board/credit.py)."""
+    header = (
+        f'<p id="pulse" class="pulse">{controls.pulse(pulse)}</p>{credit}'
+        f"{controls.filters(public=False)}"
+        '<p id="answer" class="answer" role="status" aria-live="polite"></p>'
+    )
+    body = f'<body data-page="board" data-since="{text(since)}" data-csrf="{text(csrf)}">'
+    return _board(found, now, body, header, card)
+
+
+def public_board_page(found: Cards, now: datetime) -> str:
+    """The public board (HIVE_BOARD_PUBLIC=on): columns, numbers, titles and ages; no
+    link to an issue, no button, no stream (it reloads itself every minute)."""
+    header = (
+        f'{controls.filters(public=True)}<p class="signin"><a href="/">sign in</a> '
+        "(the token) to act</p>"
+    )
+    return _board(found, now, '<body data-page="public">', header, public_card, refresh=True)
+
+
+def _board(
+    found: Cards,
+    now: datetime,
+    body_open: str,
+    header: str,
+    drawn: CardDrawer,
+    *,
+    refresh: bool = False,
+) -> str:
+    html_columns = columns(found, now, drawn)
     counts = {col: sum(1 for c in found.cards if c.column is col) for col in COLUMNS}
     sections = []
     for col in COLUMNS:
@@ -112,22 +163,23 @@ def board_page(found: Cards, since: str, now: datetime, credit: str = "") -> str
             f'<ol class="cards" data-cards="{name}">{html_columns[name]}</ol>{more}</section>'
         )
     comb = "".join('<span class="cell"></span>' for _ in range(COMB_CELLS))
+    live = "" if refresh else '<p id="live" role="status" aria-live="polite">connecting…</p>'
     body = (
-        f'<body data-page="board" data-since="{text(since)}">'
+        f"{body_open}"
         '<a class="skip" href="#board">Skip to the board</a>'
-        '<header><h1>The hive</h1><p id="live" role="status" aria-live="polite">'
-        "connecting…</p>"
-        f'<div id="comb" class="comb" aria-hidden="true">{comb}</div>{credit}</header>'
+        f"<header><h1>The hive</h1>{live}"
+        f'<div id="comb" class="comb" aria-hidden="true">{comb}</div>{header}</header>'
         f'<main id="board" class="board">{"".join(sections)}</main>'
     )
-    return page("The hive: board", body)
+    return page("The hive: board", body, refresh_seconds=PUBLIC_REFRESH_SECONDS if refresh else 0)
 
 
-def page(title: str, body: str) -> str:
+def page(title: str, body: str, *, refresh_seconds: int = 0) -> str:
     """A whole HTML document around `body` (which opens <body>)."""
+    refresh = f'<meta http-equiv="refresh" content="{refresh_seconds}">' if refresh_seconds else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">{refresh}'
         f"<title>{text(title)}</title>"
         f'<link rel="icon" href="{asset_url("favicon.svg")}" type="image/svg+xml">'
         f'<link rel="stylesheet" href="{asset_url("board.css")}">'

@@ -4,13 +4,13 @@ routes run on request threads) and a listening connection of its own to `url`.""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from hive.board import credit, issue_page, render
+from hive.board import controls, credit, issue_page, render
 from hive.board.hub import Hub, Sink
-from hive.services import board, credits
+from hive.services import board, credits, pulse
 from hive.store import board as store_board
 from hive.store.db import Db
 
@@ -21,24 +21,43 @@ class Board:
     """The pages are HTML text; a stream is opened with `subscribe`. `close()` stops the
     listener (safe twice); a later page starts it again."""
 
-    def __init__(self, db: Db, url: str, now: Clock = lambda: datetime.now(UTC)) -> None:
+    def __init__(
+        self,
+        db: Db,
+        url: str,
+        now: Clock = lambda: datetime.now(UTC),
+        *,
+        keys: Mapping[int, str] | None = None,
+    ) -> None:
         self.db = db
         self.now = now
+        self.keys = dict(keys or {})  # key index -> fingerprint, for the keys resting
         self.hub = Hub(url, _Renderer(db, now))
 
-    def page(self) -> str:
-        """The board. The listener starts first and the position is read before the
-        cards: whatever changes after the read reaches the page's stream."""
+    def page(self, csrf: str) -> str:
+        """The board, its buttons sending `csrf`. The listener starts first and the
+        position is read before the cards: whatever changes after the read reaches the
+        page's stream."""
         self.hub.start()
         since = self.hub.position()
         now = self.now()
+        figures = pulse.pulse(self.db, self.keys, now)
         balances = credit.header(credits.every_standing(self.db, now))
-        return render.board_page(board.cards(self.db), since, now, balances)
+        return render.board_page(board.cards(self.db), since, now, csrf, figures, balances)
 
-    def issue(self, number: int) -> str:
+    def public_page(self) -> str:
+        """The public board: no stream, so no listener."""
+        return render.public_board_page(board.cards(self.db), self.now())
+
+    def pulse(self) -> str:
+        """The header's figures (the page fetches them again as cards move)."""
+        return controls.pulse(pulse.pulse(self.db, self.keys, self.now()))
+
+    def issue(self, number: int, csrf: str) -> str:
         """Issue `number`'s page; UnknownIssue when there is none."""
         self.hub.start()
-        return issue_page.issue_page(board.issue_view(self.db, number), self.now())
+        view = board.issue_view(self.db, number)
+        return issue_page.issue_page(view, self.now(), csrf)
 
     def summary(self, number: int) -> str:
         return issue_page.summary(board.issue_view(self.db, number), self.now())

@@ -1,7 +1,8 @@
 """The board's routes (DESIGN 10), all GET and behind the token like the API:
 
     /                                   302 to /board
-    /board                              the board (HTML)
+    /board[?label=&column=&runner=&q=]  the board (HTML); the filters are the page's
+    /board/pulse                        the header's figures (the page fetches them again)
     /board/events[?since=ID]            the board's server-sent events
     /board/events?issue=N               hints for issue N's page
     /board/static/<name>                its stylesheet and script
@@ -11,7 +12,9 @@
 
 A reconnecting browser sends `Last-Event-ID`, which wins over `since`. HTML answers carry
 a content security policy that allows this origin's files only: no inline script, no
-other site.
+other site. A page drawn for a holder of the token carries a fresh CSRF token (its
+buttons' writes send it back). With HIVE_BOARD_PUBLIC=on, /board and its static files
+answer without the token: the public board (`public`), read-only, no stream.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Protocol
 from hive.board.assets import asset
 from hive.board.hub import FIRST_BYTES
 from hive.board.issue_page import parse_after
+from hive.http.csrf import PageTokens
 from hive.http.message import Request, Response, error, etag_matches
 from hive.http.stream import Opener
 from hive.services.issues import issue_number
@@ -42,14 +46,19 @@ SECURITY = (
     ("Referrer-Policy", "no-referrer"),
 )
 NO_STORE = (("Cache-Control", "no-store"),)
+QUERY_FIELDS = ("since", "issue", "after", "label", "column", "runner", "q")
 # a file's URL carries its content hash: a browser keeps it for a day, asks again after
 STATIC_CACHE = (("Cache-Control", "private, max-age=86400"),)
 
 
 class BoardSource(Protocol):
-    def page(self) -> str: ...
+    def page(self, csrf: str) -> str: ...
 
-    def issue(self, number: int) -> str: ...
+    def public_page(self) -> str: ...
+
+    def pulse(self) -> str: ...
+
+    def issue(self, number: int, csrf: str) -> str: ...
 
     def summary(self, number: int) -> str: ...
 
@@ -60,9 +69,27 @@ class BoardSource(Protocol):
     def close(self) -> None: ...
 
 
+def is_public(method: str, path: str) -> bool:
+    """What HIVE_BOARD_PUBLIC=on serves without the token: the board's page and files."""
+    board = path in (BOARD_PREFIX, BOARD_PREFIX + "/") or path.startswith("/board/static/")
+    return method in ("GET", "HEAD") and board
+
+
 class BoardRoutes:
-    def __init__(self, board: BoardSource | None) -> None:
+    def __init__(self, board: BoardSource | None, pages: PageTokens) -> None:
         self.board = board
+        self.pages = pages
+
+    def public(self, request: Request) -> Response:
+        """The public board (a request without the token; `is_public` said yes)."""
+        if request.path.startswith("/board/static/"):
+            return _static(request, request.path.removeprefix("/board/static/"))
+        if self.board is None:
+            return error(503, "the board is not served by this process")
+        query = _query(request.target)
+        if isinstance(query, Response):
+            return query
+        return _html(self.board.public_page())
 
     def answer(self, request: Request) -> Response:
         path = request.path
@@ -77,7 +104,9 @@ class BoardRoutes:
         if isinstance(query, Response):
             return query
         if path in (BOARD_PREFIX, BOARD_PREFIX + "/"):
-            return _html(board.page())
+            return _html(board.page(self.pages.make()))
+        if path == "/board/pulse":
+            return Response(200, board.pulse().encode(), HTML, NO_STORE)
         if path == "/board/events":
             return _events(board, request, query)
         found = _ISSUE.fullmatch(path)
@@ -86,7 +115,7 @@ class BoardRoutes:
         number = issue_number(found["issue"])
         part = found["part"]
         if part is None:
-            return _html(board.issue(number))
+            return _html(board.issue(number, self.pages.make()))
         if part == "summary":
             return _html(board.summary(number))
         try:
@@ -137,8 +166,9 @@ def _query(target: str) -> dict[str, str] | Response:
         return error(400, "the query string is not name=value&...")
     found: dict[str, str] = {}
     for name, value in pairs:
-        if name not in ("since", "issue", "after"):
-            return error(400, f"unknown query field {name[:40]!r}; known: since, issue, after")
+        if name not in QUERY_FIELDS:
+            known = ", ".join(QUERY_FIELDS)
+            return error(400, f"unknown query field {name[:40]!r}; known: {known}")
         if name in found:
             return error(400, f"the query field {name} is given twice")
         found[name] = value

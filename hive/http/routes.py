@@ -24,13 +24,17 @@ from prometheus_client.exposition import choose_encoder
 
 from hive.errors import HiveError
 from hive.forge.github.hooks import BODY_MAX_BYTES as HOOK_BODY_MAX_BYTES
-from hive.http.board_routes import BOARD_PREFIX, BoardRoutes
+from hive.http.board_routes import BOARD_PREFIX, BoardRoutes, is_public
 from hive.http.coalesce import Coalesced
+from hive.http.csrf import HEADER as CSRF_HEADER
+from hive.http.csrf import PageTokens
 from hive.http.message import Request, Response, error, etag_matches, json_response, reason
 from hive.http.surface import Surface
+from hive.rules.board import ACTIONS
+from hive.rules.browser_writes import Credential, write_refusal
 from hive.rules.text import shown
 from hive.services import credits, issues
-from hive.services.errors import ServiceError
+from hive.services.errors import BadRequest, ServiceError
 from hive.services.export import bundle_name
 
 # the request and answer types live in hive.http.message; they are named here too
@@ -49,8 +53,8 @@ PATH_SHOWN_MAX_CHARS = 200
 # a listing or a scrape that began this long before a call answers it too (coalesce.py)
 MOMENT_SECONDS = 0.1
 METHODS = frozenset({"GET", "HEAD", "POST"})
-# GET /api/issues/<n>, POST /api/issues/<n>/approve and /close (DESIGN 10)
-ISSUE_PATH = re.compile(r"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>approve|close))?")
+# GET /api/issues/<n>; POST /api/issues/<n>/<action> (DESIGN 10 and 11)
+ISSUE_PATH = re.compile(rf"/api/issues/(?P<issue>[^/]+)(?:/(?P<action>{'|'.join(ACTIONS)}))?")
 # GET /api/credits/<account> (DESIGN 11)
 CREDIT_PATH = re.compile(r"/api/credits/(?P<account>[^/]+)")
 # what a scraper's Accept may ask for: OpenMetrics, or else Prometheus' text format
@@ -59,15 +63,26 @@ _ENCODINGS = (_OPENMETRICS, "")
 
 
 class Routes:
-    """The hive's routes over `surface`, behind `api_token` when one is set."""
+    """The hive's routes over `surface`, behind `api_token` when one is set; with
+    `board_public`, the board's page (read-only, its cards' numbers, titles and ages)
+    is served without it too."""
 
-    def __init__(self, surface: Surface, api_token: str | None, body_max_bytes: int) -> None:
+    def __init__(
+        self,
+        surface: Surface,
+        api_token: str | None,
+        body_max_bytes: int,
+        *,
+        board_public: bool = False,
+    ) -> None:
         self.surface = surface
         self._token = api_token
         self.body_max_bytes = body_max_bytes
+        self.board_public = board_public
+        self.pages = PageTokens(api_token)
         # a store query and an encoding each: many clients at once share one
         self._orders_listing = Coalesced(self._list_orders, MOMENT_SECONDS)
-        self._board = BoardRoutes(surface.board)
+        self._board = BoardRoutes(surface.board, self.pages)
         self._metrics_text = {
             kind: Coalesced(functools.partial(self._encode_metrics, kind), MOMENT_SECONDS)
             for kind in _ENCODINGS
@@ -84,8 +99,16 @@ class Routes:
         """The response to `request`; never raises (see the module)."""
         method, path = request.method, request.path
         try:
-            if path not in OPEN_PATHS and not self._authorized(request):
-                return self._unauthorized(request)
+            if path not in OPEN_PATHS:
+                credential = self._credential(request)
+                if credential is None:
+                    if self.board_public and is_public(method, path):
+                        return self._board.public(request)
+                    return self._unauthorized(request)
+                if method == "POST":
+                    refused = self._write_refusal(request, credential)
+                    if refused is not None:
+                        return error(403, refused)
             route = self._route(path)
             if route is None:
                 return error(404, f"no route {shown(path[:PATH_SHOWN_MAX_CHARS])}")
@@ -148,40 +171,53 @@ class Routes:
             text, action = about["issue"], about["action"]
             if action is None:
                 return "GET", lambda r: self._issue(text)
-            return "POST", lambda r: self._issue_action(action, text)
+            return "POST", lambda r: self._issue_action(action, text, r)
         return None
 
-    def _authorized(self, request: Request) -> bool:
-        """The token as a bearer token, or (to read: GET and HEAD only) as the password of
-        HTTP Basic auth, any user name: a browser sends that after a 401 asks for it. A
-        write needs the bearer token: a browser's cached Basic credentials would ride on
-        another site's form post to this one."""
+    def _credential(self, request: Request) -> Credential | None:
+        """How the request carries the token: as a bearer token, or as the password of
+        HTTP Basic auth, any user name (a browser sends that after a 401 asks for it);
+        NONE when the hive has no token; None when it carries no right one."""
         if not self._token:
-            return True
+            return Credential.NONE
         given = request.headers.get("authorization", "")
         scheme, _, credentials = given.partition(" ")
-        if scheme.lower() == "basic" and request.method in ("GET", "HEAD"):
+        if scheme.lower() == "basic":
             try:
                 decoded = base64.b64decode(credentials.strip(), validate=True)
             except (binascii.Error, ValueError):
-                return False
+                return None
             password = decoded.partition(b":")[2]
-            return _same(password, self._token.encode())
-        return _same(given.encode("utf-8", "surrogateescape"), f"Bearer {self._token}".encode())
+            return Credential.BASIC if _same(password, self._token.encode()) else None
+        wanted = f"Bearer {self._token}".encode()
+        given_bytes = given.encode("utf-8", "surrogateescape")
+        return Credential.BEARER if _same(given_bytes, wanted) else None
+
+    def _write_refusal(self, request: Request, credential: Credential) -> str | None:
+        """Why a write is refused (a browser's credentials ride on any site's form post:
+        it must come from this origin with the page's CSRF token), or None."""
+        headers = request.headers
+        return write_refusal(
+            credential,
+            origin=headers.get("origin"),
+            host=headers.get("host"),
+            fetch_site=headers.get("sec-fetch-site"),
+            page_token_valid=self.pages.valid(headers.get(CSRF_HEADER)),
+        )
 
     def _unauthorized(self, request: Request) -> Response:
-        """401, asking a browser for Basic auth where it may read (the board: first)."""
+        """401, asking for the token as a bearer token or a Basic password (the board's
+        pages ask for Basic first: a browser then asks its person)."""
         bearer = ("WWW-Authenticate", 'Bearer realm="hive"')
         basic = ("WWW-Authenticate", 'Basic realm="hive", charset="UTF-8"')
         if request.path == "/" or request.path.startswith(BOARD_PREFIX):
             challenges: tuple[tuple[str, str], ...] = (basic, bearer)
             message = "the board needs the API token: give it as the password (any user name)"
-        elif request.method in ("GET", "HEAD"):
+        else:
+            # a write too: a browser answers with the Basic credentials it holds for the
+            # realm (a board page's button), and the write then needs the page's CSRF token
             challenges = (bearer, basic)
             message = "missing or wrong token (Authorization: Bearer, or Basic with it as password)"
-        else:
-            challenges = (bearer,)
-            message = "missing or wrong bearer token"
         answer = error(401, message)
         return Response(401, answer.body, answer.content_type, challenges)
 
@@ -235,16 +271,7 @@ class Routes:
     def _add_issue(self, request: Request) -> Response:
         if self.surface.add_issue is None:
             return error(503, "issues are not accepted by this process")
-        try:
-            data = json.loads(request.body)
-        except RecursionError:
-            return error(400, "body: JSON nested too deeply")
-        except (UnicodeDecodeError, ValueError) as err:  # ValueError: a 5000-digit number
-            # the part before a ';' (Python's own advice to raise its digit limit is no
-            # help to a client)
-            reason = str(err).split(";", 1)[0]
-            return error(400, f"body: not JSON ({shown(reason)[:200]})")
-        number = self.surface.add_issue(issues.from_json(data))
+        number = self.surface.add_issue(issues.from_json(_json_body(request.body)))
         return json_response(201, {"number": number}, {"Location": f"/api/issues/{number}"})
 
     def _github_hook(self, request: Request) -> Response:
@@ -269,13 +296,45 @@ class Routes:
             return error(503, "credits are not served by this process")
         return json_response(200, self.surface.credit(account))
 
-    def _issue_action(self, action: str, text: str) -> Response:
-        # a body, if any, was read whole by the transport and is not used
+    def _issue_action(self, action: str, text: str, request: Request) -> Response:
+        # a body, if any, was read whole by the transport; only reject reads it (its note)
         number = issues.issue_number(text)
-        act = self.surface.approve if action == "approve" else self.surface.close_issue
+        s = self.surface
+        if action == "reject":
+            if s.reject is None:
+                return error(503, "reject is not served by this process")
+            return json_response(200, s.reject(number, _note(request.body)))
+        act = {
+            "approve": s.approve,
+            "cancel": s.cancel_order,
+            "close": s.close_issue,
+            "reopen": s.reopen,
+        }[action]
         if act is None:
             return error(503, f"{action} is not served by this process")
         return json_response(200, act(number))
+
+
+def _json_body(body: bytes) -> object:
+    """The request's body as JSON; BadRequest (400) naming what is wrong."""
+    try:
+        return json.loads(body)
+    except RecursionError:
+        raise BadRequest("body: JSON nested too deeply") from None
+    except (UnicodeDecodeError, ValueError) as err:  # ValueError: a 5000-digit number
+        # the part before a ';' (Python's own advice to raise its digit limit is no
+        # help to a client)
+        reason = str(err).split(";", 1)[0]
+        raise BadRequest(f"body: not JSON ({shown(reason)[:200]})") from None
+
+
+def _note(body: bytes) -> str:
+    """A rejection's note: the body {"note": "..."}."""
+    data = _json_body(body) if body.strip() else None
+    note = data.get("note") if isinstance(data, dict) else None
+    if not isinstance(note, str):
+        raise BadRequest('body: give {"note": "what is wrong"} (the next attempt\'s brief)')
+    return note
 
 
 def _same(given: bytes, wanted: bytes) -> bool:

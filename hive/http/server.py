@@ -50,10 +50,16 @@ class HttpConfig:
     queue_max: int = QUEUE_MAX
     connections_max: int = CONNECTIONS_MAX
     streams_max: int = STREAMS_MAX
+    board_public: bool = False  # HIVE_BOARD_PUBLIC: the read-only board without the token
 
     @classmethod
     def from_settings(cls, settings: Settings) -> HttpConfig:
-        return cls(settings.http_host, settings.http_port, settings.api_token)
+        return cls(
+            settings.http_host,
+            settings.http_port,
+            settings.api_token,
+            board_public=settings.board_public,
+        )
 
 
 def is_loopback(host: str) -> bool:
@@ -115,7 +121,12 @@ class ExportServer:
                 return
             check_config(self.config)
             listener = _listen(self.config.host, self.config.port)
-            routes = Routes(self.surface, self.config.api_token, self.config.body_max_bytes)
+            routes = Routes(
+                self.surface,
+                self.config.api_token,
+                self.config.body_max_bytes,
+                board_public=self.config.board_public,
+            )
             self._routes = routes
             self._loop = Loop(
                 listener,

@@ -24,6 +24,7 @@ from hive.errors import HiveError
 from hive.forge.github.hooks import HookAnswer
 from hive.http.board_routes import BoardSource
 from hive.metrics import HiveMetrics
+from hive.rules.keys import key_slots
 from hive.services import changes, credits, detail, issues, judgement, orders
 from hive.services.export import ExportSource, StoreExports
 from hive.settings import Settings
@@ -58,8 +59,11 @@ class Surface:
     add_issue: Callable[[NewIssue], int] | None = None
     issue: Callable[[int], dict[str, Any]] | None = None
     approve: Callable[[int], dict[str, Any]] | None = None
+    reject: Callable[[int, str], dict[str, Any]] | None = None  # the issue, the note
+    cancel_order: Callable[[int], dict[str, Any]] | None = None
     close_issue: Callable[[int], dict[str, Any]] | None = None
     credit: Callable[[str], dict[str, Any]] | None = None  # an account's standing
+    reopen: Callable[[int], dict[str, Any]] | None = None
     # POST /hooks/github (HIVE_FORGE=github with a webhook secret): headers and the raw
     # body in, the status and a JSON answer out; it checks the signature itself
     github_hook: Callable[[Mapping[str, str], bytes], HookAnswer] | None = None
@@ -153,7 +157,8 @@ def store_surface(
     run on request threads), readiness from `draining` and a probe through `db`
     (`StoreProbe`; `url` when the pool lends no connection). With `metrics` (whose
     registry is `registry`), the board's open streams and refused ones are counted."""
-    board = Board(db, url)
+    keys = {k.index: k.fingerprint for k in key_slots(settings.worker_keys)}
+    board = Board(db, url, keys=keys)
     stream_refused: Callable[[], None] = _uncounted
     if metrics is not None:
         metrics.watch_board(lambda: board.hub.streams)
@@ -167,8 +172,11 @@ def store_surface(
         add_issue=lambda issue: issues.add(db, issue),
         issue=lambda number: detail.issue(db, number),
         approve=lambda number: _approve(db, number),
+        reject=lambda number, note: _said(judgement.reject(db, number, note), number),
+        cancel_order=lambda number: _said(orders.cancel(db, number), number),
         close_issue=lambda number: _close(db, number),
         credit=lambda account: credits.standing(db, account),
+        reopen=lambda number: _said(changes.reopen(db, number), number),
         github_hook=github_hook,
         board=board,
         stream_refused=stream_refused,
@@ -182,6 +190,11 @@ def _uncounted() -> None:
 def _approve(db: Db, number: int) -> dict[str, Any]:
     done = judgement.approve(db, number, by=API_PERSON)
     return {"number": number, "attempt": done.attempt, "approved_by": done.by, "said": str(done)}
+
+
+def _said(done: object, number: int) -> dict[str, Any]:
+    """A person's action's answer: the issue and the sentence `hive` prints for it."""
+    return {"number": number, "said": str(done)}
 
 
 def _close(db: Db, number: int) -> dict[str, Any]:

@@ -60,3 +60,24 @@ def catch_up(last_seen: int | None, oldest_kept: int, newest: int) -> int:
     if last_seen is None or last_seen > newest or last_seen + 1 < oldest_kept:
         return SNAPSHOT
     return last_seen + 1
+
+
+# ---- what a person may do from a card (DESIGN 11) ---------------------------------------
+
+APPROVE, REJECT, CANCEL, CLOSE, REOPEN = "approve", "reject", "cancel", "close", "reopen"
+ACTIONS = (APPROVE, REJECT, CANCEL, CLOSE, REOPEN)  # POST /api/issues/<n>/<action>
+_ACTIONS = {
+    Column.BACKLOG: (CLOSE,),
+    Column.BLOCKED: (CLOSE,),
+    Column.RUNNING: (CANCEL, CLOSE),
+    Column.REVIEW: (APPROVE, REJECT, CLOSE),
+    Column.DONE: (),
+    Column.DROPPED: (REOPEN,),
+}
+
+
+def actions_of(column: Column) -> tuple[str, ...]:
+    """The buttons a card in `column` offers: what the hive may allow from there (the
+    action itself still answers where the issue stands, a 409 included). Merged work
+    offers none; closed without a merge, reopen only."""
+    return _ACTIONS[column]

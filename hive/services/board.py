@@ -5,6 +5,7 @@ made here from the rows' values; `hive.board.render` turns them into HTML.
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,6 +20,8 @@ from hive.store import board, issues, people, publish, spend
 from hive.store.db import Db
 from hive.store.people import TranscriptLine
 
+_SHA = re.compile(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b")
+SHA_SHOWN = 12  # a card names a merge by the first 12 hex digits of its commit
 WHY_SHOWN = 50  # the Queen's sentences an issue's page shows, newest first
 CHECKS_SHOWN = 20
 TRANSCRIPT_SHOWN = 500  # an issue's page opens on the transcript's newest lines
@@ -57,6 +60,7 @@ class Card:
     blockers: tuple[int, ...] = ()
     queued: bool = False  # waiting for a runner to claim it
     needs_person: bool = False  # escalated: a person decides
+    merged_sha: str | None = None
 
     @property
     def sort_key(self) -> float:
@@ -110,6 +114,7 @@ def card_of(row: board.CardRow) -> Card:
         blockers=tuple(row.open_blockers),
         queued=queued,
         needs_person=row.review_state == "escalate" and column is Column.REVIEW,
+        merged_sha=row.merged_sha,
     )
 
 
@@ -139,12 +144,19 @@ def _last_event(row: board.CardRow) -> Event:
         add(row.reviewed_at, f"{k} {VERDICTS.get(row.review_state, row.review_state)}")
     add(row.approved_at, f"{k} approved")
     if row.merged_sha:
-        add(row.merged_at, f"merged as {row.merged_sha[:12]}")
+        add(row.merged_at, f"merged as {row.merged_sha}")
     add(row.closed_at, f"closed: {row.closed_reason}" if row.closed_reason else "closed")
     if row.said:
         add(row.said_at, f"said: {row.said}")
     # on a tie (one statement wrote both) the later step of the life wins
-    return max(enumerate(found), key=lambda pair: (pair[1].at, pair[0]))[1]
+    last = max(enumerate(found), key=lambda pair: (pair[1].at, pair[0]))[1]
+    return Event(last.at, short_shas(last.text))
+
+
+def short_shas(text: str) -> str:
+    """`text` with each whole commit sha cut to SHA_SHOWN hex digits: 40 of them would
+    wrap a card over three lines."""
+    return _SHA.sub(lambda m: m.group()[:SHA_SHOWN], text)
 
 
 # ---- an issue's page ------------------------------------------------------------------

@@ -93,6 +93,8 @@ class Settings:
     key_env: str = "HIVE_KEY"
     http_addr: str = "127.0.0.1:8080"
     api_token: str | None = field(default=None, repr=False)
+    # the read-only board (numbers, titles, ages) at /board without the token
+    board_public: bool = False
     log_format: str = "text"
     log_level: str = "info"
     bundle_max_bytes: int = 100 * 1024 * 1024
@@ -203,6 +205,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "KEY_ENV": ("key_env", values.env_name),
     "HTTP_ADDR": ("http_addr", values.http_addr),
     "API_TOKEN": ("api_token", values.token),
+    "BOARD_PUBLIC": ("board_public", values.switch),
     "LOG_FORMAT": ("log_format", values.choice(LOG_FORMATS)),
     "LOG_LEVEL": ("log_level", values.choice(LOG_LEVELS)),
     # a bundle is one bytea value, and PostgreSQL caps one at 1 GiB

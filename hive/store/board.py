@@ -94,6 +94,11 @@ def closed_count(db: Db) -> int:
     return int(row[0]) if row else 0
 
 
+def merged_since(db: Db, since: datetime) -> int:
+    row = one(db, "board_merged_since", {"since": since})
+    return int(row[0]) if row else 0
+
+
 def bundle_of(db: Db, issue: int) -> BundleRow | None:
     rows = dicts(db, "board_bundle_of_issue", {"issue": issue})
     return pick(BundleRow, rows[0]) if rows else None

@@ -55,11 +55,118 @@
     cell.classList.add("flash");
   }
 
+  // Filters (label, column, runner, a search in the titles), kept in the URL.
+  const form = document.getElementById("filters");
+  const FIELDS = ["q", "label", "column", "runner"];
+  function wanted() {
+    const out = {};
+    if (!form) return out;
+    for (const name of FIELDS) {
+      const field = form.elements[name];
+      if (field && field.value.trim()) out[name] = field.value.trim().toLowerCase();
+    }
+    return out;
+  }
+  function shows(card, want) {
+    if (want.q) {
+      const title = (card.querySelector(".title") || card).textContent.toLowerCase();
+      const number = "#" + card.dataset.issue;
+      if (!title.includes(want.q) && number !== want.q && card.dataset.issue !== want.q) return false;
+    }
+    if (want.label) {
+      const labels = JSON.parse(card.dataset.labels || "[]").map((l) => l.toLowerCase());
+      if (!labels.includes(want.label)) return false;
+    }
+    if (want.runner && !(card.dataset.runner || "").toLowerCase().includes(want.runner)) return false;
+    return true;
+  }
+  function filter() {
+    const want = wanted();
+    for (const section of document.querySelectorAll("section[data-column]")) {
+      section.hidden = !!want.column && section.dataset.column !== want.column;
+    }
+    for (const card of document.querySelectorAll("[data-cards] > li")) {
+      card.hidden = !shows(card, want);
+    }
+  }
+  if (form) {
+    const given = new URLSearchParams(location.search);
+    for (const name of FIELDS) {
+      if (form.elements[name] && given.has(name)) form.elements[name].value = given.get(name);
+    }
+    form.addEventListener("submit", (e) => e.preventDefault());
+    form.addEventListener("input", () => {
+      const query = new URLSearchParams();
+      for (const name of FIELDS) {
+        const field = form.elements[name];
+        if (field && field.value.trim()) query.set(name, field.value.trim());
+      }
+      const search = query.toString();
+      history.replaceState(null, "", location.pathname + (search ? "?" + search : ""));
+      filter();
+      count();
+    });
+    filter();
+  }
+
   function count() {
     for (const list of document.querySelectorAll("[data-cards]")) {
       const badge = document.querySelector(`[data-count="${list.dataset.cards}"]`);
-      if (badge) badge.textContent = list.children.length;
+      if (badge) badge.textContent = list.querySelectorAll(":scope > li:not([hidden])").length;
     }
+  }
+  count();
+
+  // A person's actions: each button posts to the API with the page's CSRF token and
+  // shows the answer (the sentence `hive` prints, or why it was refused).
+  const answer = document.getElementById("answer");
+  // from the origin: a page opened as http://user:token@host/ resolves a relative
+  // URL with the credentials in it, which fetch refuses
+  const at = (path) => location.origin + path;
+  document.addEventListener("click", async (e) => {
+    const button = e.target.closest("button[data-act]");
+    if (!button || !answer) return;
+    const act = button.dataset.act;
+    const issue = button.dataset.issue;
+    let payload = "";
+    if (act === "reject") {
+      const note = button.closest("details").querySelector("textarea[data-note]");
+      if (!note.value.trim()) { note.focus(); sayAnswer(`#${issue}: say what is wrong first`, true); return; }
+      payload = JSON.stringify({ note: note.value });
+    }
+    button.disabled = true;
+    try {
+      const reply = await fetch(at(`/api/issues/${issue}/${act}`), {
+        method: "POST",
+        cache: "no-store",
+        headers: { "Content-Type": "application/json", "X-Hive-CSRF": body.dataset.csrf || "" },
+        body: payload,
+      });
+      let data = {};
+      try { data = await reply.json(); } catch (_) { data = { error: reply.statusText }; }
+      sayAnswer(data.said || `${reply.status}: ${data.error || "no answer"}`, !reply.ok);
+    } catch (err) {
+      sayAnswer(`#${issue} ${act}: the hive did not answer (${err})`, true);
+    } finally {
+      button.disabled = false;
+    }
+  });
+  function sayAnswer(text, bad) {
+    answer.textContent = text;
+    answer.classList.toggle("bad", !!bad);
+    answer.dataset.state = bad ? "refused" : "done";
+  }
+
+  // The header's figures, fetched again at most every few seconds while cards move.
+  const pulse = document.getElementById("pulse");
+  let pulseDue = null;
+  function repulse() {
+    if (!pulse || pulseDue) return;
+    pulseDue = setTimeout(async () => {
+      pulseDue = null;
+      const reply = await fetch(at("/board/pulse"), { cache: "no-store" });
+      if (reply.ok) pulse.innerHTML = await reply.text();
+    }, 3000);
   }
 
   function fragment(html) {
@@ -71,6 +178,7 @@
   function placeCard(data) {
     const old = document.getElementById("card-" + data.issue);
     const focused = old && old.contains(document.activeElement);
+    const note = old && old.querySelector("details[open] textarea[data-note]");
     const was = old && old.closest("[data-cards]").dataset.cards;
     if (old) old.remove();
     if (data.column) {
@@ -83,8 +191,11 @@
         return k[0] > mine[0] || (k[0] === mine[0] && k[1] > mine[1]);
       });
       list.insertBefore(card, before || null);
+      card.hidden = !shows(card, wanted());
       if (was && was !== data.column) card.classList.add("moved");
-      if (focused) card.querySelector("a").focus();
+      const kept = note && card.querySelector("details.reject");
+      if (kept) { kept.open = true; kept.querySelector("textarea").value = note.value; }
+      if (focused) (kept ? kept.querySelector("textarea") : card.querySelector("a")).focus();
     }
     count();
   }
@@ -97,10 +208,11 @@
         for (const [name, html] of Object.entries(data.columns)) {
           document.querySelector(`[data-cards="${name}"]`).innerHTML = html;
         }
+        filter();
         count();
         tick();
       },
-      card: (e) => { placeCard(JSON.parse(e.data)); flash(); },
+      card: (e) => { placeCard(JSON.parse(e.data)); flash(); repulse(); },
     });
   }
 
@@ -111,9 +223,7 @@
     const follow = document.getElementById("follow");
     let busy = false;
     let again = false;
-    // from the origin: a page opened as http://user:token@host/ resolves a relative
-    // URL with the credentials in it, which fetch refuses
-    const get = (path) => fetch(location.origin + path, { cache: "no-store" });
+    const get = (path) => fetch(at(path), { cache: "no-store" });
     async function refresh() {
       const answer = await get(`/board/issues/${issue}/summary`);
       if (answer.ok) { summary.innerHTML = await answer.text(); tick(summary); }

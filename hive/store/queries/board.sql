@@ -74,3 +74,7 @@ WITH marks AS (
 SELECT tail.conversation_id, tail.seq, tail.issue, tail.at, tail.kind, tail.text, marks.marks
 FROM marks LEFT JOIN tail ON true
 ORDER BY tail.at, tail.conversation_id, tail.seq;
+
+-- name: board_merged_since
+-- How many issues' work was merged at or after a time (the board's throughput).
+SELECT count(*) AS merged FROM hive.queen_dispatch WHERE merged_at >= %(since)s;

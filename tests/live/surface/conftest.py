@@ -107,17 +107,22 @@ def settings_for(world: World, **extra: str) -> Settings:
 
 @pytest.fixture
 def serve(world: World) -> Iterator[Callable[..., ExportServer]]:
-    """`serve(token=None, draining=lambda: False)`: the hive's HTTP server on `world`."""
+    """`serve(token=None, draining=lambda: False, board_public=False)`: the hive's HTTP
+    server on `world`."""
     started: list[ExportServer] = []
 
     def start(
-        token: str | None = None, draining: Callable[[], bool] = lambda: False
+        token: str | None = None,
+        draining: Callable[[], bool] = lambda: False,
+        *,
+        board_public: bool = False,
     ) -> ExportServer:
         settings = settings_for(world)
         metrics = HiveMetrics()
         metrics.watch_queue(lambda: queue_numbers(world.db))
         surface = store_surface(settings, world.db, world.db_url, metrics.registry, draining)
-        server = ExportServer(HttpConfig(port=0, api_token=token), surface)
+        config = HttpConfig(port=0, api_token=token, board_public=board_public)
+        server = ExportServer(config, surface)
         server.start()
         started.append(server)
         return server

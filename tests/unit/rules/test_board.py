@@ -80,3 +80,14 @@ def test_a_stream_whose_missed_events_are_dropped_gets_a_snapshot():
 
 def test_an_event_id_from_the_future_gets_a_snapshot():
     assert catch_up(11, oldest_kept=1, newest=10) == SNAPSHOT
+
+
+def test_a_card_offers_what_its_column_may_allow():
+    from hive.rules.board import ACTIONS, actions_of
+
+    assert ACTIONS == ("approve", "reject", "cancel", "close", "reopen")
+    assert actions_of(Column.REVIEW) == ("approve", "reject", "close")
+    assert actions_of(Column.RUNNING) == ("cancel", "close")
+    assert actions_of(Column.BACKLOG) == actions_of(Column.BLOCKED) == ("close",)
+    assert actions_of(Column.DONE) == ()
+    assert actions_of(Column.DROPPED) == ("reopen",)
