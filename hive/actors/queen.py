@@ -42,6 +42,7 @@ from hive.rules.credits import Terms
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.keys import KeySlot, key_slots
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
+from hive.rules.report import report_lines
 from hive.rules.round import (
     Limits,
     NotStarted,
@@ -348,14 +349,17 @@ class Queen:
         return next(k for k in self.keys if k.index == index)
 
     def _report(self, result: RoundResult) -> None:
-        """One row in `queen_report`: the headline, every refusal and skip named."""
+        """One row in `queen_report`: the headline, each refusal and skip named (at most
+        REPORT_LINES_MAX lines, then a count of the rest)."""
         if result.dispatched:
             headline = "dispatched " + ", ".join(f"#{n}" for n in result.dispatched)
         elif result.refusals:
             headline = result.refusals[0]
         else:
             headline = "nothing to dispatch"
-        body = list(result.refusals) + [f"#{n}: {reason}" for n, reason in result.skipped]
+        body = report_lines(
+            [*result.refusals, *(f"#{n}: {reason}" for n, reason in result.skipped)]
+        )
         reports.add(self.runtime.db, headline, "\n".join(body), needs_you=result.needs_you)
 
 

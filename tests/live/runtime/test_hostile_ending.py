@@ -85,3 +85,19 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
     order = wait_for_ending(rt.db, 5)
     assert (order.outcome, order.output_tokens) == ("finished", None)
     assert [h.snapshot["outcome"] for h in orders.history(rt.db, 5)] == ["reaped at boot"]
+
+
+def test_a_round_over_many_unshaped_issues_writes_a_bounded_report(make_runtime):
+    from hive.actors.queen import Queen, QueenConfig
+    from hive.rules.report import REPORT_LINES_MAX
+    from hive.store import reports
+
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    for n in range(1, 251):
+        add_issue(rt.db, n, boundary=())
+    queen = Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+    queen.run_once()
+    (report,) = reports.latest(rt.db, 1)
+    lines = report.body.splitlines()
+    assert len(lines) == REPORT_LINES_MAX + 1
+    assert lines[0].startswith("#1: ") and lines[-1].startswith("... and 150 more not named")
