@@ -149,3 +149,22 @@ def test_a_branch_that_cannot_be_judged_is_not_bundled(make_runtime, monkeypatch
         "the branch could not be judged against its boundary ('a tree of the branch is "
         "missing'): not bundled"
     ]
+
+
+def test_a_hand_back_beside_a_fifo_ends_the_order_within_its_deadline(make_runtime):
+    rt = make_runtime(AGENT="command:echo half done >> src/app.py; mkfifo src/pipe; exec sleep 60")
+    bee = run_one(rt, 5)
+    fifo = rt.settings.workdir / "queen-5" / "src" / "pipe"
+    eventually(lambda: fifo.exists())
+    try:
+        assert bee.hand_back(15), "the hand-back did not end the order in time"
+    finally:  # an ending blocked in open() is let go by a writer
+        if not bee.ended:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            bee.wait(20)
+    order = orders.get(rt.db, 5)
+    assert order is not None and order.outcome == "handed back"
+    assert order.salvaged_files == ["src/app.py"]
+    assert "skipped, never opened (a FIFO, socket or device node): src/pipe" in hive_lines(
+        rt, order.conversation_id
+    )
