@@ -109,13 +109,13 @@ def refused_paths(
     repo: Repo, base_sha: str, head_sha: str, boundary: Sequence[str]
 ) -> tuple[tuple[str, str], ...]:
     """(path, reason) of each path a commit of `base_sha..head_sha` (up to
-    JUDGE_MAX_COMMITS of them) or the range as a whole changes that the boundary refuses,
-    sorted: what a reviewer checks before it writes the head's tree out. Raises KeyError
-    or ValueError for an object missing or unreadable."""
+    JUDGE_MAX_COMMITS of them) changes that the boundary refuses, sorted: what a reviewer
+    checks before it writes the head's tree out. Each commit is judged against its own
+    parents, never the range against base: a branch continued from an older base would
+    show base's own later changes as its. Raises KeyError or ValueError for an object
+    missing or unreadable."""
     base, head = ObjectID(base_sha.encode()), ObjectID(head_sha.encode())
-    allowed = tuple(boundary)
-    refused, _commits = _judge_range(repo, base, head, allowed)
-    refused |= _judge(repo, _tree_of(repo, base), _tree_of(repo, head), allowed)
+    refused, _commits = _judge_range(repo, base, head, tuple(boundary))
     return tuple(sorted(refused))
 
 

@@ -14,6 +14,7 @@ from dulwich.repo import Repo
 from hive.git import cutback
 from hive.git.bundles import bundle
 from hive.git.cutback import cut_back
+from hive.git.repo import refresh_base
 from hive.git.worktrees import Cut, cut_worktree
 
 from .conftest import Git, head_of, write
@@ -207,3 +208,18 @@ def test_a_branch_of_too_many_commits_is_cut_back_without_judging_each(
     assert (result.refused, result.squashed) == ((), 3)
     assert "over 2 commits to judge" in git("log", "-1", "--format=%B", "queen-21", cwd=cut.path)
     assert carried(git, cut.path, upstream) == ["M\tsrc/app.py"]
+
+
+def test_a_branch_continued_from_an_older_base_is_judged_by_its_own_commits(
+    clone: Repo, cut: Cut, git: Git, upstream: Path
+) -> None:
+    write(cut.path, {"src/app.py": "print('in')\n"})
+    commit_all(git, cut.path, "agent: inside")
+    head = head_of(git, cut.path, "HEAD")
+    write(upstream, {"README.md": "base moved on\n"})  # outside the boundary, upstream
+    git("commit", "-qam", "fourth", cwd=upstream)
+    newer = refresh_base(clone, str(upstream), "main")
+
+    assert cutback.refused_paths(clone, newer, head, BOUNDARY) == ()
+    assert cut_back(clone, 21, newer, BOUNDARY).sha is None
+    assert head_of(git, cut.path, "refs/heads/queen-21") == head
