@@ -24,7 +24,7 @@ from hive.rules.criteria import SENDBACK_HEADING
 from hive.rules.keys import KeySlot, refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.states import REFUSED_OUTCOME
-from hive.store import keyrests, publish, reviews
+from hive.store import credits, keyrests, publish, reviews
 from hive.store.db import Db, connection
 from hive.store.reviews import ReviewRow
 
@@ -94,22 +94,34 @@ def settle(
     accounting: Accounting,
     quota_rest_seconds: int = QUOTA_REST_SECONDS,
 ) -> None:
-    """Put a review turn's usage and cost on the order it judged, and rest its key after
-    a provider's refusal as a bee's ending would."""
+    """Put a review turn's usage and cost on the order it judged and, in the same
+    transaction, sell the turn to the account the order names (credits on; a turn with
+    no cost known is sold as unpriced), and rest its key after a provider's refusal as
+    a bee's ending would."""
     usage = ending.usage
-    if usage is not None:
-        cost = accounting.cost(usage)
-        reviews.add_spend(
-            db,
+    cost = accounting.cost(usage)
+    with connection(db) as conn, conn.transaction():
+        if usage is not None:
+            reviews.add_spend(
+                conn,
+                row.issue,
+                row.conversation_id,
+                usage.input_tokens,
+                usage.output_tokens,
+                cost.usd if cost else None,
+                cost.source.value if cost else None,
+            )
+        sold = credits.sell_order_turn(
+            conn,
             row.issue,
             row.conversation_id,
-            usage.input_tokens,
-            usage.output_tokens,
             cost.usd if cost else None,
-            cost.source.value if cost else None,
+            credits.review_turn(row.conversation_id),
         )
-        if cost is not None:
-            metrics.spend(row.key_index, cost.usd)
+    if cost is not None:
+        metrics.spend(row.key_index, cost.usd)
+    if sold is not None:
+        metrics.credit(sold=sold.tokens, burned=sold.burned)
     if ending.refusal is None:
         return
     outcome = refusal_outcome(sort_refusal(ending.refusal)) or REFUSED_OUTCOME

@@ -169,18 +169,29 @@ def bee_turn(conversation_id: uuid.UUID) -> str:
     return f"bee:{conversation_id}"
 
 
+def review_turn(conversation_id: uuid.UUID) -> str:
+    """The ledger's name of one review turn of an attempt (each review its own)."""
+    return f"review:{conversation_id}:{uuid.uuid4()}"
+
+
 def sell_order_turn(
-    conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, cost_usd: float | None
+    conn: psycopg.Connection[Any],
+    issue: int,
+    conversation_id: uuid.UUID,
+    cost_usd: float | None,
+    turn: str | None = None,
 ) -> Moved | None:
-    """Sell the bee's turn of this attempt to the account its order names, in the
-    ending's transaction; None when the order names none (credits were off)."""
+    """Sell a turn on this attempt (its bee's unless `turn` names another: a review's,
+    a shaping turn's) to the account its order names, in the transaction of the fact it
+    records; None when the order names none (credits were off) or the attempt is no
+    longer the row's."""
     terms = one_dict(
         conn, "order_credit_terms", {"issue": issue, "conversation_id": conversation_id}
     )
     if terms is None or terms["credit_account"] is None:
         return None
     sale = Sale(
-        bee_turn(conversation_id),
+        turn or bee_turn(conversation_id),
         terms["credit_account"],
         issue,
         cost_usd,

@@ -16,7 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hive.actors import ending as ending_module
-from hive.actors.ending import end_and_sell
+from hive.actors.ending import Accounting, end_and_sell
+from hive.actors.review_inputs import settle
+from hive.agents.base import Ending
+from hive.agents.protocol import Usage
+from hive.metrics import HiveMetrics
 from hive.rules.credits import Kind, replay
 from hive.rules.spend import Cost, CostSource
 from hive.store import credits, orders, pool
@@ -25,6 +29,7 @@ from hive.store.db import connection
 from hive.store.issues import ISSUES_CHANNEL
 from hive.store.listen import Listener
 from hive.store.orders import NewOrder, OrderEnding
+from hive.store.reviews import ReviewRow
 
 DAY = timedelta(days=1)
 WAIT_SECONDS = 10.0
@@ -261,3 +266,31 @@ def test_the_stored_balance_is_grants_less_sales_less_burns_and_no_lot_goes_nega
     )
     assert all(0 <= lot.left <= lot.granted for lot in book.lots)
     assert all(lot.burned for lot in book.lots if lot.burns_at <= now)
+
+
+def review_row(issue: int, conversation_id: uuid.UUID) -> ReviewRow:
+    return ReviewRow(
+        issue, conversation_id, 1, f"queen-{issue}", "main", None, [], None, 0, 0, 0, None, 0,
+        0, None, "t", "", [], None, None,
+    )  # fmt: skip
+
+
+def test_each_review_turn_is_sold_with_its_spend_on_the_order_it_judged(db: Any) -> None:
+    with connection(db) as conn:
+        got = claimed_order(conn, 1, "team")
+        free = claimed_order(conn, 2, None)
+    credits.grant(db, "team", 100, Decimal(30))
+    assert end_and_sell(db, finished(got.fence, 0.01))[1] is not None  # the bee: 4 tokens
+    metrics = HiveMetrics()
+    usage = Usage("anthropic", "claude-sonnet-4-5", 10, 20, cost_usd=0.05)
+    for _ in range(2):  # two reviews of one attempt: two sales of 20 tokens
+        settle(db, review_row(1, got.conversation_id), Ending("finished", 1.0, usage=usage),
+               metrics, Accounting())  # fmt: skip
+    settle(db, review_row(1, got.conversation_id), Ending("finished", 1.0), metrics, Accounting())
+    sold = [(s["turn"].split(":")[0], s["tokens"]) for s in credits.sales_of_issue(db, 1)]
+    assert sold == [("bee", 4), ("review", 20), ("review", 20), ("review", 1)]  # 1: unpriced
+    order = orders.get(db, 1)
+    assert order is not None and order.cost_usd == pytest.approx(0.11)
+    settle(db, review_row(2, free.conversation_id), Ending("finished", 1.0, usage=usage),
+           metrics, Accounting())  # fmt: skip
+    assert credits.sales_of_issue(db, 2) == []
