@@ -3,6 +3,7 @@ Kubernetes JSON schemas, and each pod carries what a platform engineer checks fo
 
 import kubernetes_validate
 import pytest
+import yaml
 
 from hive.metrics import QUEUE_METRICS
 from tests.unit import k8s_kit
@@ -140,6 +141,13 @@ def test_the_keda_example_scales_the_runners_on_the_queue():
     assert trigger["type"] == "prometheus"
     query = trigger["metadata"]["query"]
     assert "hive_orders_queued" in query and "hive_orders_queued" in QUEUE_METRICS
+    # a store blip keeps the last queue depth (promtool-tested in alerts.test.yml), an
+    # empty answer is an error, and KEDA's fallback then holds runners
+    tests = yaml.safe_load((k8s_kit.ROOT / "config/prometheus/alerts.test.yml").read_text())
+    tested = {e["expr"] for t in tests["tests"] for e in t.get("promql_expr_test", [])}
+    assert query in tested and "last_over_time(hive_orders_queued[" in query
+    assert trigger["metadata"]["ignoreNullValues"] == "false"
+    assert scaled["spec"]["fallback"]["replicas"] >= scaled["spec"]["minReplicaCount"]
     # busy runners count too: the queue alone would scale down the runners holding orders
     assert "hive_bees_running" in query
     assert float(trigger["metadata"]["threshold"]) > 0

@@ -119,11 +119,33 @@ def test_every_alert_is_unit_tested_firing_and_quiet_and_the_tests_pass() -> Non
 
 
 def test_the_alert_rules_name_only_metrics_the_hive_exports() -> None:
-    exported = scraped_names()
+    exported = scraped_names() | {"up"}  # Prometheus' own series of each target
     rules = [r for g in yaml.safe_load(ALERTS.read_text())["groups"] for r in g["rules"]]
     for rule in rules:
         named = metric_names(rule["expr"])
         assert named and named <= exported, (rule["alert"], named - exported)
+
+
+def test_every_alert_links_its_section_of_the_runbook() -> None:
+    """A `runbook_url` on every alert, ending in docs/runbook.md#<anchor> of a heading
+    that is there and says what to look at and what to do."""
+    runbook = (CONFIG.parent / "docs" / "runbook.md").read_text()
+    sections = dict(re.findall(r"^## (\S+)\n(.*?)(?=^## |\Z)", runbook, re.M | re.S))
+    anchors = {name.lower(): text for name, text in sections.items()}
+    for group in yaml.safe_load(ALERTS.read_text())["groups"]:
+        for rule in group["rules"]:
+            url = rule["annotations"]["runbook_url"]
+            page, _, anchor = url.partition("#")
+            assert page.endswith("/docs/runbook.md") and anchor == rule["alert"].lower(), url
+            assert "Look at" in anchors[anchor] and "Do:" in anchors[anchor], anchor
+
+
+def test_the_hive_down_alert_watches_the_targets_not_the_hive_s_own_series() -> None:
+    rules = {
+        r["alert"]: r for g in yaml.safe_load(ALERTS.read_text())["groups"] for r in g["rules"]
+    }
+    assert rules["HiveDown"]["expr"].startswith("absent(up{")
+    assert "absent(hive_rounds_total)" in rules["HiveQueenNotRounding"]["expr"]
 
 
 @needs_promtool
