@@ -252,7 +252,9 @@ def salvage_notes(kept: Salvage | None) -> list[str]:
 
 
 def _named(paths: tuple[str, ...], most: int = 20) -> str:
-    named = ", ".join(paths[:most])
+    """The paths, each with its control characters escaped (a newline in a file's name
+    would forge a transcript line), at most `most` of them."""
+    named = ", ".join(shown(path) for path in paths[:most])
     return named + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from hive.rules import shape
+from hive.rules import shape, text
 from hive.rules.criteria import Decision
 from hive.rules.states import (
     ESCALATE,
@@ -114,9 +114,10 @@ def leads_out(path: str, symlinks: Mapping[str, str]) -> bool:
 
 
 def refused_sentence(refused: Iterable[tuple[str, str]]) -> str:
-    """`path reason` for each refused path, `; `-joined, at most NAMED_MAX named."""
+    """`path reason` for each refused path, `; `-joined, at most NAMED_MAX named; a
+    control character in a path is written as an escape (`text.shown`)."""
     items = sorted(set(refused))
-    named = [f"{path} {reason}" for path, reason in items[:NAMED_MAX]]
+    named = [f"{text.shown(path)} {reason}" for path, reason in items[:NAMED_MAX]]
     if len(items) > NAMED_MAX:
         named.append(f"and {len(items) - NAMED_MAX} more")
     return "; ".join(named)

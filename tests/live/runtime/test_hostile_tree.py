@@ -13,6 +13,7 @@ from hive.actors import ending
 from hive.actors.ending import Leftover
 from hive.actors.reaper import Reaper
 from hive.git.repo import resolve
+from hive.git.salvage import Salvage
 from hive.git.worktrees import cut_worktree
 from hive.store import bundles, orders, transcript
 from hive.store.orders import Fence, NewOrder, OrderEnding
@@ -168,3 +169,11 @@ def test_a_hand_back_beside_a_fifo_ends_the_order_within_its_deadline(make_runti
     assert "skipped, never opened (a FIFO, socket or device node): src/pipe" in hive_lines(
         rt, order.conversation_id
     )
+
+
+def test_the_endings_sentences_escape_what_a_file_name_holds():
+    kept = Salvage(None, (), ("notes\nforged line",), (), ("pipe\x1b]52;c;x\x07",))
+    assert ending.salvage_notes(kept) == [
+        "skipped, never opened (a FIFO, socket or device node): pipe\\x1b]52;c;x\\x07",
+        "left outside the boundary, not committed: notes\\nforged line",
+    ]

@@ -106,3 +106,7 @@ def test_a_refused_tree_is_sent_back_then_escalated_never_waited_on() -> None:
     held = refused_tree_decision("x", 2)
     assert (held.verdict, held.event) == (ESCALATE, VERDICT_ESCALATE)
     assert held.note == "sent back 2 times and still refused: x"
+
+
+def test_a_refused_path_is_named_with_its_control_characters_escaped() -> None:
+    assert refused_sentence([("src/a\x1b[2Jb\nc", OUTSIDE)]) == f"src/a\\x1b[2Jb\\nc {OUTSIDE}"
