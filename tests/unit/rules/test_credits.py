@@ -306,3 +306,24 @@ def test_a_round_gives_no_order_to_an_issue_whose_account_holds_nothing() -> Non
     assert not plan_round(
         RoundFacts(facts.limits, candidates=facts.candidates, keys=(0,))
     ).needs_you
+
+
+def test_the_readmes_worked_example() -> None:
+    """README, "Credits": the table's every line."""
+    costs = [(1, 0.0123, 5), (2, None, 1), (5, 2.10, 840), (31, 1.60, 640)]
+    prices = {day: tokens_for(None if usd is None else micros_of(usd)) for day, usd, _ in costs}
+    assert prices == {day: tokens for day, _, tokens in costs}
+    at = [T0 + d * DAY for d in range(33)]
+    book = replay([grant(1, 1000, at[0])])
+    balances = []
+    for move in [sale(2, 5, at[1]), sale(3, 1, at[2]), sale(4, 840, at[5]), grant(5, 600, at[20])]:
+        book = apply(book, move)
+        balances.append(book.balance)
+    assert balances == [995, 994, 154, 754]
+    assert due_burns(book, at[30]) == [(1, 154)]
+    book = apply(book, burn(6, 1, 154, at[30]))
+    assert book.balance == 600
+    book = apply(book, sale(7, 640, at[31]))
+    assert (book.balance, book.owed) == (-40, 40) and not may_order(book.balance)
+    book = apply(book, grant(8, 500, at[32]))
+    assert book.balance == 460 and may_order(book.balance)
