@@ -25,7 +25,8 @@ from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from hive.bench import gitrepo
+from hive.bench import gitbig, gitrepo
+from hive.bench.arguments import whole
 from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
@@ -49,6 +50,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--files", type=int, default=2000, help="files in the repository")
     parser.add_argument("--commits", type=int, default=200, help="commits on base")
     parser.add_argument("--runs", type=int, default=5, help="runs per step (median)")
+    parser.add_argument(
+        "--big-file",
+        type=whole(1, 4096),
+        default=0,
+        metavar="MB",
+        help="instead: each step on one random file of MB megabytes, with peak memory",
+    )
     gitrepo.add_arguments(parser)
 
 
@@ -60,6 +68,8 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="hive-bench-git-") as tmp:
         if args.repo:
             return result | gitrepo.run(args, settings, git, git_runner(git), Path(tmp))
+        if args.big_file:
+            return result | gitbig.run(git, git_runner(git), Path(tmp), args.big_file)
         return result | _Bench(Path(tmp), git, args.files, args.commits, args.runs).run()
 
 

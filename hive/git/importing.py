@@ -50,7 +50,7 @@ class Imported:
 class _Parsed:
     prerequisites: tuple[bytes, ...]
     refs: dict[bytes, bytes]
-    pack: bytes
+    pack: memoryview
 
 
 def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
@@ -96,16 +96,20 @@ def _get(repo: Repo, sha: bytes) -> object:
 
 
 def parse(data: bytes) -> _Parsed:
-    """Split a v2 or v3 bundle into prerequisites, refs and pack bytes."""
-    first, sep, rest = data.partition(b"\n")
-    if not sep or first + b"\n" not in _HEADERS:
-        raise BadBundle(f"not a git bundle (first line {first[:40]!r})")
+    """Split a v2 or v3 bundle into prerequisites, refs and pack bytes (a view of
+    `data`: a large bundle is not copied)."""
+    end = data.find(b"\n")
+    if end < 0 or data[: end + 1] not in _HEADERS:
+        raise BadBundle(f"not a git bundle (first line {data[: min(end, 40)]!r})")
     prerequisites: list[bytes] = []
     refs: dict[bytes, bytes] = {}
+    at = end + 1
     while True:
-        line, sep, rest = rest.partition(b"\n")
-        if not sep:
+        end = data.find(b"\n", at)
+        if end < 0:
             raise BadBundle("the bundle ends inside its header")
+        line = data[at:end]
+        at = end + 1
         if not line:
             break
         if line.startswith(b"@"):
@@ -117,9 +121,10 @@ def parse(data: bytes) -> _Parsed:
             continue
         sha, _space, name = line.partition(b" ")
         refs[name] = _sha(sha)
-    if len(rest) < _PACK_HEADER_BYTES or not rest.startswith(b"PACK"):
+    pack = memoryview(data)[at:]
+    if len(pack) < _PACK_HEADER_BYTES or bytes(pack[:4]) != b"PACK":
         raise BadBundle("the bundle holds no pack after its header")
-    return _Parsed(tuple(prerequisites), refs, rest)
+    return _Parsed(tuple(prerequisites), refs, pack)
 
 
 def _sha(raw: bytes) -> bytes:

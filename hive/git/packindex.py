@@ -95,7 +95,7 @@ def land_pack(received: Path, pack_dir: Path, get_external: GetExternal) -> Land
         received.unlink(missing_ok=True)
 
 
-def land_bytes(store: DiskObjectStore, pack: bytes) -> Landed:
+def land_bytes(store: DiskObjectStore, pack: bytes | memoryview) -> Landed:
     """Land the pack `pack` (thin or not) in `store`, which reads it at once."""
     pack_dir = Path(store.pack_dir)
     pack_dir.mkdir(parents=True, exist_ok=True)
@@ -157,10 +157,11 @@ class _Indexer:
                 self.ref_first[base_ref] = i
             elif kind not in _TYPE_NAMES:
                 raise PackError(f"entry {i} at {at} has unknown type {kind}")
-            data, after = self._inflate(at + used, size, None)
-            if kind in _TYPE_NAMES:
-                self._found(i, kind, data)
+            if kind in _TYPE_NAMES:  # hashed as it inflates: never held whole
+                after = self._hash_entry(i, kind, at + used, size)
                 self.whole.append(i)
+            else:
+                _delta, after = self._inflate(at + used, size, None)
             self.data_at.append(at + used)
             self.crcs.append(_file_crc(self.fd, at, after))
             at = after
@@ -188,6 +189,37 @@ class _Indexer:
         if len(data) != size:
             raise PackError(f"an entry says {size} bytes and inflates to {len(data)}")
         return data, at
+
+    def _hash_entry(self, i: int, kind: int, at: int, size: int) -> int:
+        """Give whole entry `i` its id, inflating its zlib stream at `at` a slice at a
+        time; where the stream ends."""
+        inflater = zlib.decompressobj()
+        digest = hashlib.sha1(b"%s %d\0" % (_TYPE_NAMES[kind], size))
+        seen = 0
+        while not inflater.eof:
+            piece = os.pread(self.fd, min(_READ_BYTES, self.end - at), at)
+            if not piece:  # what zlib still holds, or the pack is cut short
+                out = inflater.flush()
+                digest.update(out)
+                seen += len(out)
+                if not inflater.eof:
+                    raise PackError(f"the pack ends inside the entry data at {at}")
+                break
+            start = at
+            while piece and not inflater.eof:
+                out = inflater.decompress(piece, _READ_BYTES)
+                digest.update(out)
+                seen += len(out)
+                at = start + len(piece) - len(inflater.unconsumed_tail)
+                start, piece = at, inflater.unconsumed_tail
+            if inflater.eof:
+                at -= len(inflater.unused_data)
+        if seen != size:
+            raise PackError(f"an entry says {size} bytes and inflates to {seen}")
+        self.shas[i * _SHA_BYTES : (i + 1) * _SHA_BYTES] = digest.digest()
+        self.types[i] = kind
+        self.resolved += 1
+        return at
 
     def inflate_entry(self, i: int) -> bytes:
         """The inflated data of entry `i` (for a delta, the delta itself)."""

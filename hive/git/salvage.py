@@ -4,7 +4,9 @@ Only boundary paths are committed, at most SALVAGE_MAX_PATHS of them in path ord
 rename travels as its pair (both paths or neither); a deletion is a change like any
 other. What changed outside the boundary is reported and left on disk; a FIFO, socket or
 device node is skipped and named, never opened. The commit is built from objects here,
-so no hook, filter or signing program runs.
+so no hook, filter or signing program runs. A file of STREAMED_BYTES or more is hashed,
+compressed and written into a pack a slice at a time, so a 200 MB file costs megabytes
+of memory, not several times its size.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ from hive.git.status import (
     read_blob,
     remember,
 )
-from hive.git.storing import store_objects
+from hive.git.storing import store_files, store_objects
 
 SALVAGE_MAX_PATHS = 200
+STREAMED_BYTES = 1 << 20  # a file this large goes into its own pack a slice at a time
 REASONS = ("finished", "reaped", "handed back")
 HIVE_IDENTITY = "hive <hive@localhost>"
 
@@ -119,12 +122,23 @@ def _salvage(
     # file each, which is most of a salvage's time on a slow filesystem
     new: list[ShaFile] = []
     final: dict[str, Entry | None] = {c.path: c.new for c in committed}
+    large: list[str] = []  # files of STREAMED_BYTES or more: read into a pack as they go
     for path, entry in final.items():
         if entry is not None and ObjectID(entry[1]) not in repo.object_store:
             full = os.path.join(root, path)
-            blob = read_blob(full, os.lstat(full))
+            st = os.lstat(full)
+            if stat.S_ISREG(st.st_mode) and st.st_size >= STREAMED_BYTES:
+                large.append(path)
+                continue
+            blob = read_blob(full, st)
             new.append(blob)
             final[path] = (entry[0], blob.id)  # what was read is what is committed
+    if large:
+        shas = store_files(repo.object_store, [os.path.join(root, path) for path in large])
+        for path, blob_sha in zip(large, shas, strict=True):
+            kept = final[path]
+            assert kept is not None
+            final[path] = (kept[0], blob_sha)
     new_tree = apply_updates(repo, tree_id, final, new)
     commit = _commit(branch, head_sha, new_tree.id, reason, len(committed), identity, now)
     new.append(commit)

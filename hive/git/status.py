@@ -9,12 +9,14 @@ per file.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from dulwich.ignore import IgnoreFilterManager
 from dulwich.object_store import BaseObjectStore
@@ -32,6 +34,7 @@ FLAT_ENTRIES_MAX = 200_000  # paths of flattened trees kept in memory, in all
 _FLAT: dict[bytes, dict[str, Entry]] = {}  # tree id -> its flat form, oldest first
 _FLAT_LOCK = threading.Lock()
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+_SLICE = 1 << 20  # bytes of a file hashed at once
 
 Entry = tuple[int, bytes]  # (mode, hex sha)
 
@@ -118,6 +121,34 @@ def is_special(st: os.stat_result) -> bool:
     return not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode) or stat.S_ISDIR(st.st_mode))
 
 
+def blob_id(full: str, st: os.stat_result) -> bytes:
+    """The id of the blob git would store for the file or symlink at `full`, the file
+    read a slice at a time (never held whole). Raises SpecialFile as `read_blob` does."""
+    if not stat.S_ISREG(st.st_mode):
+        return read_blob(full, st).id
+    with _open_regular(full) as handle:
+        size = os.fstat(handle.fileno()).st_size
+        digest = hashlib.sha1(b"blob %d\0" % size)
+        read = 0
+        while piece := handle.read(_SLICE):
+            digest.update(piece)
+            read += len(piece)
+    if read != size:  # it changed while it was read: hashed whole, as it is now
+        return read_blob(full, st).id
+    return digest.hexdigest().encode()
+
+
+def _open_regular(full: str) -> BinaryIO:
+    """The file at `full` opened for reading without following a link or waiting for a
+    writer; SpecialFile when it is not a regular file (swapped since it was stat'ed)."""
+    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    handle = open(fd, "rb")  # noqa: SIM115 (the caller closes it)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        handle.close()
+        raise SpecialFile(f"{full} is not a regular file")
+    return handle
+
+
 def read_blob(full: str, st: os.stat_result) -> Blob:
     """The blob git would store for the file or symlink at `full` (no filters). Raises
     SpecialFile for anything else, without opening it; the file is opened without
@@ -126,10 +157,7 @@ def read_blob(full: str, st: os.stat_result) -> Blob:
         return Blob.from_string(os.fsencode(os.readlink(full)))
     if not stat.S_ISREG(st.st_mode):
         raise SpecialFile(f"{full} is not a regular file")
-    fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    with open(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped since it was stat'ed
-            raise SpecialFile(f"{full} is not a regular file")
+    with _open_regular(full) as handle:
         return Blob.from_string(handle.read())
 
 
@@ -226,7 +254,7 @@ def changes(
         if clean is not None:
             new: Entry = (mode_of(st), clean)
         else:
-            new = (mode_of(st), read_blob(os.path.join(root_text, path), st).id)
+            new = (mode_of(st), blob_id(os.path.join(root_text, path), st))
         if new != old:
             found.append(Change(path, old, new))
     for path, old in head.items():

@@ -3,6 +3,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pytest
+
 from hive.bench import endings as bench_endings
 from hive.bench import git as bench_git
 from hive.settings import Settings
@@ -19,6 +21,31 @@ def test_bench_git_reports_every_step_side_by_side() -> None:
         assert result[f"{step}_ms_hive"] > 0 and result[f"{step}_ms_git"] > 0
         assert result[f"{step}_ratio"] == result[f"{step}_ms_hive"] / result[f"{step}_ms_git"]
     assert result["bundle_bytes_hive"] > 0 and result["bundle_bytes_git"] > 0
+
+
+def test_bench_git_on_a_big_file_reports_each_step_with_its_peak_memory() -> None:
+    parser = argparse.ArgumentParser()
+    bench_git.add_arguments(parser)
+    args = parser.parse_args(["--big-file", "1"])
+
+    result = bench_git.run(args, Settings())
+
+    assert result["big_file_mb"] == 1 and result["python_start_rss_mb"] > 0
+    steps = ("salvage", "bundle", "import", "checkout", "merge", "salvage_rewrite")
+    for step in (*steps, "bundle_rewrite"):
+        assert result[f"{step}_ratio"] == result[f"{step}_s_hive"] / result[f"{step}_s_git"]
+        assert result[f"{step}_rss_mb_hive"] > 0 and result[f"{step}_rss_mb_git"] > 0
+    # random bytes do not compress: each side's bundle carries the file whole, once a commit
+    for step, files in (("bundle", 1), ("bundle_rewrite", 2)):
+        assert files <= result[f"{step}_mb_hive"] < files * 1.05 + 0.01
+        assert abs(result[f"{step}_mb_hive"] - result[f"{step}_mb_git"]) < 0.01
+
+
+def test_bench_git_refuses_a_big_file_out_of_range() -> None:
+    parser = argparse.ArgumentParser(exit_on_error=False)
+    bench_git.add_arguments(parser)
+    with pytest.raises(argparse.ArgumentError, match="is not a whole number from 1 to 4096"):
+        parser.parse_args(["--big-file", "0"])
 
 
 def test_bench_endings_reports_n_at_once_against_one_alone() -> None:
