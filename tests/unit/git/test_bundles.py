@@ -160,7 +160,7 @@ def test_a_two_mib_random_rewrite_bundles_in_seconds_and_git_fetches_it(
     out = bundle(clone, 5, "main", MAX_BYTES)
     took = time.perf_counter() - started
     assert out is not None
-    assert took < 5.0  # dulwich's delta took about a minute here, holding the GIL
+    assert took < 15.0  # dulwich's delta took about a minute here, holding the GIL
     assert len(out.data) < (2 << 20) + 4096  # random bytes travel whole, once
     assert _fetched_by_git(out.data, upstream, tmp_path, git) == out.head_sha
     shown = subprocess.run(

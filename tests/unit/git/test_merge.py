@@ -259,7 +259,7 @@ def test_a_megabyte_of_repeated_lines_edited_on_both_sides_merges_in_a_second(
     done = merge(repo, base, head, "m", WHEN)
     took = time.perf_counter() - started
     assert isinstance(done, Merged)
-    assert took < 5.0  # difflib's SequenceMatcher ran for minutes on this
+    assert took < 15.0  # difflib's SequenceMatcher ran for minutes on this
     assert tree_of(repo, done.sha) == git_merge_tree(repo, base, head)
 
 
@@ -270,7 +270,7 @@ def test_a_file_rewritten_through_on_both_sides_conflicts_saying_so(repo: Repo) 
     head = child(repo, start, {"data.txt": "".join(f"theirs {n}\n" for n in range(20_000))})
     started = time.perf_counter()
     done = merge(repo, base, head, "m", WHEN)
-    assert time.perf_counter() - started < 10.0
+    assert time.perf_counter() - started < 20.0
     assert done == Conflict(
         ("data.txt",), ("data.txt changed in too many lines to merge line by line",)
     )
