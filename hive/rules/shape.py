@@ -3,7 +3,8 @@
 A boundary names 1..12 paths, each a real file of the repository at base, or a new file
 whose directory exists and which the body cites. `plain_path` is the one text rule for a
 boundary path (intake, the Queen and the bee's git work all use it); no path goes
-through a symlink out of the repository. The caller passes in what it read at base (the
+through a symlink out of the repository, nor through a symlinked directory inside it (the
+bee refuses to write there, so the Queen does not dispatch it). The caller passes in what it read at base (the
 files, the directories, the symlinks with their targets): rules do no I/O.
 """
 
@@ -86,6 +87,17 @@ def resolve(path: str, symlinks: Mapping[str, str]) -> str | None:
     return "/".join(done)
 
 
+def through_symlink(path: str, symlinks: Mapping[str, str]) -> str | None:
+    """The first directory of `path` (not `path` itself) that is a symlink, or None: a
+    write through it lands where git does not follow, so the bee refuses such a path."""
+    parts = path.split("/")
+    for end in range(1, len(parts)):
+        prefix = "/".join(parts[:end])
+        if prefix in symlinks:
+            return prefix
+    return None
+
+
 def path_problem(
     path: str,
     body: str,
@@ -100,6 +112,12 @@ def path_problem(
     real = resolve(plain, symlinks)
     if real is None:
         return f"boundary path {path!r} goes through a symlink out of the repository"
+    link = through_symlink(plain, symlinks)
+    if link is not None:  # the bee refuses it too (hive.git.safety.disk_problem)
+        return (
+            f"boundary path {path!r} passes through the symlink {link!r}: name the file"
+            f" by its real path {real!r}"
+        )
     if real in files:
         return None
     if real in dirs:

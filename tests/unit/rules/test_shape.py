@@ -152,7 +152,11 @@ def test_a_path_through_a_symlink_out_of_the_repository_is_refused() -> None:
 
 
 def test_a_path_through_a_symlink_inside_the_repository_names_its_target() -> None:
-    assert problem(["inner/app.py"]) is None
+    # the bee refuses to write through a symlinked directory: so is it refused here
+    assert problem(["inner/app.py"]) == (
+        "boundary path 'inner/app.py' passes through the symlink 'inner': name the file by"
+        " its real path 'src/app.py'"
+    )
     assert resolve("inner/app.py", LINKS) == "src/app.py"
     # a link to a file: the boundary names the file it points at, which must exist
     assert resolve("lib/x.py", LINKS) == "lib/y"
