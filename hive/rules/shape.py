@@ -3,9 +3,10 @@
 A boundary names 1..12 paths, each a real file of the repository at base, or a new file
 whose directory exists and which the body cites. `plain_path` is the one text rule for a
 boundary path (intake, the Queen and the bee's git work all use it); no path goes
-through a symlink out of the repository, nor through a symlinked directory inside it (the
-bee refuses to write there, so the Queen does not dispatch it). The caller passes in what it read at base (the
-files, the directories, the symlinks with their targets): rules do no I/O.
+through a symlink out of the repository, nor through a symlinked directory inside it
+(the bee refuses to write there, so the Queen does not dispatch it). The caller passes
+in what it read at base (the files, the directories, the symlinks with their targets):
+rules do no I/O.
 """
 
 from __future__ import annotations
