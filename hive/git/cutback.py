@@ -4,10 +4,11 @@ rule the salvage follows for what a turn left uncommitted), so a commit the agen
 itself (`git commit -am`) carries nothing the salvage would have refused.
 
 When any commit changes a path the rule refuses, the branch is cut back: it becomes one
-commit on base whose tree is base's with only the branch's allowed changes, and the
-refused paths are named. Nothing refused is then in the bundle, so it never reaches the
-review, the checks, the merge or the push. A branch of more than JUDGE_MAX_COMMITS
-commits beyond base is cut back without judging each. Only changed subtrees are read.
+commit on base whose tree is base's with only the branch's allowed changes (since it
+forked from base's history), and the refused paths are named. Nothing refused is then
+in the bundle, so it never reaches the review, the checks, the merge or the push. A
+branch of more than JUDGE_MAX_COMMITS commits beyond base is cut back without judging
+each. Only changed subtrees are read.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from dulwich.graph import find_merge_base
 from dulwich.objects import Commit, ObjectID, ShaFile
 from dulwich.refs import Ref
 from dulwich.repo import Repo
@@ -89,7 +91,11 @@ def cut_back(
     if not refused and len(commits) <= JUDGE_MAX_COMMITS:
         return CutBack(None)
     base_tree = _tree_of(repo, base_sha)
-    final = _changes(repo, base_tree, _tree_of(repo, head))
+    # the branch's own changes: from where it forked (an older base, for a branch an
+    # earlier attempt began), so base's later changes are kept, not undone
+    forks = find_merge_base(repo, [base_sha, head])
+    fork_tree = _tree_of(repo, forks[0]) if forks else base_tree
+    final = _changes(repo, fork_tree, _tree_of(repo, head))
     links = _links(repo, _tree_of(repo, head)) if _has_link(final) else {}
     updates: dict[str, Entry | None] = {}
     for change in final:

@@ -223,3 +223,21 @@ def test_a_branch_continued_from_an_older_base_is_judged_by_its_own_commits(
     assert cutback.refused_paths(clone, newer, head, BOUNDARY) == ()
     assert cut_back(clone, 21, newer, BOUNDARY).sha is None
     assert head_of(git, cut.path, "refs/heads/queen-21") == head
+
+
+def test_a_cut_of_a_branch_from_an_older_base_keeps_the_newer_bases_changes(
+    clone: Repo, cut: Cut, git: Git, upstream: Path
+) -> None:
+    write(cut.path, {"src/app.py": "print('in')\n", "README.md": "mine\n"})
+    commit_all(git, cut.path, "agent: app and readme")
+    write(upstream, {"src/util.py": "x = 'base moved on'\n"})  # inside the boundary
+    git("commit", "-qam", "fourth", cwd=upstream)
+    newer = refresh_base(clone, str(upstream), "main")
+
+    result = cut_back(clone, 21, newer, ["src"])
+
+    assert result.refused == (("README.md", "is outside the boundary"),)
+    assert git("diff", "--name-status", f"{newer}..queen-21", cwd=cut.path).splitlines() == [
+        "M\tsrc/app.py"
+    ]
+    assert git("show", "queen-21:src/util.py", cwd=cut.path) == "x = 'base moved on'\n"
