@@ -73,6 +73,8 @@ PRUNED = (
     "branches",
 )
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
+# a check run's results (hive.agents.checks.CheckResult; a test keeps them equal)
+CHECK_RESULTS = ("pass", "fail", "timeout", "error")
 # GitHub's requests by method and status class, never by path or number, so the series
 # stay bounded; a process that talks to GitHub exports every pair at zero from the start
 GITHUB_METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE", "other")
@@ -296,6 +298,16 @@ class HiveMetrics:
         for code in OutcomeCode:
             self.bee_seconds.labels(outcome=code.value)
         self._queue: _QueueCollector | None = None
+
+    def expect(self, *, checks: Iterable[str] = (), key_indexes: Iterable[int] = ()) -> None:
+        """Export at zero the labelled counters whose labels come from the settings (each
+        check by every result, the spend of each key and of an order without one), so a
+        fresh hive's dashboard shows 0, not "No data". Safe to call again."""
+        for check in checks:
+            for result in CHECK_RESULTS:
+                self.checks.labels(check=check, result=result)
+        for label in ("none", *(str(k) for k in key_indexes)):
+            self.spend_usd.labels(key_index=label)
 
     def turn_ended(self, outcome: str, seconds: float) -> None:
         """Count a turn that ended with the order outcome `outcome` after `seconds`."""

@@ -42,6 +42,7 @@ from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
 from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
+from hive.rules.keys import key_slots
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
 from hive.store.connect import listen_url, named, pooled
@@ -259,6 +260,10 @@ def build(
     of the process shares it, and it is fitted to the connection budget
     (`hive.rules.connections`) as bees start and end."""
     metrics = metrics or HiveMetrics()
+    metrics.expect(
+        checks=[name for name, _ in settings.checks],
+        key_indexes=[slot.index for slot in key_slots(settings.worker_keys)],
+    )
     # through PgBouncer (HIVE_LISTEN_URL another URL) the work connections keep no
     # session state; LISTEN goes to HIVE_LISTEN_URL
     prepare = not pooled(settings, url)

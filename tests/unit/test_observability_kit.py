@@ -198,6 +198,7 @@ def test_the_dashboard_covers_what_an_operator_watches() -> None:
 def test_the_store_s_gauges_are_maxed_and_the_process_gauges_summed() -> None:
     """Every pod reads the queue from the store: a sum would count it once per pod."""
     for expr in dashboard_exprs():
+        expr = re.sub(r"\{[^}]*\}", "", expr)  # the dashboard's variables
         for gauge in ("hive_orders_queued", "hive_orders_in_flight", "hive_oldest_queued_seconds"):
             if gauge in expr:
                 assert f"max({gauge})" in expr, expr
@@ -206,6 +207,26 @@ def test_the_store_s_gauges_are_maxed_and_the_process_gauges_summed() -> None:
                 assert re.search(rf"sum( by \([a-z_, ]+\))? \({gauge}\)|sum\({gauge}\)", expr), expr
         if "hive_github_rate_limit_remaining" in expr:  # one token's limit, seen by every pod
             assert "min(hive_github_rate_limit_remaining)" in expr, expr
+
+
+VARIABLES = ("cluster", "namespace", "job")
+
+
+def test_the_dashboard_serves_more_than_one_hive() -> None:
+    """`cluster`, `namespace` and `job` variables (All by default, so one hive without
+    the labels still shows), and every series of every panel filtered by all three."""
+    templating = json.loads(DASHBOARD.read_text())["templating"]["list"]
+    found = {v["name"]: v for v in templating}
+    for name in VARIABLES:
+        variable = found[name]
+        assert variable["type"] == "query" and variable["includeAll"], name
+        assert variable["allValue"] == ".*" and f", {name})" in variable["query"]["query"]
+    for expr in dashboard_exprs():
+        selectors = re.findall(r"\b(?:hive|process)_[a-z_]+(\{[^}]*\})?(?!\s*\()", expr)
+        assert selectors, expr
+        for selector in selectors:
+            for name in VARIABLES:
+                assert f'{name}=~"${name}"' in selector, (expr, name)
 
 
 def test_the_name_reader_finds_names_and_skips_labels_and_functions() -> None:

@@ -297,3 +297,22 @@ def test_docs_metrics_lists_every_hive_metric_a_scrape_carries():
         for name in re.findall(r"`(hive_[a-z_]+)`", row.split("|")[1])
     }
     assert documented == scraped
+
+
+def test_the_labelled_counters_a_fresh_hive_shows_start_at_zero():
+    """Checks by every result and the spend of each key (and of no key) are exported at
+    0 once the settings name them, so the dashboard shows 0, not "No data"."""
+    from hive.agents.checks import CheckResult
+    from hive.metrics import CHECK_RESULTS
+
+    assert CHECK_RESULTS == tuple(r.value for r in CheckResult)
+    metrics = HiveMetrics()
+    metrics.expect(checks=["unit", "lint"], key_indexes=[0, 1])
+    metrics.expect(checks=["unit"], key_indexes=[0])  # again: no harm
+    families = scrape(metrics)
+    for check in ("unit", "lint"):
+        for result in CHECK_RESULTS:
+            labels = {"check": check, "result": result}
+            assert sample(families, "hive_checks_total", "_total", **labels) == 0
+    for key in ("0", "1", "none"):
+        assert sample(families, "hive_spend_usd_total", "_total", key_index=key) == 0
