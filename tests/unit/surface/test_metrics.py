@@ -305,7 +305,7 @@ def test_the_labelled_counters_a_fresh_hive_shows_start_at_zero():
     from hive.agents.checks import CheckResult
     from hive.metrics import CHECK_RESULTS
 
-    assert CHECK_RESULTS == tuple(r.value for r in CheckResult)
+    assert tuple(r.value for r in CheckResult) == CHECK_RESULTS
     metrics = HiveMetrics()
     metrics.expect(checks=["unit", "lint"], key_indexes=[0, 1])
     metrics.expect(checks=["unit"], key_indexes=[0])  # again: no harm
