@@ -5,6 +5,7 @@
       reaper   ReaperActor: the stall reaper                          shutdown 5 s
       queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
       reviewer ReviewerActor: finished work judged (reviews stopped)  shutdown 10 s  (role queen)
+      shaper   ShaperActor: issues that fail the shape gate shaped    shutdown 10 s  (a shaper set)
       jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
       retention RetentionActor: closed issues' rows, worktrees, repack shutdown 5 s   (role queen)
       forge    ForgeActor: GitHub issues polled, the night watch       shutdown 5 s   (forge github)
@@ -32,10 +33,11 @@ from hive.actors.publish import PublishConfig, after_verdict
 from hive.actors.queen import QueenActor, QueenConfig
 from hive.actors.reaper import ReaperActor, ReaperConfig
 from hive.actors.retention import RetentionActor, RetentionConfig
-from hive.actors.reviewer import ReviewerActor, ReviewerConfig
+from hive.actors.reviewer import ReviewerActor, ReviewerConfig, holds_queen_lease
 from hive.actors.runner import ClaimerConfig, RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
+from hive.actors.shaper import Shaper, ShaperActor
 from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
@@ -65,6 +67,7 @@ REAPER_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes
 QUEEN_SHUTDOWN_SECONDS = 10.0  # a round in hand finishes (its bee starts are bounded)
 # reviews are stopped, not waited for (the drain stops them; the rows are reviewed later)
 REVIEWER_SHUTDOWN_SECONDS = 10.0
+SHAPER_SHUTDOWN_SECONDS = 10.0  # a shaping turn in hand is stopped (close)
 # jobs are left to the store: a check in hand is stopped (its job runs it again later)
 JOBS_SHUTDOWN_SECONDS = 10.0
 RETENTION_SHUTDOWN_SECONDS = 5.0  # a pass in hand is a few short batches
@@ -194,6 +197,26 @@ def queen_helpers(
             shutdown=RETENTION_SHUTDOWN_SECONDS,
         ),
     ]
+    if settings.shaper_agent != "off":
+        shaper = Shaper(
+            rt.db,
+            rt.checkout,
+            rt.metrics,
+            settings.shaper_agent,
+            settings.shape,
+            reviewer,
+            edit_remote=forge.repo.edit_issue_body if forge is not None else None,
+            holds_lease=lambda: holds_queen_lease(rt.db, settings.runner_name),
+        )
+        specs.insert(
+            1,
+            ChildSpec(
+                "shaper",
+                ShaperActor.start,
+                args=(rt, shaper, reviewer.tick_seconds),
+                shutdown=SHAPER_SHUTDOWN_SECONDS,
+            ),
+        )
     if forge is not None:
         work = ForgeWork(forge.intake, forge.watch, lambda: rt.names.tell(QUEEN, IssuesChanged()))
         specs.append(

@@ -147,7 +147,7 @@ class Reviewer:
     def run_once(self) -> PassResult:
         """Start the reviews that are due, as many as may run; returns at once. A standby
         Queen (another holds the Queen lease) reviews nothing."""
-        if self.config.holder is not None and not _holds_queen_lease(self.db, self.config.holder):
+        if self.config.holder is not None and not holds_queen_lease(self.db, self.config.holder):
             return PassResult()
         rows = reviews.due(self.db)
         with self._lock:
@@ -376,7 +376,7 @@ class ReviewerActor(LoopActor):
         )
 
 
-def _holds_queen_lease(db: Any, holder: str) -> bool:
+def holds_queen_lease(db: Any, holder: str) -> bool:
     lease = leases.get(db, leases.QUEEN_LEASE)
     return lease is not None and lease.holder == holder and lease.expires_at > datetime.now(UTC)
 

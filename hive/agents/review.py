@@ -33,11 +33,20 @@ from hive.agents.transcript import STDERR, STDOUT
 from hive.rules.criteria import MARK
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
 
-DEMO_REVIEW_COMMAND = f"exec {shlex.quote(sys.executable)} -m hive.agents.demo_review"
+
+def demo_command(module: str) -> str:
+    """The command that runs a demo module with this process's Python (`exec`: it is the
+    group's leader, so its exit code is the turn's)."""
+    return f"exec {shlex.quote(sys.executable)} -m {module}"
+
+
+DEMO_REVIEW_COMMAND = demo_command("hive.agents.demo_review")
 _HEADING = "Criteria:"
 _NUMBERED = re.compile(r"^\s*([0-9]+)\.\s+(.*)$")
-# The lines a review keeps: its criterion lines and the last few others, for the note.
+# The lines a review keeps: its criterion lines (any HIVE- line: a shaper's too) and the
+# first few others, for the note.
 KEPT_LINES_MAX = 200
+KEPT_MARK = "HIVE-"
 # How a model's text reaches the transcript (claude.py, codex.py)
 ASSISTANT_PREFIX = "assistant: "
 _AGENTS = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
@@ -121,11 +130,12 @@ def criteria_from_brief(brief: str) -> list[str]:
     return found
 
 
-def start_review(agent_spec: str, ctx: TurnContext) -> Turn:
-    """Start the reviewer `agent_spec` names; it is running (and begun) on return."""
+def start_review(agent_spec: str, ctx: TurnContext, demo: str = DEMO_REVIEW_COMMAND) -> Turn:
+    """Start the reviewer `agent_spec` names (`demo` runs the command `demo`); it is
+    running (and begun) on return."""
     if agent_spec == "demo":
         source_root = str(Path(hive.__file__).resolve().parent.parent)
-        turn: Turn = start_command(DEMO_REVIEW_COMMAND, ctx, extra_env={"PYTHONPATH": source_root})
+        turn: Turn = start_command(demo, ctx, extra_env={"PYTHONPATH": source_root})
     elif agent_spec == "claude":
         turn = start_claude(ctx)
     elif agent_spec == "codex":
@@ -174,6 +184,7 @@ class ReviewTurn:
         key: str = "",
         key_env: str = "HIVE_KEY",
         launch: Launch | None = None,
+        demo: str = DEMO_REVIEW_COMMAND,
     ) -> None:
         self._lines: list[str] = []
         self._last_error = ""
@@ -193,6 +204,7 @@ class ReviewTurn:
             launch=launch or Launch(),
         )
         self.agent_spec = agent_spec
+        self.demo = demo
         self.turn: Turn | None = None
 
     def _on_line(self, kind: str, text: str) -> None:
@@ -202,12 +214,12 @@ class ReviewTurn:
             return
         text = text.removeprefix(ASSISTANT_PREFIX)
         with self._lock:
-            if text.strip().upper().startswith(MARK) or len(self._lines) < KEPT_LINES_MAX:
+            if text.strip().upper().startswith(KEPT_MARK) or len(self._lines) < KEPT_LINES_MAX:
                 self._lines.append(text)
 
     def start(self) -> None:
         """Start the reviewer. Raises TurnStartError (one line) when it cannot start."""
-        self.turn = start_review(self.agent_spec, self.ctx)
+        self.turn = start_review(self.agent_spec, self.ctx, self.demo)
 
     def wait(self) -> Review:
         """Wait for the turn's end (its bound ends it at the latest) and its lines."""

@@ -1,6 +1,7 @@
-"""`hive issue add|list|close|reopen|edit|block`: the built-in issue source (DESIGN 8) and
-a person's changes to an issue (DESIGN 10). Exit 2: a wrong field; 3: no such issue; 4:
-not now (the line says where the issue stands)."""
+"""`hive issue add|list|close|reopen|edit|block|show|accept-shape`: the built-in issue
+source (DESIGN 8), a person's changes to an issue (DESIGN 10) and the shaper's proposals
+(DESIGN 11). Exit 2: a wrong field; 3: no such issue; 4: not now (the line says where
+the issue stands)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,11 @@ import argparse
 import json
 
 from hive.commands import store_connection
+from hive.commands.approve import person
+from hive.forge.github.api import Repository
+from hive.forge.github.client import GitHubClient
 from hive.rules.text import shown
-from hive.services import changes, issues
+from hive.services import changes, issues, shaping
 from hive.settings import Settings
 from hive.store.issues import NewIssue
 from hive.store.people import IssueChange
@@ -77,6 +81,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ):
         edit.add_argument(name, action="append", metavar=meta, help=f"{what} (repeatable)")
     edit.set_defaults(func=run_edit)
+
+    show = verbs.add_parser("show", help="print an issue, with the shaper's pending proposal")
+    show.add_argument("issue", metavar="N", help="the issue number")
+    show.set_defaults(func=run_show)
+
+    accept = verbs.add_parser(
+        "accept-shape", help="apply the shaper's pending proposal (its boundary and criteria)"
+    )
+    accept.add_argument("issue", metavar="N", help="the issue number")
+    accept.set_defaults(func=run_accept_shape)
 
     block = verbs.add_parser("block", help="block an issue by another until that one closes")
     block.add_argument("issue", metavar="N", help="the issue to block")
@@ -153,4 +167,23 @@ def run_block(args: argparse.Namespace) -> int:
     by = issues.issue_number(args.by)
     with store_connection(Settings.from_env()) as db:
         print(changes.block(db, issue, by))
+    return 0
+
+
+def run_show(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    with store_connection(Settings.from_env()) as db:
+        print(shaping.show(db, issue))
+    return 0
+
+
+def run_accept_shape(args: argparse.Namespace) -> int:
+    issue = issues.issue_number(args.issue)
+    settings = Settings.from_env()
+    edit_remote = None
+    if settings.forge == "github" and settings.github_token:
+        client = GitHubClient(settings.github_api_url, settings.github_token)
+        edit_remote = Repository(client, settings.github_repo).edit_issue_body
+    with store_connection(settings) as db:
+        print(shaping.accept(db, issue, person(), edit_remote))
     return 0

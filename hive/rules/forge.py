@@ -218,6 +218,7 @@ class Note(StrEnum):
     BASE_RED = "base red"  # no comment: the issue opened about a check red on the base
     BASE_GREEN = "base green"  # on that issue, as the check passes again and it closes
     CLOSED = "closed"  # no comment: the merge (its sha) the issue was closed for
+    SHAPE = "shape"  # the shaper's word on the issue: its proposal, applied or refused
 
 
 MARKER = "<!-- hive:{kind} -->"

@@ -27,12 +27,20 @@ START, CRASH, TIMEOUT, NO_VERDICT, REFUSED, ERROR = (
 )
 REASONS = (START, CRASH, TIMEOUT, NO_VERDICT, REFUSED, ERROR)
 _SAID = {
-    START: "the reviewer could not start",
-    CRASH: "the reviewer did not finish",
-    TIMEOUT: "the reviewer passed its time bound",
-    NO_VERDICT: "the reviewer gave no verdict on every criterion",
-    REFUSED: "the provider refused the reviewer's key",
-    ERROR: "the review could not run",
+    START: "the {who} could not start",
+    CRASH: "the {who} did not finish",
+    TIMEOUT: "the {who} passed its time bound",
+    NO_VERDICT: "the {who} gave no verdict on every criterion",
+    REFUSED: "the provider refused the {who}'s key",
+    ERROR: "the {what} could not run",
+}
+# Who failed: the reviewer (a review) or the shaper (a shaping turn, DESIGN 11), and
+# what a person does once it failed too often.
+REVIEWER, SHAPER = "reviewer", "shaper"
+_WHAT = {REVIEWER: "review", SHAPER: "shaping"}
+_NEXT = {
+    REVIEWER: "approve, reject with a note, or fix the reviewer",
+    SHAPER: "write the issue's boundary and criteria, or fix the shaper",
 }
 DETAIL_MAX_CHARS = 300
 # A shell's exit when the program it was to run is not there (127) or not runnable (126).
@@ -81,24 +89,30 @@ def after_failure(
     pause_seconds: int,
     failures_max: int = REVIEW_FAILURES_MAX,
     pause_start_seconds: int = WAIT_PAUSE_START_SECONDS,
+    who: str = REVIEWER,
 ) -> AfterFailure:
     """The next step after a review failed for `reason` (one of REASONS; `detail` says
     more, one line) when `failures_before` failed in a row already and the last pause
     was `pause_seconds`: the pause starts at `pause_start_seconds` and doubles up to
     WAIT_PAUSE_CAP_SECONDS; the `failures_max`th failure escalates. Raises ValueError
-    for an unknown reason or a maximum below 1."""
+    for an unknown reason or a maximum below 1. `who` failed: REVIEWER or SHAPER (the
+    note names it, no proposal is then the `no_verdict`)."""
     if reason not in _SAID:
         raise ValueError(f"unknown review failure {reason!r}: expected one of {REASONS}")
+    if who not in _WHAT:
+        raise ValueError(f"unknown turn {who!r}: expected {REVIEWER} or {SHAPER}")
     if failures_max < 1:
         raise ValueError(f"at most {failures_max} review failures: expected 1 or more")
     failures = max(failures_before, 0) + 1
-    said = _SAID[reason]
+    said = _SAID[reason].format(who=who, what=_WHAT[who])
+    if who == SHAPER and reason == NO_VERDICT:
+        said = "the shaper gave no proposal"
     one_line = " ".join(detail.split())[:DETAIL_MAX_CHARS]
     why = f"{said} ({one_line})" if one_line else said
     if failures >= failures_max:
         note = (
-            f"{why}; the review failed {failures} times in a row, so a person decides "
-            "(approve, reject with a note, or fix the reviewer)"
+            f"{why}; the {_WHAT[who]} failed {failures} times in a row, so a person decides "
+            f"({_NEXT[who]})"
         )
         return AfterFailure(True, failures, 0, note)
     if pause_seconds < pause_start_seconds:

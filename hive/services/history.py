@@ -19,7 +19,7 @@ from typing import Any
 
 from hive.rules.states import RUNNING
 from hive.services.standing import unknown
-from hive.store import people, publish
+from hive.store import people, publish, shapes
 from hive.store.db import Db
 from hive.store.people import TranscriptLine
 
@@ -65,6 +65,9 @@ def why(db: Db, issue: int, limit: int = WHY_LINES) -> list[Sentence]:
     for check in publish.checks_of(db, issue):
         if check["result"] != "pass":
             found.append(Sentence(check["at"], _check_sentence(check)))
+    shape = shapes.get(db, issue)
+    if shape is not None and shape.updated_at is not None:
+        found.append(Sentence(shape.updated_at, f"shaper ({shape.state}): {shape.note}"))
     found += _report_sentences(db, issue)
     found.sort(key=lambda s: s.at, reverse=True)
     return [Sentence(s.at, _one_line(s.text)) for s in found[:limit]]

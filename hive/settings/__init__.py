@@ -103,6 +103,9 @@ class Settings:
     reviewer_agent: str = "demo"
     # reviews in a row that give no verdict before the work is escalated to a person
     review_failures_max: int = 3
+    # the shaper of issues that fail the shape gate (off: none), and what its proposal does
+    shaper_agent: str = "off"
+    shape: str = "ask"
     # (name, shell command) of each HIVE_CHECK_<NAME>, by name
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: int = 1800
@@ -214,6 +217,8 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CLONE_DEPTH": ("clone_depth", values.integer(0, 2**31 - 1)),
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "REVIEW_FAILURES_MAX": ("review_failures_max", values.integer(1, 100)),
+    "SHAPER_AGENT": ("shaper_agent", values.shaper),
+    "SHAPE": ("shape", values.choice(("ask", "apply"))),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
     "STORE_WAIT_SECONDS": ("store_wait_seconds", values.integer(0, STORE_WAIT_MAX_SECONDS)),

@@ -147,6 +147,17 @@ def agent(raw: str) -> str:
     raise ValueError(allowed)
 
 
+def shaper(raw: str) -> str:
+    """HIVE_SHAPER_AGENT: `off`, or an agent as HIVE_AGENT's (demo, claude, codex,
+    command:, python:)."""
+    if raw.strip(_SPACES).lower() == "off":
+        return "off"
+    try:
+        return agent(raw)
+    except ValueError as allowed:
+        raise ValueError(f"off, {allowed}") from None
+
+
 def line(max_chars: int = TEXT_MAX_CHARS, empty: bool = True) -> Parser:
     """One line of at most `max_chars` printable characters (empty when `empty`)."""
     allowed = f"one line of at most {max_chars} printable characters"

@@ -79,6 +79,9 @@ class Repository:
         data = {"title": title, "body": body, "labels": labels}
         return int(self.client.request("POST", f"{self.base}/issues", data).data["number"])
 
+    def edit_issue_body(self, number: int, body: str) -> None:
+        self.client.request("PATCH", f"{self.base}/issues/{number}", {"body": body})
+
     def close_issue(self, number: int) -> None:
         data = {"state": "closed", "state_reason": "completed"}
         self.client.request("PATCH", f"{self.base}/issues/{number}", data)

@@ -4,8 +4,9 @@ Each comment is one of a kind per issue (`hive.rules.forge.Note`), kept in
 `hive.forge_note` with the text it says: said again with the same text it sends nothing,
 with another text it edits the comment; it is never repeated. A pass (`run_once`)
 comments on the open issues that cannot be shaped (no boundary, no criteria) and on
-escalated work, and, where the merge is a push (HIVE_PUBLISH=push), comments each merge
-on its issue and closes it. The publish job tells it of the merges of pull requests and
+escalated work, says the shaper's word on an issue (its proposal and how to accept it:
+the label `hive:shape-ok` applies it, here), and, where the merge is a push
+(HIVE_PUBLISH=push), comments each merge on its issue and closes it. The publish job tells it of the merges of pull requests and
 of the checks it sees on the base (`merged`, `base_red`, `base_green`): an issue opened
 about a check red on the base is closed once that check passes again.
 """
@@ -21,8 +22,10 @@ from hive.forge.github.client import GitHubError
 from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.deliveries import github_may_follow
 from hive.rules.forge import CheckFact, Note, base_red_closes, note_action, note_body
+from hive.rules.shaping import ACCEPT_LABEL
 from hive.rules.states import ESCALATE
-from hive.store import forge, issues
+from hive.services import shaping
+from hive.store import forge, issues, shapes
 from hive.store.db import Db
 from hive.store.issues import Issue
 
@@ -34,6 +37,7 @@ UNSHAPED_TEXT = (
 ESCALATED_TEXT = "The hive's reviewer escalated this work to a person: {note}"
 NO_CREDIT_TEXT = "The hive gives this issue {sentence}."
 CREDIT_BACK_TEXT = "The account {account} holds credit again: this issue goes on."
+SHAPE_TEXT = "The hive's shaper: {note}"
 MERGED_TEXT = "Merged as {sha}{via}. Closing this issue."
 MERGED_VIA = " (pull request #{pr})"
 BASE_RED_TITLE = "Check {name} is red on {base}"
@@ -134,6 +138,19 @@ class Watch:
             return False
         return self.say(issue.number, Note.NO_CREDIT, CREDIT_BACK_TEXT.format(account=account))
 
+    def shaped(self, issue: Issue) -> bool:
+        """Say the shaper's word on `issue`; a pending proposal whose issue carries the
+        label `hive:shape-ok` is applied first (GitHub's body edited with it). Whether
+        something was sent."""
+        shape = shapes.get(self.db, issue.number)
+        if shape is None or shape.state == shapes.WAITING:
+            return False
+        if shape.state == shapes.PENDING and ACCEPT_LABEL in issue.labels:
+            how = f"the label {ACCEPT_LABEL} on GitHub"
+            shaping.accept(self.db, issue.number, how, self.repo.edit_issue_body)
+            shape = shapes.get(self.db, issue.number) or shape
+        return self.say(issue.number, Note.SHAPE, SHAPE_TEXT.format(note=shape.note))
+
     def merged(self, issue: int, sha: str, pr: int | None = None) -> None:
         """Comment the merge (of pull request `pr`, or a push) and close the issue, both
         once; the close is recorded last, so a pass tries again whatever failed."""
@@ -218,6 +235,7 @@ class Watch:
                     said += self.unshaped(issue.number, " and ".join(missing))
                 elif self.credit is not None:
                     said += self.credit_said(issue)
+                said += self.shaped(issue)
             except GitHubError as err:
                 log.warning("night watch on #%d: %s", issue.number, err)
         for fact in forge.watch_facts(self.db):

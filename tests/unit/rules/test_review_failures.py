@@ -10,6 +10,7 @@ from hive.rules.review_failures import (
     REASONS,
     REFUSED,
     REVIEW_FAILURES_MAX,
+    SHAPER,
     START,
     TIMEOUT,
     after_failure,
@@ -99,6 +100,20 @@ def test_a_detail_is_one_line_and_bounded_and_may_be_empty() -> None:
     )
     assert after_failure(REFUSED, "", 0, 0).note.startswith("the provider refused")
     assert after_failure(NO_VERDICT, "", 0, 0).note.startswith("the reviewer gave no verdict")
+
+
+def test_a_shaping_turn_has_the_same_floor_in_its_own_words() -> None:
+    first = after_failure(NO_VERDICT, "", 0, 0, who=SHAPER)
+    assert first.note.startswith("the shaper gave no proposal: tried again in 30 s")
+    assert after_failure(START, "", 0, 0, who=SHAPER).note.startswith("the shaper could not")
+    last = after_failure(ERROR, "x", 2, 60, who=SHAPER)
+    assert last.escalate and last.note.startswith("the shaping could not run (x)")
+    assert last.note.endswith(
+        "the shaping failed 3 times in a row, so a person decides "
+        "(write the issue's boundary and criteria, or fix the shaper)"
+    )
+    with pytest.raises(ValueError, match="unknown turn 'bee'"):
+        after_failure(ERROR, "", 0, 0, who="bee")
 
 
 def test_an_unknown_reason_or_a_maximum_below_one_is_refused() -> None:
