@@ -7,8 +7,9 @@ comments on the open issues that cannot be shaped (no boundary, no criteria) and
 escalated work, says the shaper's word on an issue (its proposal and how to accept it:
 the label `hive:shape-ok` applies it, here), and, where the merge is a push
 (HIVE_PUBLISH=push), comments each merge on its issue and closes it. The publish job
-tells it of the merges of pull requests and of the checks it sees on the base (`merged`, `base_red`, `base_green`): an issue opened
-about a check red on the base is closed once that check passes again.
+tells it of the merges of pull requests and of the checks it sees on the base
+(`merged`, `base_red`, `base_green`): an issue opened about a check red on the base is
+closed once that check passes again.
 """
 
 from __future__ import annotations
