@@ -6,7 +6,9 @@ each with its boundary and acceptance criteria in the demo reviewer's form
 Each issue touches one file of its own, so no two boundaries overlap and two runners can
 work side by side; each turn sleeps a moment, so the demo shows both runners busy. Issue 3
 misses its criterion on the first attempt (its fix is an `after a send-back:` line), so
-the reviewer sends it back once and accepts its second attempt.
+the reviewer sends it back once and accepts its second attempt. Issue 6 (`SHAPED`)
+arrives as a person writes one, with no boundary and no criteria: the demo shaper
+(hive/agents/demo_shape.py) proposes both from its lines and the hive applies them.
 """
 
 from __future__ import annotations
@@ -111,6 +113,28 @@ ISSUES: tuple[SampleIssue, ...] = (
         ['file `config/greeting.toml` contains `volume = "loud"`'],
     ),
 )
+
+
+SHAPED = SampleIssue(
+    6,
+    NewIssue(
+        title="Greet in French too",
+        body="\n".join(
+            [
+                "Greet in French too.",
+                "",
+                "This one comes with no boundary and no criteria, as a person writes an",
+                "issue: the demo shaper proposes both from the line below, the hive applies",
+                "them, and then it is work like the others.",
+                "",
+                "append `docs/french.md`: Bonjour, {name} !",
+            ]
+        ),
+        labels=("demo",),
+    ),
+)
+# every issue `hive demo` adds: the shaped ones and the one it shapes
+ALL_ISSUES: tuple[SampleIssue, ...] = (*ISSUES, SHAPED)
 
 
 def make_repository(path: Path, files: Mapping[str, str] = FILES) -> str:

@@ -36,7 +36,7 @@ from hive.errors import HiveError
 from hive.git.importing import parse
 from hive.rules.jobs import JobKind
 from hive.settings import Settings
-from hive.store import bundles, connect, issues, jobs, migrate, orders, scratch
+from hive.store import bundles, connect, issues, jobs, migrate, orders, scratch, shapes
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
 
 DATABASE = "hive_demo"
@@ -94,10 +94,10 @@ def run(args: argparse.Namespace) -> int:
     repo = root / "repo"
     demo_data.make_repository(repo)
     with psycopg.connect(url, autocommit=True) as db:
-        for sample in demo_data.ISSUES:
+        for sample in demo_data.ALL_ISSUES:
             issues.upsert(db, sample.number, sample.issue)
     print(
-        f"hive demo: sample repository {repo}, {len(demo_data.ISSUES)} issues, database {DATABASE}"
+        f"hive demo: sample repository {repo}, {len(demo_data.ALL_ISSUES)} issues, database {DATABASE}"
     )
     serves: list[Serve] = []
     try:
@@ -161,6 +161,8 @@ def _environment(settings: Settings, url: str, repo: Path) -> dict[str, str]:
         # the sample check: the program still compiles once the branch is merged
         "HIVE_CHECK_SYNTAX": f"{shlex.quote(sys.executable)} -m py_compile greet.py",
         "HIVE_PUBLISH": "push",
+        "HIVE_SHAPER_AGENT": "demo",  # issue 6 comes unshaped
+        "HIVE_SHAPE": "apply",
         "HIVE_LOG_FORMAT": settings.log_format,
         "HIVE_LOG_LEVEL": settings.log_level,
     }
@@ -177,7 +179,7 @@ def _start(root: Path, name: str, common: dict[str, str], **extra: str) -> Serve
 
 def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
     """Print each issue's moves until every sample issue is merged (or closed)."""
-    wanted = {sample.number for sample in demo_data.ISSUES}
+    wanted = {sample.number for sample in demo_data.ALL_ISSUES}
     seen: dict[int, str] = {}
     began = time.monotonic()
     with psycopg.connect(url, autocommit=True) as db:
@@ -226,6 +228,9 @@ def _states(db: psycopg.Connection[Any]) -> dict[int, str]:
             found[order.issue] = f"accepted; publishing: {job.step} ({job.detail or job.state})"
         else:
             found[order.issue] = f"reviewed: {order.review_state}"
+    for shape in shapes.of_open_issues(db).values():
+        if shape.issue not in found:
+            found[shape.issue] = f"shaper: {shape.state}"
     return found
 
 
@@ -249,7 +254,7 @@ def _stop(serves: list[Serve]) -> None:
 def _summary(url: str) -> list[Row]:
     rows = []
     with psycopg.connect(url, autocommit=True) as db:
-        for sample in demo_data.ISSUES:
+        for sample in demo_data.ALL_ISSUES:
             order = orders.get(db, sample.number)
             stored = bundles.get(db, sample.number)
             earlier = [a.snapshot.get("review_state") for a in orders.history(db, sample.number)]

@@ -4,6 +4,7 @@ meets every criterion of issues 1, 2, 4 and 5 as the demo reviewer judges them, 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from hive import demo_data
 from hive.agents import demo
 from hive.agents.demo_review import judge
+from hive.agents.demo_shape import propose
 
 
 def _attempt(repo: Path, sample: demo_data.SampleIssue, brief: str) -> list[bool]:
@@ -34,3 +36,19 @@ def test_each_sample_issue_is_met_first_time_but_issue_3_after_a_send_back(
     assert first == [False]
     again = f"{sample.issue.body}\n\n{demo.SENDBACK_HEADING}\n- notes\n"
     assert _attempt(repo, sample, again) == [True]
+
+
+def test_the_unshaped_issue_is_shaped_by_the_demo_shaper_into_work_the_demo_meets(
+    tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    demo_data.make_repository(repo)
+    sample = demo_data.SHAPED
+    assert not sample.issue.boundary and not sample.issue.criteria
+    boundary, criteria = propose(sample.issue.body, repo)
+    assert boundary == ["docs/french.md"]
+    shaped = demo_data.SampleIssue(
+        sample.number,
+        dataclasses.replace(sample.issue, boundary=tuple(boundary), criteria=tuple(criteria)),
+    )
+    assert _attempt(repo, shaped, sample.issue.body) == [True]
