@@ -97,7 +97,8 @@ def run(args: argparse.Namespace) -> int:
         for sample in demo_data.ALL_ISSUES:
             issues.upsert(db, sample.number, sample.issue)
     print(
-        f"hive demo: sample repository {repo}, {len(demo_data.ALL_ISSUES)} issues, database {DATABASE}"
+        f"hive demo: sample repository {repo}, {len(demo_data.ALL_ISSUES)} issues, "
+        f"database {DATABASE}"
     )
     serves: list[Serve] = []
     try:
