@@ -1,4 +1,4 @@
--- 0011: the shaper's proposals (DESIGN 11), one row per issue. `state`: `pending` (shown
+-- 0012: the shaper's proposals (DESIGN 11), one row per issue. `state`: `pending` (shown
 -- to its author, HIVE_SHAPE=ask), `applied` (its boundary and criteria are the issue's),
 -- `refused` (the shape rule refused it: `note` says why), `failed` (the shaping turn
 -- failed HIVE_REVIEW_FAILURES_MAX times in a row: a person shapes it). `failures` and
