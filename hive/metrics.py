@@ -11,7 +11,9 @@ creation time is a series per counter that no dashboard reads.
 Queue depth, orders in flight and the oldest queued order's age are not counted by any
 actor: they are read from the store at scrape time (`watch_queue`), so every replica
 reports the same truth and a restart loses nothing. The board's open event streams are
-read from its hub at scrape time too (`watch_board`).
+read from its hub at scrape time too (`watch_board`), and the credit tokens granted, sold
+and burned from the ledger (`watch_credits`: whoever moved them, a `hive credit grant`
+included; every replica reports the same sums, so aggregate with max(), not sum()).
 
 The GitHub client counts its requests, retries and the rate limit left on a small
 `GitHubMetrics` (`HiveMetrics.github()`); a client built without one counts nothing.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import importlib.metadata
 import logging
 import platform
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 
 from prometheus_client import (
@@ -34,7 +36,7 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
 )
-from prometheus_client.core import GaugeMetricFamily, Metric
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from hive import __version__
@@ -57,7 +59,7 @@ BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 
 MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 259200)
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
-CREDIT_KINDS = ("granted", "sold", "burned")
+CREDIT_KINDS = (("granted", "grant"), ("sold", "sale"), ("burned", "burn"))
 REAPERS = ("boot", "stall", "two_hour", "refused")
 # what retention removes (hive.rules.retention)
 PRUNED = (
@@ -123,8 +125,6 @@ class HiveMetrics:
     - `checks.labels(check=..., result=...).inc()` per check run; `merges.inc()` and
       `issue_to_merge_seconds.observe(...)` per merge pushed;
     - `spend(key_index, usd)` per ending that landed with a known cost;
-    - `credit(moved)` / `credit_tokens.labels(kind=...).inc(n)` per movement of credit
-      this process wrote (granted, sold, burned);
     - `board_streams_refused.inc()` per event stream answered 503 at the server's cap;
     - the GitHub client's requests, retries and rate limit through `github()`.
     """
@@ -241,13 +241,6 @@ class HiveMetrics:
             labelnames=("key_index",),
             registry=r,
         )
-        self.credit_tokens = Counter(
-            "hive_credit_tokens_total",
-            "Credit tokens (half US cents) this process moved, by kind: granted, sold (turns"
-            " sold at HIVE_CREDIT_MARKUP times their cost), burned (lots past their days).",
-            labelnames=("kind",),
-            registry=r,
-        )
         self.pruned = Counter(
             "hive_pruned_total",
             "Rows, worktrees and branches removed by retention (HIVE_RETENTION_DAYS), by what.",
@@ -287,8 +280,8 @@ class HiveMetrics:
             self.github_retries.labels(reason=reason)
         for what in PRUNED:
             self.pruned.labels(what=what)
-        for kind in CREDIT_KINDS:
-            self.credit_tokens.labels(kind=kind)
+        self._credit = _CreditCollector()
+        r.register(self._credit)
         for reaper in REAPERS:
             self.reaped.labels(reaper=reaper)
         for verdict in VERDICTS:
@@ -318,12 +311,11 @@ class HiveMetrics:
         label = "none" if key_index is None else str(key_index)
         self.spend_usd.labels(key_index=label).inc(max(0.0, usd))
 
-    def credit(self, sold: int = 0, burned: int = 0, granted: int = 0) -> None:
-        """Count the tokens one movement of credit sold, burned (lots due before it)
-        and granted."""
-        for kind, tokens in (("sold", sold), ("burned", burned), ("granted", granted)):
-            if tokens:
-                self.credit_tokens.labels(kind=kind).inc(tokens)
+    def watch_credits(self, read: Callable[[], Mapping[str, int]]) -> None:
+        """Report the credit tokens granted, sold and burned from `read` (the ledger's
+        sums by kind: grant, sale, burn), called once per scrape; before this, or when
+        `read` raises, each kind reads 0 (logged)."""
+        self._credit.read = read
 
     def watch_queue(self, read: Callable[[], QueueNumbers]) -> None:
         """Report queue depth, in-flight orders and the oldest queued age from `read`,
@@ -430,6 +422,38 @@ class _LastValue(Collector):
         if value is not None:
             family.add_metric([], value)
         return [family]
+
+
+class _CreditCollector(Collector):
+    """hive_credit_tokens_total{kind}: the ledger's sums, which only grow (its rows are
+    never changed or removed), so a counter."""
+
+    def __init__(self) -> None:
+        self.read: Callable[[], Mapping[str, int]] | None = None
+
+    def describe(self) -> Iterable[Metric]:
+        return [self._family({})]
+
+    def collect(self) -> Iterable[Metric]:
+        sums: Mapping[str, int] = {}
+        if self.read is not None:
+            try:
+                sums = self.read()
+            except Exception as err:  # a scrape must answer even when the store does not
+                log.warning("credit sums unavailable for this scrape: %s", err)
+        return [self._family(sums)]
+
+    @staticmethod
+    def _family(sums: Mapping[str, int]) -> CounterMetricFamily:
+        family = CounterMetricFamily(
+            "hive_credit_tokens_total",
+            "Credit tokens (half US cents) in the ledger, by kind: granted, sold (turns sold"
+            " at HIVE_CREDIT_MARKUP times their cost), burned (lots past their days).",
+            labels=("kind",),
+        )
+        for kind, ledger_kind in CREDIT_KINDS:
+            family.add_metric([kind], int(sums.get(ledger_kind, 0)))
+        return family
 
 
 class _QueueCollector(Collector):

@@ -47,6 +47,7 @@ from hive.rules.drain import HAND_BACK_SECONDS
 from hive.rules.keys import key_slots
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
+from hive.store import credits
 from hive.store.connect import listen_url, named, pooled
 from hive.store.pool import budget_pool
 from supervisors import (
@@ -322,6 +323,8 @@ def build(
         metrics=metrics,
     )
     metrics.watch_queue(lambda: queue_numbers(db))
+    if settings.credits:
+        metrics.watch_credits(lambda: credits.sums(db))
     server = ExportServer(HttpConfig.from_settings(settings), surface)
     bridge = bridge or SignalBridge()
     children = hive_children(rt, settings, bridge, server, forge)

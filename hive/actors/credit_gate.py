@@ -10,7 +10,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from hive.metrics import HiveMetrics
 from hive.rules.credits import Terms, payer
 from hive.settings import Settings
 from hive.store import credits
@@ -41,7 +40,7 @@ class CreditFacts:
 
 
 def credit_facts(
-    db: Db, terms: Terms | None, open_issues: Iterable[Issue], now: datetime, metrics: HiveMetrics
+    db: Db, terms: Terms | None, open_issues: Iterable[Issue], now: datetime
 ) -> CreditFacts:
     """The round's credit facts (empty when credits are off), after burning what is due."""
     if terms is None:
@@ -49,7 +48,6 @@ def credit_facts(
     payers = {i.number: payer(i.account, terms.default_account) for i in open_issues}
     burned = credits.burn_due(db, credits.accounts_due(db, now))
     if burned:
-        metrics.credit(burned=burned)
         log.info("burned %d tokens of lots past their days", burned)
     books = credits.books(db, set(payers.values()), now)
     return CreditFacts(payers, {a: b.balance for a, b in books.items()})

@@ -231,8 +231,6 @@ def close_order(
         metrics.bundle_bytes.observe(len(ending.bundle.data))
     if moved.landed and ending.cost is not None:
         metrics.spend(key_index, ending.cost.usd)
-    if sold is not None:
-        metrics.credit(sold=sold.tokens, burned=sold.burned)
     return Closing(moved.landed, ending, sold)
 
 

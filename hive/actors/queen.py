@@ -278,7 +278,7 @@ class Queen:
             spend_cap_usd=cfg.spend_cap_usd,
         )
         state.at("reading credit")
-        owed = credit_facts(rt.db, cfg.credits, open_issues, now, rt.metrics)
+        owed = credit_facts(rt.db, cfg.credits, open_issues, now)
         found = replace(found, payers=owed.payers, balances=owed.balances)
         return Gathered(open_issues, found, base.sha, facts.carried_notes(all_orders))
 

@@ -111,7 +111,7 @@ def settle(
                 cost.usd if cost else None,
                 cost.source.value if cost else None,
             )
-        sold = credits.sell_order_turn(
+        credits.sell_order_turn(
             conn,
             row.issue,
             row.conversation_id,
@@ -120,8 +120,6 @@ def settle(
         )
     if cost is not None:
         metrics.spend(row.key_index, cost.usd)
-    if sold is not None:
-        metrics.credit(sold=sold.tokens, burned=sold.burned)
     if ending.refusal is None:
         return
     outcome = refusal_outcome(sort_refusal(ending.refusal)) or REFUSED_OUTCOME

@@ -211,6 +211,11 @@ def burn_due(db: Db, accounts: Sequence[str], *, now: datetime | None = None) ->
     return total
 
 
+def sums(db: Db) -> dict[str, int]:
+    """The ledger's tokens by kind (grant, sale, burn): the metric's counts."""
+    return {r["kind"]: int(r["tokens"]) for r in dicts(db, "credit_sums")}
+
+
 def accounts_due(db: Db, now: datetime) -> list[str]:
     """The accounts with a lot past its burn time at `now` that is not closed yet."""
     return [r["account"] for r in dicts(db, "credit_accounts_due", {"now": now})]

@@ -81,3 +81,7 @@ WHERE g.kind = 'grant' AND g.burns_at <= %(now)s
     SELECT 1 FROM hive.queen_credit_ledger AS b WHERE b.kind = 'burn' AND b.lot = g.id
   )
 ORDER BY g.account;
+
+-- name: credit_sums
+-- The ledger's tokens by kind (hive_credit_tokens_total, read at scrape time).
+SELECT kind, sum(tokens) AS tokens FROM hive.queen_credit_ledger GROUP BY kind;

@@ -59,7 +59,8 @@ def test_a_runners_turn_is_sold_to_its_issues_account_and_the_lender_earns_nothi
     assert balance(rt, "alice") == 0 and credits.history(rt.db, "alice") == []
     (sale,) = credits.sales_of_issue(rt.db, 1)
     assert (sale["account"], sale["tokens"], sale["key_owner"]) == ("team", SALE, "alice")
-    assert sold_metric(rt, "sold") == SALE
+    rt.metrics.watch_credits(lambda: credits.sums(rt.db))
+    assert sold_metric(rt, "sold") == SALE and sold_metric(rt, "granted") == 1000
 
 
 def test_an_issue_without_an_account_is_paid_by_the_default_one(make_runtime):
@@ -126,3 +127,5 @@ def test_a_grant_wakes_the_queen_at_once(hive_tree):
         time.sleep(0.05)  # a poll of the table, not a synchronisation
     credits.grant(db, "team", 50, Decimal(30))
     assert wait_for_ending(db, 1, timeout_seconds=DEADLINE_SECONDS).outcome == "finished"
+    # the tree reads the metric from the ledger: the unpriced turn was sold at 1 token
+    assert sold_metric(hive.runtime, "granted") == 50 and sold_metric(hive.runtime, "sold") == 1

@@ -211,16 +211,23 @@ def test_spend_is_counted_by_key_index_and_never_goes_down():
     assert sample(families, "hive_spend_usd_total", "_total", key_index="none") == 1.0
 
 
-def test_credit_tokens_are_counted_by_kind_and_start_at_zero():
+def test_credit_tokens_are_the_ledgers_sums_read_at_scrape_time():
     metrics = HiveMetrics()
     assert sample(scrape(metrics), "hive_credit_tokens_total", "_total", kind="burned") == 0
-    metrics.credit(granted=100)
-    metrics.credit(sold=7, burned=3)
-    metrics.credit(sold=0)
+    sums = {"grant": 100, "sale": 7}
+    metrics.watch_credits(lambda: sums)
     families = scrape(metrics)
     assert sample(families, "hive_credit_tokens_total", "_total", kind="granted") == 100
     assert sample(families, "hive_credit_tokens_total", "_total", kind="sold") == 7
-    assert sample(families, "hive_credit_tokens_total", "_total", kind="burned") == 3
+    assert sample(families, "hive_credit_tokens_total", "_total", kind="burned") == 0
+    sums["burn"] = 3
+    assert sample(scrape(metrics), "hive_credit_tokens_total", "_total", kind="burned") == 3
+
+    def away() -> dict[str, int]:
+        raise OSError("the store is away")
+
+    metrics.watch_credits(away)  # the scrape still answers, at zero
+    assert sample(scrape(metrics), "hive_credit_tokens_total", "_total", kind="sold") == 0
 
 
 def test_board_streams_are_read_from_the_hub_at_scrape_time():
