@@ -153,6 +153,13 @@ class HiveMetrics:
         self.bees_running = Gauge(
             "hive_bees_running", "Bees (agent turns) running in this process now.", registry=r
         )
+        self.sandbox_info = Gauge(
+            "hive_sandbox_info",
+            "1 for the sandbox this process's turns run in (bwrap+landlock, bwrap, "
+            "landlock or off).",
+            ["kind"],
+            registry=r,
+        )
         self.bee_seconds = Histogram(
             "hive_bee_seconds",
             "Duration of a bee's turn from its start to its end, in seconds, by outcome code.",

@@ -51,9 +51,11 @@ from hive.agents.base import (
 )
 from hive.agents.launch import RunAs, UserError, passed_variables
 from hive.agents.protocol import ProtocolError, parse_refusal_line, parse_usage
+from hive.agents.sandbox import Sandbox, program_paths
 from hive.agents.stopping import (
     GROUP_POLL_SECONDS,
     KILL_LANDS_MS,
+    group_empty,
     group_members,
     signal_group,
     stop_turn_group,
@@ -70,10 +72,15 @@ BRIEF_FILE_NAME = "brief.md"
 GATE_SCRIPT = 'read -r go < "$1" && [ "$go" = go ] && shift && exec "$@"; exit 125'
 GATE_NAME = "hive-gate"
 GATE_FILE_NAME = "gate"
+# a sandboxed turn's HOME and TMPDIR, in its private directory
+PRIVATE_HOME = "home"
+PRIVATE_TMP = "tmp"
 # After the group is empty, how long the readers may take to see the end of the pipes;
 # longer means a process escaped the group (setsid) and still holds them.
 READERS_JOIN_SECONDS = 0.5
 READER_POLL_SECONDS = 0.05
+# how long bubblewrap's own processes may take to follow the agent out
+SANDBOX_SETTLE_SECONDS = 0.5
 _DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
 _PASSED_THROUGH = ("PATH", "HOME", "LANG")
 _TURN_VARIABLES = ("HIVE_ISSUE", "HIVE_BOUNDARY", "HIVE_BRANCH", "HIVE_BRIEF_FILE")
@@ -108,6 +115,23 @@ def turn_environment(
     if ctx.key:
         env[ctx.key_env] = ctx.key
     env.update(extra or {})
+    return env
+
+
+def sandbox_environment(sandbox: Sandbox, private: Path) -> dict[str, str]:
+    """What a sandboxed turn's environment gains: a private HOME and TMPDIR in its own
+    directory, and the proxy when its network is closed (HIVE_AGENT_NETWORK=allow)."""
+    if not sandbox.on:
+        return {}
+    home, tmp = private / PRIVATE_HOME, private / PRIVATE_TMP
+    home.mkdir(mode=0o700, exist_ok=True)
+    tmp.mkdir(mode=0o700, exist_ok=True)
+    env = {"HOME": str(home), "TMPDIR": str(tmp)}
+    proxy = sandbox.proxy_url()
+    if proxy:
+        for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
+            env[name] = proxy
+        env["NO_PROXY"] = env["no_proxy"] = ""
     return env
 
 
@@ -149,10 +173,18 @@ class CommandTurn(Turn):
             if run_as is not None:
                 run_as.hand_over(ctx.worktree, self._brief_dir)
                 as_user = run_as.popen_kwargs()
+            sandbox = ctx.launch.sandboxed()
+            env |= sandbox_environment(sandbox, self._brief_dir)
             # stdin is the file itself: no writer thread, no broken pipe if unread
             self._prepare(self._brief_dir, env)  # may still fill `argv` and `env`
             command_argv = argv if argv is not None else [SHELL, "-c", command]
             _check_program(command_argv[0], env)
+            command_argv = sandbox.wrap(
+                command_argv,
+                tree=ctx.worktree,
+                private=self._brief_dir,
+                readable=program_paths(command_argv[0], command),
+            )
             with brief_file.open("rb") as stdin:
                 self._process = WatchedProcess.start(
                     [SHELL, "-c", GATE_SCRIPT, GATE_NAME, str(gate), *command_argv],
@@ -337,6 +369,9 @@ class CommandTurn(Turn):
         """Wait until the group is empty. With no stop under way, what the agent left
         behind is killed now; during a stop, the stopper's grace and SIGKILL apply."""
         assert self.pgid is not None
+        if self.ctx.launch.sandboxed().namespaced:
+            # bubblewrap's own processes end a moment after the agent: not left behind
+            group_empty(self.pgid, SANDBOX_SETTLE_SECONDS)
         while group_members(self.pgid):
             with self._lock:
                 stopping = self._stop_reason is not None or self.ctx.stopping.is_set()

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from hive.agents.sandbox import Sandbox, installed
+
 HIVE_PREFIX = "HIVE_"
 
 
@@ -33,11 +35,17 @@ class UserError(ValueError):
 class Launch:
     """`pass_env`: names of the variables passed through (HIVE_AGENT_PASS_ENV); `user`:
     the user turns run as, a name or uid (HIVE_AGENT_USER; empty: the hive's own);
-    `agent_bin`: the claude or codex executable (HIVE_AGENT_BIN; empty: on PATH)."""
+    `agent_bin`: the claude or codex executable (HIVE_AGENT_BIN; empty: on PATH);
+    `sandbox`: what the turn runs in (sandbox.py)."""
 
     pass_env: tuple[str, ...] = ()
     user: str = ""
     agent_bin: str = ""
+    # the turn's sandbox (None: the one installed for this process, sandbox.installed())
+    sandbox: Sandbox | None = None
+
+    def sandboxed(self) -> Sandbox:
+        return self.sandbox if self.sandbox is not None else installed()
 
 
 def passed_variables(names: tuple[str, ...], environ: Mapping[str, str]) -> dict[str, str]:

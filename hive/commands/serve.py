@@ -16,6 +16,7 @@ import argparse
 import logging
 
 from hive import logs, tree
+from hive.agents import confine
 from hive.agents.stopping import hold_turn_groups
 from hive.errors import UsageError
 from hive.forge.github.wiring import git_auth
@@ -58,7 +59,9 @@ def run(args: argparse.Namespace) -> int:
         auth=git_auth(settings),
     )
     hold_turn_groups(settings.workdir)
+    sandbox = confine.start(settings)
     hive = tree.build(settings, url, checkout)
+    hive.runtime.metrics.sandbox_info.labels(kind=sandbox.kind.value).set(1)
     log.info(
         "serving as %s (%s) on %s",
         ",".join(sorted(settings.roles)),

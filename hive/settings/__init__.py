@@ -32,6 +32,8 @@ ROLES = ("queen", "runner")
 LOG_FORMATS = ("text", "json")
 LOG_LEVELS = ("debug", "info", "warning", "error")
 PUBLISH_MODES = ("push", "github", "off")
+SANDBOX_MODES = ("auto", "on", "off")
+NETWORK_MODES = ("open", "allow")
 _KEY_RE = re.compile(r"HIVE_WORKER_KEY(?:_([1-9][0-9]*))?")
 _CHECK_RE = re.compile(r"HIVE_CHECK_([A-Z0-9][A-Z0-9_]*)")
 _NAME_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -84,6 +86,14 @@ class Settings:
     agent_pass_env: tuple[str, ...] = ()
     # the user turns run as (empty: the hive's own user)
     agent_user: str = ""
+    # every turn's sandbox: auto (the strongest that works), on (refuse to start
+    # without one) or off
+    agent_sandbox: str = "auto"
+    # read-only paths a sandboxed turn also sees (a toolchain under /opt, a cache)
+    agent_sandbox_paths: tuple[str, ...] = ()
+    # open, or allow: a turn reaches only agent_allow_hosts, through the runner's proxy
+    agent_network: str = "open"
+    agent_allow_hosts: tuple[str, ...] = ()
     # credentials are never printed: a repr of the settings (a traceback, a debug line)
     # would otherwise carry them
     worker_keys: Mapping[str, str] = field(default_factory=dict, repr=False)
@@ -169,6 +179,15 @@ class Settings:
         if not found["runner_name"]:
             found["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
         reader.problems += github.problems(found)
+        if found["agent_network"] == "allow" and not found["agent_allow_hosts"]:
+            reader.problems.append(
+                "HIVE_AGENT_NETWORK=allow needs HIVE_AGENT_ALLOW_HOSTS: the host:port pairs "
+                "a turn may reach (api.anthropic.com:443, say)"
+            )
+        if found["agent_network"] == "allow" and found["agent_sandbox"] == "off":
+            reader.problems.append(
+                "HIVE_AGENT_NETWORK=allow needs a sandbox: HIVE_AGENT_SANDBOX is off"
+            )
         reader.refuse_unknown()
         if reader.problems:
             raise SettingsError(reader.problems)
@@ -202,6 +221,10 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "AGENT_BIN": ("agent_bin", values.line(values.PATH_MAX_BYTES)),
     "AGENT_PASS_ENV": ("agent_pass_env", values.pass_env),
     "AGENT_USER": ("agent_user", values.user),
+    "AGENT_SANDBOX": ("agent_sandbox", values.choice(SANDBOX_MODES)),
+    "AGENT_SANDBOX_PATHS": ("agent_sandbox_paths", values.absolute_paths),
+    "AGENT_NETWORK": ("agent_network", values.choice(NETWORK_MODES)),
+    "AGENT_ALLOW_HOSTS": ("agent_allow_hosts", values.host_ports),
     "WORKER_PROVIDER": ("worker_provider", values.provider),
     "WORKER_MODEL": ("worker_model", values.line()),
     "WORKER_LANES_PER_KEY": ("worker_lanes_per_key", values.integer(1, 4)),

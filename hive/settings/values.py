@@ -223,6 +223,41 @@ def pass_env(raw: str) -> tuple[str, ...]:
     return names
 
 
+def absolute_paths(raw: str) -> tuple[str, ...]:
+    """Comma-separated absolute paths (HIVE_AGENT_SANDBOX_PATHS), each normalised once."""
+    paths: list[str] = []
+    for part in raw.split(","):
+        path = part.strip(_SPACES)
+        if not path:
+            continue
+        if not path.startswith("/") or has_control(path) or len(path) > PATH_MAX_BYTES:
+            raise ValueError("comma-separated absolute paths (/opt/toolchain,/var/cache/pip)")
+        normal = os.path.normpath(path)
+        if normal == "/":
+            raise ValueError("paths below / (the whole machine is not a toolchain)")
+        if normal not in paths:
+            paths.append(normal)
+    return tuple(paths)
+
+
+def host_ports(raw: str) -> tuple[str, ...]:
+    """Comma-separated host:port pairs (HIVE_AGENT_ALLOW_HOSTS), lower-cased, each once."""
+    pairs: list[str] = []
+    for part in raw.split(","):
+        pair = part.strip(_SPACES).lower()
+        if not pair:
+            continue
+        host, _, port = pair.rpartition(":")
+        host = host.strip("[]")
+        if not host or not _INTEGER_RE.fullmatch(port) or not 0 < int(port) < 65536:
+            raise ValueError("comma-separated host:port pairs (api.anthropic.com:443)")
+        if has_control(host) or " " in host:
+            raise ValueError("comma-separated host:port pairs (api.anthropic.com:443)")
+        if f"{host}:{int(port)}" not in pairs:
+            pairs.append(f"{host}:{int(port)}")
+    return tuple(pairs)
+
+
 def user(raw: str) -> str:
     """An unprivileged user of this machine, by name or uid; empty: none."""
     name = raw.strip(_SPACES)

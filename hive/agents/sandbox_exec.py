@@ -1,0 +1,213 @@
+"""The sandbox's last step inside the turn: apply Landlock, start the network relay, exec.
+
+Run as `python -I -S sandbox_exec.py [options] -- PROGRAM ARGS...` (by path, importing
+nothing of the hive, so it starts in a few milliseconds inside bubblewrap or alone).
+
+Options:
+    --landlock       restrict this process (and what it execs) with Landlock
+    --ro PATH        with --landlock: PATH (a directory and all under it, or a file) may
+                     be read and executed
+    --rw PATH        with --landlock: PATH may be read, written, created and removed
+    --port N         with --landlock: TCP connections only to port N (the relay's or the
+                     proxy's); without --port every TCP connection is refused
+    --open-network   with --landlock: TCP is not restricted
+    --relay PORT=SOCKET
+                     listen on 127.0.0.1:PORT and carry each connection to the Unix
+                     socket SOCKET (the runner's proxy, seen through the sandbox's own
+                     network namespace)
+
+Landlock refuses every file access outside the listed paths, every signal and ptrace to a
+process outside the sandbox (so `/proc/<pid>/environ` of the hive cannot be read), and
+abstract Unix sockets outside it. A kernel without Landlock, or with an ABI older than
+LANDLOCK_ABI_MIN, exits 126 with one line: the hive asked for a sandbox it cannot have.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import socket
+import sys
+import threading
+
+LANDLOCK_ABI_MIN = 6  # scoped signals and abstract Unix sockets
+EXIT_NO_SANDBOX = 126
+_SYS_CREATE_RULESET, _SYS_ADD_RULE, _SYS_RESTRICT_SELF = 444, 445, 446
+_PR_SET_NO_NEW_PRIVS = 38
+_CREATE_RULESET_VERSION = 1
+_RULE_PATH_BENEATH, _RULE_NET_PORT = 1, 2
+
+# filesystem rights (ABI 1 to 5), by bit
+_EXECUTE, _WRITE_FILE, _READ_FILE, _READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_REMOVE_DIR, _REMOVE_FILE, _MAKE_CHAR, _MAKE_DIR = 1 << 4, 1 << 5, 1 << 6, 1 << 7
+_MAKE_REG, _MAKE_SOCK, _MAKE_FIFO, _MAKE_BLOCK = 1 << 8, 1 << 9, 1 << 10, 1 << 11
+_MAKE_SYM, _REFER, _TRUNCATE, _IOCTL_DEV = 1 << 12, 1 << 13, 1 << 14, 1 << 15
+FS_ALL = (1 << 16) - 1
+FILE_RIGHTS = _EXECUTE | _WRITE_FILE | _READ_FILE | _TRUNCATE | _IOCTL_DEV
+READ_RIGHTS = _EXECUTE | _READ_FILE | _READ_DIR
+WRITE_RIGHTS = FS_ALL & ~(_MAKE_CHAR | _MAKE_BLOCK)
+_NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
+RELAY_CHUNK_BYTES = 65536
+
+
+class _RulesetAttr(ctypes.Structure):
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+class _NetPort(ctypes.Structure):
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+
+
+class Refused(Exception):
+    """The kernel cannot give the sandbox asked for."""
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(None, use_errno=True)
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version; 0 when it has none."""
+    abi = _libc().syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
+    return max(abi, 0)
+
+
+def restrict(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> None:
+    """Apply Landlock to this process: see the module docstring."""
+    libc = _libc()
+    abi = landlock_abi()
+    if abi < LANDLOCK_ABI_MIN:
+        raise Refused(f"Landlock ABI {abi} (at least {LANDLOCK_ABI_MIN} needed)")
+    attr = _RulesetAttr(FS_ALL, 0 if open_network else _NET_BIND_TCP | _NET_CONNECT_TCP)
+    attr.scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL
+    fd = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    if fd < 0:
+        raise Refused(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
+    try:
+        for paths, rights in ((ro, READ_RIGHTS), (rw, WRITE_RIGHTS)):
+            for path in paths:
+                _allow_path(libc, fd, path, rights)
+        if port is not None and not open_network:
+            rule = _NetPort(_NET_CONNECT_TCP, port)
+            if libc.syscall(_SYS_ADD_RULE, fd, _RULE_NET_PORT, ctypes.byref(rule), 0) != 0:
+                raise Refused(f"landlock_add_rule(port {port}): {os.strerror(ctypes.get_errno())}")
+        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            raise Refused(f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+        if libc.syscall(_SYS_RESTRICT_SELF, fd, 0) != 0:
+            raise Refused(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(fd)
+
+
+def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+    try:
+        target = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return  # a path that is not there grants nothing
+    try:
+        if not os.path.isdir(path):
+            rights &= FILE_RIGHTS
+        rule = _PathBeneath(rights, target)
+        if libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+            raise Refused(f"landlock_add_rule({path}): {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(target)
+
+
+def relay(port: int, target: str) -> None:
+    """Serve 127.0.0.1:`port` in a child process, each connection carried to `target`."""
+    server = socket.create_server(("127.0.0.1", port))
+    if os.fork() != 0:
+        server.close()
+        return
+    try:
+        while True:
+            conn, _ = server.accept()
+            threading.Thread(target=_carry, args=(conn, target), daemon=True).start()
+    finally:
+        os._exit(0)
+
+
+def _carry(conn: socket.socket, target: str) -> None:
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        upstream.connect(target)
+    except OSError:
+        conn.close()
+        return
+    threading.Thread(target=_pipe, args=(upstream, conn), daemon=True).start()
+    _pipe(conn, upstream)
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(RELAY_CHUNK_BYTES):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        try:
+            sink.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
+
+
+def main(argv: list[str]) -> int:
+    ro: list[str] = []
+    rw: list[str] = []
+    port: int | None = None
+    relays: list[tuple[int, str]] = []
+    landlock = open_network = False
+    args = iter(argv)
+    for arg in args:
+        if arg == "--":
+            break
+        if arg == "--landlock":
+            landlock = True
+        elif arg == "--open-network":
+            open_network = True
+        elif arg in ("--ro", "--rw", "--port", "--relay"):
+            value = next(args)
+            if arg == "--ro":
+                ro.append(value)
+            elif arg == "--rw":
+                rw.append(value)
+            elif arg == "--port":
+                port = int(value)
+            else:
+                where, _, sock = value.partition("=")
+                relays.append((int(where), sock))
+        else:
+            print(f"hive sandbox: unknown option {arg}", file=sys.stderr)
+            return EXIT_NO_SANDBOX
+    command = list(args)
+    if not command:
+        print("hive sandbox: no program after --", file=sys.stderr)
+        return EXIT_NO_SANDBOX
+    try:
+        for where, sock in relays:
+            relay(where, sock)
+        if landlock:
+            restrict(ro, rw, port, open_network)
+    except (Refused, OSError) as exc:
+        print(f"hive sandbox: the sandbox could not be made: {exc}", file=sys.stderr)
+        return EXIT_NO_SANDBOX
+    try:
+        os.execvp(command[0], command)
+    except OSError as exc:
+        print(f"hive sandbox: {command[0]}: {exc.strerror}", file=sys.stderr)
+        return 127
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
