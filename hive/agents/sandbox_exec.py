@@ -24,6 +24,7 @@ LANDLOCK_ABI_MIN, exits 126 with one line: the hive asked for a sandbox it canno
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import socket
@@ -79,7 +80,7 @@ def _libc() -> ctypes.CDLL:
 def landlock_abi() -> int:
     """The kernel's Landlock ABI version; 0 when it has none."""
     abi = _libc().syscall(_SYS_CREATE_RULESET, None, ctypes.c_size_t(0), _CREATE_RULESET_VERSION)
-    return max(abi, 0)
+    return max(int(abi), 0)
 
 
 def restrict(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> None:
@@ -156,10 +157,8 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
     except OSError:
         pass
     finally:
-        try:
+        with contextlib.suppress(OSError):
             sink.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
 
 def main(argv: list[str]) -> int:
@@ -185,8 +184,8 @@ def main(argv: list[str]) -> int:
             elif arg == "--port":
                 port = int(value)
             else:
-                where, _, sock = value.partition("=")
-                relays.append((int(where), sock))
+                listen, _, sock = value.partition("=")
+                relays.append((int(listen), sock))
         else:
             print(f"hive sandbox: unknown option {arg}", file=sys.stderr)
             return EXIT_NO_SANDBOX
@@ -195,8 +194,8 @@ def main(argv: list[str]) -> int:
         print("hive sandbox: no program after --", file=sys.stderr)
         return EXIT_NO_SANDBOX
     try:
-        for where, sock in relays:
-            relay(where, sock)
+        for relay_port, sock in relays:
+            relay(relay_port, sock)
         if landlock:
             restrict(ro, rw, port, open_network)
     except (Refused, OSError) as exc:

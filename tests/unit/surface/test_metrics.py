@@ -32,6 +32,7 @@ DESIGN_METRICS = {
     "hive_claims_total": "counter",
     "hive_claim_seconds": "histogram",
     "hive_bees_running": "gauge",
+    "hive_sandbox_info": "gauge",
     "hive_bee_seconds": "histogram",
     "hive_heartbeats_total": "counter",
     "hive_heartbeat_lost_total": "counter",
