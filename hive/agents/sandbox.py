@@ -45,6 +45,18 @@ PROBE_SECONDS = 10.0
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # the turn's user inside its namespace (not root: the CLIs behave as for a person)
 TURN_UID = 1000
+# what of /proc a turn sees under Landlock alone: its own process and the machine's figures
+PROC_FILES = [
+    "/proc/self",
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/stat",
+    "/proc/loadavg",
+    "/proc/uptime",
+    "/proc/version",
+    "/proc/filesystems",
+    "/proc/sys",
+]
 # devices a turn may read and write (Landlock alone; bubblewrap makes its own /dev)
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
@@ -146,12 +158,18 @@ class Sandbox:
         if not self._landlock:
             return options
         options.append("--landlock")
-        for path in [*_existing(SYSTEM_PATHS), *seen, "/proc"]:
+        # bubblewrap's /proc is the turn's own; alone, Landlock shows only the process's
+        # own entry and the machine's figures (another process's environ is readable to
+        # a process of the same user under Landlock: seen on Linux 6.18)
+        proc = ["/proc"] if self._bwrap else PROC_FILES
+        for path in [*_existing(SYSTEM_PATHS), *seen, *proc]:
             options += ["--ro", path]
         # bubblewrap's /tmp and /var/tmp are the turn's own
         private_tmp = ["/tmp", "/var/tmp"] if self._bwrap else []
         for path in [*writable, *DEVICES, *private_tmp]:
             options += ["--rw", path]
+        if not self._bwrap:
+            options.append("--no-unix-sockets")
         if not closed:
             options.append("--open-network")
         else:

@@ -11,6 +11,10 @@ Options:
     --port N         with --landlock: TCP connections only to port N (the relay's or the
                      proxy's); without --port every TCP connection is refused
     --open-network   with --landlock: TCP is not restricted
+    --no-unix-sockets
+                     refuse socket(AF_UNIX) (a seccomp filter): with Landlock alone, a
+                     pathname socket (the embedded database's, a Docker socket) is
+                     otherwise reachable by its path; pipes and socketpair still work
     --relay PORT=SOCKET
                      listen on 127.0.0.1:PORT and carry each connection to the Unix
                      socket SOCKET (the runner's proxy, seen through the sandbox's own
@@ -51,6 +55,15 @@ _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1
 _SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1
 RELAY_CHUNK_BYTES = 65536
 
+# seccomp: refuse socket(AF_UNIX, ...) with EPERM; a foreign architecture's calls too
+_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER = 22, 2
+_RET_ALLOW, _RET_EPERM = 0x7FFF0000, 0x00050000 | 1
+_LD_ABS, _JEQ, _JGE, _RET = 0x20, 0x15, 0x35, 0x06
+_AF_UNIX = 1
+_X32_BIT = 0x40000000
+# machine -> (AUDIT_ARCH_*, the number of socket(2))
+_ARCHES = {"x86_64": (0xC000003E, 41), "aarch64": (0xC00000B7, 198)}
+
 
 class _RulesetAttr(ctypes.Structure):
     _fields_ = [
@@ -67,6 +80,19 @@ class _PathBeneath(ctypes.Structure):
 
 class _NetPort(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("port", ctypes.c_uint64)]
+
+
+class _Filter(ctypes.Structure):
+    _fields_ = [
+        ("code", ctypes.c_ushort),
+        ("jt", ctypes.c_ubyte),
+        ("jf", ctypes.c_ubyte),
+        ("k", ctypes.c_uint32),
+    ]
+
+
+class _Program(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.POINTER(_Filter))]
 
 
 class Refused(Exception):
@@ -125,6 +151,32 @@ def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None
         os.close(target)
 
 
+def refuse_unix_sockets() -> None:
+    """Install the seccomp filter that refuses socket(AF_UNIX) (NO_NEW_PRIVS is set)."""
+    machine = os.uname().machine
+    if machine not in _ARCHES:
+        raise Refused(f"no seccomp filter for {machine}")
+    arch, socket_nr = _ARCHES[machine]
+    code = [
+        (_LD_ABS, 0, 0, 4),  # seccomp_data.arch
+        (_JEQ, 0, 5, arch),
+        (_LD_ABS, 0, 0, 0),  # seccomp_data.nr
+        (_JGE, 3, 0, _X32_BIT),
+        (_JEQ, 0, 3, socket_nr),
+        (_LD_ABS, 0, 0, 16),  # seccomp_data.args[0], its low half
+        (_JEQ, 0, 1, _AF_UNIX),
+        (_RET, 0, 0, _RET_EPERM),
+        (_RET, 0, 0, _RET_ALLOW),
+    ]
+    filters = (_Filter * len(code))(*[_Filter(*line) for line in code])
+    program = _Program(len(code), filters)
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise Refused(f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+    if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
+        raise Refused(f"seccomp: {os.strerror(ctypes.get_errno())}")
+
+
 def relay(port: int, target: str) -> None:
     """Serve 127.0.0.1:`port` in a child process, each connection carried to `target`."""
     server = socket.create_server(("127.0.0.1", port))
@@ -166,7 +218,7 @@ def main(argv: list[str]) -> int:
     rw: list[str] = []
     port: int | None = None
     relays: list[tuple[int, str]] = []
-    landlock = open_network = False
+    landlock = open_network = no_unix = False
     args = iter(argv)
     for arg in args:
         if arg == "--":
@@ -175,6 +227,8 @@ def main(argv: list[str]) -> int:
             landlock = True
         elif arg == "--open-network":
             open_network = True
+        elif arg == "--no-unix-sockets":
+            no_unix = True
         elif arg in ("--ro", "--rw", "--port", "--relay"):
             value = next(args)
             if arg == "--ro":
@@ -198,6 +252,8 @@ def main(argv: list[str]) -> int:
             relay(relay_port, sock)
         if landlock:
             restrict(ro, rw, port, open_network)
+        if no_unix:
+            refuse_unix_sockets()
     except (Refused, OSError) as exc:
         print(f"hive sandbox: the sandbox could not be made: {exc}", file=sys.stderr)
         return EXIT_NO_SANDBOX
