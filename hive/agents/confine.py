@@ -42,3 +42,12 @@ def start(settings: Settings) -> sandbox.Sandbox:
     else:
         log.warning(sandbox.describe(chosen_one))
     return chosen_one
+
+
+def said(settings: Settings) -> str:
+    """The sandbox's kind as `hive status` says it; never raises: a sandbox `on` asks for
+    and this machine lacks is `none`, and turns would not start."""
+    try:
+        return chosen(settings).kind.value
+    except UsageError:
+        return "none"

@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 
+from hive.agents import confine
 from hive.commands import store_connection
 from hive.errors import HiveError, UsageError
 from hive.rules.text import shown
@@ -55,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     with store_connection(settings) as db:
         found = report(settings, db)
+    found["sandbox"] = confine.said(settings)
     print(json.dumps(found, sort_keys=True) if args.json else table(found))
     return 0
 
@@ -184,6 +186,8 @@ def table(report: dict[str, Any]) -> str:
         f"  cap: {drain['cap_seconds']} s (runner drain {drain['runner_drain_seconds']} s, "
         f"platform drain {drain['platform_drain_seconds'] or 'unknown'})",
     ]
+    if "sandbox" in report:
+        lines += ["", "SANDBOX", f"  {report['sandbox']} (this machine, these settings)"]
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ The brief is JSON: {"targets": {...}, "secret": "<marker>"}. Each escape prints 
 legitimate work `LEGIT <name>: ok` or `LEGIT <name>: failed <why>`.
 """
 
+import contextlib
 import ctypes
 import json
 import os
@@ -15,7 +16,8 @@ import socket
 import subprocess
 import sys
 
-brief = json.load(open(os.environ["HIVE_BRIEF_FILE"]))
+with open(os.environ["HIVE_BRIEF_FILE"]) as brief_file:
+    brief = json.load(brief_file)
 t = brief["targets"]
 secret = brief["secret"]
 
@@ -91,16 +93,12 @@ def symlink_out():
 def other_keys():
     found = []
     for pid in t["other_turn_pids"]:
-        try:
+        with contextlib.suppress(OSError):
             found.append(read(f"/proc/{pid}/environ"))
-        except OSError:
-            pass
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
-            try:
+            with contextlib.suppress(OSError):
                 found.append(read(f"/proc/{entry}/environ"))
-            except OSError:
-                pass
     text = "".join(found)
     if t["other_key"] in text:
         return secret

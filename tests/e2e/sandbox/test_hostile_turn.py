@@ -70,9 +70,13 @@ class Lines:
 
 def sandbox_of(kind: Kind) -> Sandbox:
     found = available()
-    if kind is Kind.LANDLOCK and found is Kind.OFF or kind is not Kind.LANDLOCK and found in (
-        Kind.OFF,
-        Kind.LANDLOCK,
+    if (kind is Kind.LANDLOCK and found is Kind.OFF) or (
+        kind is not Kind.LANDLOCK
+        and found
+        in (
+            Kind.OFF,
+            Kind.LANDLOCK,
+        )
     ):
         pytest.skip(f"{kind} does not work on this machine (found {found})")
     return Sandbox(kind=kind, bwrap=bwrap_program())

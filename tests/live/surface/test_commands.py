@@ -232,3 +232,14 @@ def test_a_command_leaves_no_connection_behind(world):
             "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
         ).fetchone()
     assert count is not None and count[0] <= 2  # this probe and the fixture's connection
+
+
+def test_status_says_the_sandbox_turns_run_in_and_off_when_it_is_off(world):
+    from hive.agents.sandbox import available
+
+    found = json.loads(hive(world, "status", "--json").stdout)
+    assert found["sandbox"] == available().value
+    off = hive(world, "status", "--json", HIVE_AGENT_SANDBOX="off")
+    assert json.loads(off.stdout)["sandbox"] == "off"
+    table = hive(world, "status", HIVE_AGENT_SANDBOX="off").stdout.decode()
+    assert "SANDBOX\n  off (this machine, these settings)" in table

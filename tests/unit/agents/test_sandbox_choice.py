@@ -1,0 +1,159 @@
+"""Which sandbox a setting gets, and what a wrapped command looks like: no process runs
+here (the sandbox's own behaviour is tests/e2e/sandbox)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hive.agents.sandbox import (
+    PROC_FILES,
+    Kind,
+    Mode,
+    Network,
+    Sandbox,
+    SandboxError,
+    choose,
+    describe,
+    git_dirs,
+    program_paths,
+)
+from hive.settings import Settings, SettingsError
+
+
+def test_auto_takes_what_the_machine_has_and_says_off_when_it_has_nothing() -> None:
+    assert choose(Mode.AUTO, found=Kind.LANDLOCK).kind is Kind.LANDLOCK
+    assert choose(Mode.AUTO, found=Kind.BWRAP_LANDLOCK).kind is Kind.BWRAP_LANDLOCK
+    off = choose(Mode.AUTO, found=Kind.OFF)
+    assert not off.on
+    assert describe(off).startswith("sandbox: off")
+
+
+def test_on_refuses_to_start_without_a_sandbox_and_says_why() -> None:
+    with pytest.raises(SandboxError, match="HIVE_AGENT_SANDBOX=on"):
+        choose(Mode.ON, found=Kind.OFF)
+    assert choose(Mode.ON, found=Kind.LANDLOCK).on
+
+
+def test_off_is_off_whatever_the_machine_has() -> None:
+    assert choose(Mode.OFF, found=Kind.BWRAP_LANDLOCK).kind is Kind.OFF
+
+
+def test_a_closed_network_needs_a_sandbox() -> None:
+    with pytest.raises(SandboxError, match="HIVE_AGENT_NETWORK=allow"):
+        choose(Mode.AUTO, Network.ALLOW, found=Kind.OFF)
+    with pytest.raises(SandboxError):
+        choose(Mode.OFF, Network.ALLOW)
+
+
+def test_an_unsandboxed_command_is_left_as_it_is(tmp_path: Path) -> None:
+    argv = ["/bin/sh", "-c", "true"]
+    assert Sandbox().wrap(argv, tree=tmp_path, private=tmp_path) == argv
+
+
+def test_bubblewrap_binds_the_tree_and_the_private_directory_and_no_more(tmp_path: Path) -> None:
+    tree, private = tmp_path / "tree", tmp_path / "private"
+    sandbox = Sandbox(kind=Kind.BWRAP, bwrap="/x/bwrap")
+    argv = sandbox.wrap(["/bin/true"], tree=tree, private=private)
+    assert argv[0] == "/x/bwrap" and argv[-2:] == ["--", "/bin/true"]
+    binds = [argv[i + 1] for i, word in enumerate(argv) if word == "--bind"]
+    assert binds == [str(tree), str(private)]
+    for flag in ("--unshare-user", "--unshare-pid", "--die-with-parent", "--unshare-ipc"):
+        assert flag in argv
+    assert "--unshare-net" not in argv
+    assert argv[argv.index("--chdir") + 1] == str(tree)
+
+
+def test_landlock_alone_sees_only_its_own_proc_entry_and_no_unix_socket(tmp_path: Path) -> None:
+    argv = Sandbox(kind=Kind.LANDLOCK).wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
+    read = [argv[i + 1] for i, word in enumerate(argv) if word == "--ro"]
+    assert "/proc" not in read and set(PROC_FILES) <= set(read)
+    assert "--no-unix-sockets" in argv and "--open-network" in argv
+
+
+def test_a_closed_network_under_bubblewrap_has_its_own_namespace_and_a_relay(
+    tmp_path: Path,
+) -> None:
+    sandbox = Sandbox(kind=Kind.BWRAP_LANDLOCK, bwrap="bwrap", network=Network.ALLOW)
+    sandbox = sandbox.with_proxy("/run/proxy.sock", 4000)
+    argv = sandbox.wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
+    assert "--unshare-net" in argv
+    assert "--relay" in argv and argv[argv.index("--relay") + 1] == "3128=/run/proxy.sock"
+    assert argv[argv.index("--port") + 1] == "3128"
+    assert "--open-network" not in argv
+    assert sandbox.proxy_url() == "http://127.0.0.1:3128"
+
+
+def test_a_closed_network_under_landlock_alone_connects_only_to_the_proxy_port(
+    tmp_path: Path,
+) -> None:
+    sandbox = Sandbox(kind=Kind.LANDLOCK, network=Network.ALLOW).with_proxy("/p.sock", 4000)
+    argv = sandbox.wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
+    assert argv[argv.index("--port") + 1] == "4000"
+    assert sandbox.proxy_url() == "http://127.0.0.1:4000"
+
+
+def test_a_linked_worktree_s_git_directories_are_the_turn_s_too(tmp_path: Path) -> None:
+    common = tmp_path / "repo" / ".git"
+    own = common / "worktrees" / "queen-1"
+    own.mkdir(parents=True)
+    (own / "commondir").write_text("../..\n")
+    tree = tmp_path / "queen-1"
+    tree.mkdir()
+    (tree / ".git").write_text(f"gitdir: {own}\n")
+    assert git_dirs(tree) == [str(own), str(common)]
+    assert git_dirs(tmp_path / "repo") == []
+
+
+def test_an_npm_program_brings_its_node_modules(tmp_path: Path) -> None:
+    package = tmp_path / "npm" / "node_modules" / "@x" / "cli"
+    package.mkdir(parents=True)
+    (package / "cli.js").write_text("")
+    link = tmp_path / "npm" / "node_modules" / ".bin"
+    link.mkdir()
+    (link / "cli").symlink_to(package / "cli.js")
+    found = program_paths(str(link / "cli"))
+    assert str(tmp_path / "npm" / "node_modules") in found
+    assert program_paths("relative/cli") == []
+    assert str(tmp_path / "agent.sh") in program_paths("sh", f"{tmp_path / 'agent.sh'} --x")
+
+
+def test_the_sandbox_settings_are_read_and_their_mistakes_named() -> None:
+    base = {"HIVE_RUNNER_NAME": "r"}
+    settings = Settings.from_env(
+        base
+        | {
+            "HIVE_AGENT_SANDBOX": "on",
+            "HIVE_AGENT_SANDBOX_PATHS": "/opt/tool, /opt/tool/,/var/cache",
+            "HIVE_AGENT_NETWORK": "allow",
+            "HIVE_AGENT_ALLOW_HOSTS": "API.anthropic.com:443,api.openai.com:443",
+        }
+    )
+    assert settings.agent_sandbox == "on"
+    assert settings.agent_sandbox_paths == ("/opt/tool", "/var/cache")
+    assert settings.agent_allow_hosts == ("api.anthropic.com:443", "api.openai.com:443")
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env(
+            base
+            | {
+                "HIVE_AGENT_SANDBOX": "maybe",
+                "HIVE_AGENT_SANDBOX_PATHS": "relative/path",
+                "HIVE_AGENT_ALLOW_HOSTS": "no-port",
+            }
+        )
+    problems = "\n".join(raised.value.problems)
+    for name in ("HIVE_AGENT_SANDBOX=", "HIVE_AGENT_SANDBOX_PATHS=", "HIVE_AGENT_ALLOW_HOSTS="):
+        assert name in problems
+    for bad in ({"HIVE_AGENT_NETWORK": "allow"}, {"HIVE_AGENT_SANDBOX_PATHS": "/"}):
+        with pytest.raises(SettingsError):
+            Settings.from_env(base | bad)
+    with pytest.raises(SettingsError, match="needs a sandbox"):
+        Settings.from_env(
+            base
+            | {
+                "HIVE_AGENT_NETWORK": "allow",
+                "HIVE_AGENT_ALLOW_HOSTS": "a:1",
+                "HIVE_AGENT_SANDBOX": "off",
+            }
+        )
