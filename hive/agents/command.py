@@ -358,6 +358,7 @@ class CommandTurn(Turn):
         except Exception as exc:  # the turn still ends
             self.transcript.note(f"reading what the agent left failed: {exc}")
         self._remove_brief_dir()
+        returncode = self.ctx.launch.sandboxed().exit_status(returncode)
         if returncode == 0:
             self._finish(FINISHED, exit_code=0)
         elif returncode > 0:

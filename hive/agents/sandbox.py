@@ -40,6 +40,10 @@ from hive.agents import sandbox_exec
 EXEC_SCRIPT = Path(sandbox_exec.__file__).resolve()
 # inside the network namespace: the relay to the runner's proxy listens here
 RELAY_PORT = 3128
+SHELL = "/bin/sh"
+# bubblewrap's exit status for a child a signal killed: 128 + the signal
+SIGNAL_EXIT_BASE = 128
+SIGNALLED_LOW, SIGNALLED_HIGH = SIGNAL_EXIT_BASE, SIGNAL_EXIT_BASE + 64
 PROBE_SECONDS = 10.0
 # the toolchain a turn sees read-only (those that exist)
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
@@ -130,10 +134,14 @@ class Sandbox:
         writable = [str(tree), str(private), *git_dirs(tree)]
         seen = _visible_paths([*self.paths, *readable, *python_paths()])
         options = self._exec_options(writable, seen)
-        inner = [sys.executable, "-I", "-S", str(EXEC_SCRIPT), *options, "--"] if options else []
+        inner = [sys.executable, "-I", "-S", str(EXEC_SCRIPT), *options, "--"]
         if self.kind is Kind.LANDLOCK:
             return [*inner, *argv]
-        return [*self._bwrap_argv(writable, seen, tree), *inner, *argv]
+        # bubblewrap dies of SIGTERM and takes the turn with it at once: it ignores it
+        # (inherited through exec), and the launcher inside gives the agent its default
+        # back, so the agent has its grace (RULES 2) and SIGKILL ends the whole group
+        ignore_term = [SHELL, "-c", 'trap "" TERM; exec "$@"', "hive-sandbox"]
+        return [*ignore_term, *self._bwrap_argv(writable, seen, tree), *inner, *argv]
 
     @property
     def _landlock(self) -> bool:
@@ -147,6 +155,13 @@ class Sandbox:
     def namespaced(self) -> bool:
         """bubblewrap: the turn has its own namespaces (and a process of bubblewrap's)."""
         return self._bwrap
+
+    def exit_status(self, returncode: int) -> int:
+        """The agent's own exit status from the sandbox's: bubblewrap exits 128 + N for
+        an agent signal N killed; that is `-N`, as for a plain process."""
+        if self._bwrap and SIGNALLED_LOW < returncode <= SIGNALLED_HIGH:
+            return -(returncode - SIGNAL_EXIT_BASE)
+        return returncode
 
     def _exec_options(self, writable: list[str], seen: list[str]) -> list[str]:
         """sandbox_exec's options: the relay inside bubblewrap's network namespace, then

@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import signal
 import socket
 import sys
 import threading
@@ -257,6 +258,8 @@ def main(argv: list[str]) -> int:
     except (Refused, OSError) as exc:
         print(f"hive sandbox: the sandbox could not be made: {exc}", file=sys.stderr)
         return EXIT_NO_SANDBOX
+    # bubblewrap outside ignores SIGTERM; the agent gets its default back
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     try:
         os.execvp(command[0], command)
     except OSError as exc:

@@ -16,20 +16,28 @@ import socket
 import subprocess
 import sys
 
-with open(os.environ["HIVE_BRIEF_FILE"]) as brief_file:
+# an agent reads its brief; a check (which has none) is given the file as its argument
+with open(
+    sys.argv[1]
+    if sys.argv[1:2] != ["--short"] and len(sys.argv) > 1
+    else os.environ["HIVE_BRIEF_FILE"]
+) as brief_file:
     brief = json.load(brief_file)
 t = brief["targets"]
 secret = brief["secret"]
+SHORT = "--short" in sys.argv  # one word a line: a check keeps only its output's tail
 
 
 def escape(name, attempt):
     try:
         got = attempt()
     except Exception as exc:  # the escape failed: that is the point
-        print(f"ESCAPE {name}: refused ({type(exc).__name__}: {exc})", flush=True)
+        why = "" if SHORT else f" ({type(exc).__name__}: {exc})"
+        print(f"ESCAPE {name}: refused{why}", flush=True)
         return
     if got is None or (isinstance(got, (str, bytes)) and secret not in str(got)):
-        print(f"ESCAPE {name}: refused (no secret in what it read: {str(got)[:80]!r})", flush=True)
+        why = "" if SHORT else f" (no secret in what it read: {str(got)[:80]!r})"
+        print(f"ESCAPE {name}: refused{why}", flush=True)
     else:
         print(f"ESCAPE {name}: ESCAPED {str(got)[:200]!r}", flush=True)
 

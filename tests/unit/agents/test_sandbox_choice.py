@@ -56,7 +56,9 @@ def test_bubblewrap_binds_the_tree_and_the_private_directory_and_no_more(tmp_pat
     tree, private = tmp_path / "tree", tmp_path / "private"
     sandbox = Sandbox(kind=Kind.BWRAP, bwrap="/x/bwrap")
     argv = sandbox.wrap(["/bin/true"], tree=tree, private=private)
-    assert argv[0] == "/x/bwrap" and argv[-2:] == ["--", "/bin/true"]
+    # bubblewrap ignores SIGTERM (the launcher inside gives the agent its default back)
+    assert argv[:3] == ["/bin/sh", "-c", 'trap "" TERM; exec "$@"']
+    assert argv[4] == "/x/bwrap" and argv[-2:] == ["--", "/bin/true"]
     binds = [argv[i + 1] for i, word in enumerate(argv) if word == "--bind"]
     assert binds == [str(tree), str(private)]
     for flag in ("--unshare-user", "--unshare-pid", "--die-with-parent", "--unshare-ipc"):
@@ -157,3 +159,10 @@ def test_the_sandbox_settings_are_read_and_their_mistakes_named() -> None:
                 "HIVE_AGENT_SANDBOX": "off",
             }
         )
+
+
+def test_an_agent_a_signal_killed_inside_bubblewrap_reads_as_killed_by_it() -> None:
+    assert Sandbox(kind=Kind.BWRAP).exit_status(137) == -9
+    assert Sandbox(kind=Kind.BWRAP).exit_status(1) == 1
+    assert Sandbox(kind=Kind.BWRAP).exit_status(128) == 128
+    assert Sandbox(kind=Kind.LANDLOCK).exit_status(137) == 137
