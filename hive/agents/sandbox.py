@@ -35,9 +35,15 @@ from enum import StrEnum
 from pathlib import Path
 
 import hive
+import supervisors
 from hive.agents import sandbox_exec
 
 EXEC_SCRIPT = Path(sandbox_exec.__file__).resolve()
+# the launcher, from its compiled module (a script by path is compiled at every start)
+LAUNCH = (
+    f"import sys; sys.path.append({str(EXEC_SCRIPT.parent)!r}); import sandbox_exec; "
+    "sys.exit(sandbox_exec.main(sys.argv[1:]))"
+)
 # inside the network namespace: the relay to the runner's proxy listens here
 RELAY_PORT = 3128
 SHELL = "/bin/sh"
@@ -134,7 +140,7 @@ class Sandbox:
         writable = [str(tree), str(private), *git_dirs(tree)]
         seen = _visible_paths([*self.paths, *readable, *python_paths()])
         options = self._exec_options(writable, seen)
-        inner = [sys.executable, "-I", "-S", str(EXEC_SCRIPT), *options, "--"]
+        inner = [sys.executable, "-I", "-S", "-c", LAUNCH, *options, "--"]
         if self.kind is Kind.LANDLOCK:
             return [*inner, *argv]
         # bubblewrap dies of SIGTERM and takes the turn with it at once: it ignores it
@@ -231,9 +237,10 @@ def git_dirs(tree: Path) -> list[str]:
 @functools.cache
 def python_paths() -> tuple[str, ...]:
     """What a Python agent (the demo, a `python` in the turn) needs read-only: the
-    interpreter's installation, the virtual environment, and the hive package alone
-    (never the directory around it, where `.hive` may keep the database)."""
-    paths = {sys.base_prefix, sys.prefix, str(Path(hive.__file__).resolve().parent)}
+    interpreter's installation, the virtual environment, and the hive's two packages
+    alone (never the directory around them, where `.hive` may keep the database)."""
+    packages = (hive.__file__, supervisors.__file__)
+    paths = {sys.base_prefix, sys.prefix, *(str(Path(p).resolve().parent) for p in packages)}
     return tuple(sorted(paths))
 
 
@@ -253,11 +260,14 @@ def program_paths(argv0: str, command: str = "") -> list[str]:
 
 
 def _first_word(command: str) -> list[str]:
+    """The program a shell command runs first (past an `exec`)."""
     try:
         words = shlex.split(command)
     except ValueError:
         return []
-    return words[:1] if words else []
+    if words[:1] == ["exec"]:
+        words = words[1:]
+    return words[:1]
 
 
 def _existing(paths: Sequence[str]) -> list[str]:
@@ -352,9 +362,9 @@ def describe(sandbox: Sandbox) -> str:
     """The one line said at start."""
     if not sandbox.on:
         return (
-            "sandbox: off (HIVE_AGENT_SANDBOX=off or none available): turns run as plain "
+            "off (HIVE_AGENT_SANDBOX=off or none available): turns run as plain "
             "processes of the hive's user and can read what it can"
         )
     network = "closed but for the proxy" if sandbox.network is Network.ALLOW else "open"
     every = "every turn, review, shaping turn and check"
-    return f"sandbox: {sandbox.kind} ({every}); network {network}"
+    return f"{sandbox.kind} ({every}); network {network}"

@@ -1,7 +1,8 @@
 """The sandbox's last step inside the turn: apply Landlock, start the network relay, exec.
 
-Run as `python -I -S sandbox_exec.py [options] -- PROGRAM ARGS...` (by path, importing
-nothing of the hive, so it starts in a few milliseconds inside bubblewrap or alone).
+Run as `python -I -S -c <LAUNCH> [options] -- PROGRAM ARGS...` (sandbox.py's LAUNCH
+imports this module from its own directory, its compiled form included, and nothing of
+the hive, so it starts in a few milliseconds inside bubblewrap or alone).
 
 Options:
     --landlock       restrict this process (and what it execs) with Landlock
@@ -32,9 +33,8 @@ import contextlib
 import ctypes
 import os
 import signal
-import socket
 import sys
-import threading
+from typing import Any
 
 LANDLOCK_ABI_MIN = 6  # scoped signals and abstract Unix sockets
 EXIT_NO_SANDBOX = 126
@@ -180,6 +180,9 @@ def refuse_unix_sockets() -> None:
 
 def relay(port: int, target: str) -> None:
     """Serve 127.0.0.1:`port` in a child process, each connection carried to `target`."""
+    import socket  # only a closed network needs it: the launcher starts faster without
+    import threading
+
     server = socket.create_server(("127.0.0.1", port))
     if os.fork() != 0:
         server.close()
@@ -192,7 +195,10 @@ def relay(port: int, target: str) -> None:
         os._exit(0)
 
 
-def _carry(conn: socket.socket, target: str) -> None:
+def _carry(conn: Any, target: str) -> None:
+    import socket
+    import threading
+
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         upstream.connect(target)
@@ -203,7 +209,7 @@ def _carry(conn: socket.socket, target: str) -> None:
     _pipe(conn, upstream)
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def _pipe(source: Any, sink: Any) -> None:
     try:
         while chunk := source.recv(RELAY_CHUNK_BYTES):
             sink.sendall(chunk)
@@ -211,7 +217,7 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
         pass
     finally:
         with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
+            sink.shutdown(1)  # SHUT_WR
 
 
 def main(argv: list[str]) -> int:

@@ -8,20 +8,29 @@ fake's own run included: `*_over_ms` = the adapter's p50 - `command:`'s p50 on t
 fake is what the adapter adds (reading its stream, its private config directory, looking
 for its session file). `*_read` counts the turns whose usage the adapter read from the
 stream (each of them, or the bench measured something else).
+
+The sandbox's cost is measured the same way: `command:` on the claude fake once per
+mechanism this machine has (`sandbox_<kind>`), interleaved with the plain one;
+`sandbox_<kind>_over_ms` = its p50 - the plain p50 is what the sandbox adds to a turn's
+start and end (bubblewrap's namespaces, the launcher's Landlock, the wait for
+bubblewrap's own processes to go).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from hive.agents import FINISHED, TurnContext, start_turn
 from hive.agents.launch import Launch
+from hive.agents.sandbox import Kind, Sandbox, available, bwrap_program
 from hive.bench.arguments import whole
 from hive.errors import HiveError
 from hive.settings import Settings
@@ -71,13 +80,22 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         fakes = {"claude": _fake(root, "claude", CLAUDE_STREAM)}
         fakes["codex"] = _fake(root, "codex", CODEX_STREAM)
         # (agent spec, the fake it runs): each adapter, and command: on its fake
-        variants = [(agent, agent, fake) for agent, fake in fakes.items()]
-        variants += [(f"command_{a}", f"command:exec {f}", f) for a, f in fakes.items()]
-        took: dict[str, list[float]] = {name: [] for name, _, _ in variants}
+        bare = Sandbox()
+        variants = [(agent, agent, fake, bare) for agent, fake in fakes.items()]
+        variants += [(f"command_{a}", f"command:exec {f}", f, bare) for a, f in fakes.items()]
+        # the fakes and their streams are the operator's files: seen read-only
+        kinds = [replace(boxed, paths=(str(root),)) for boxed in sandbox_kinds()]
+        for boxed in kinds:
+            fake = fakes["claude"]
+            variants.append((f"sandbox_{boxed.kind}", f"command:exec {fake}", fake, boxed))
+        took: dict[str, list[float]] = {name: [] for name, _, _, _ in variants}
+        cpu: dict[str, list[float]] = {name: [] for name in took}
         read = dict.fromkeys(took, 0)
         for _ in range(args.turns):
-            for name, spec, fake in variants:
-                seconds, usage_read = _turn(spec, fake, worktree)
+            for name, spec, fake, sandbox in variants:
+                before = _children_cpu_seconds()
+                seconds, usage_read = _turn(spec, fake, worktree, sandbox)
+                cpu[name].append((_children_cpu_seconds() - before) * 1000)
                 took[name].append(seconds * 1000)
                 read[name] += usage_read
     result: dict[str, Any] = {"turns": args.turns}
@@ -90,7 +108,26 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         result[f"{agent}_over_ms"] = statistics.median(mine) - statistics.median(plain)
         result[f"{agent}_ratio"] = statistics.median(mine) / statistics.median(plain)
         result[f"{agent}_read"] = read[agent]
+    unboxed = statistics.median(took["command_claude"])
+    unboxed_cpu = statistics.median(cpu["command_claude"])
+    result["command_claude_cpu_ms"] = unboxed_cpu
+    for sandbox in kinds:
+        name = f"sandbox_{sandbox.kind}"
+        result[f"{name}_p50_ms"] = statistics.median(took[name])
+        result[f"{name}_p99_ms"] = _p99(took[name])
+        result[f"{name}_over_ms"] = statistics.median(took[name]) - unboxed
+        # CPU time of the turn's processes (the machine's load does not stretch it)
+        result[f"{name}_cpu_ms"] = statistics.median(cpu[name])
+        result[f"{name}_cpu_over_ms"] = statistics.median(cpu[name]) - unboxed_cpu
+    result["sandboxes"] = [str(sandbox.kind) for sandbox in kinds]
     return result
+
+
+def sandbox_kinds() -> list[Sandbox]:
+    """Each sandbox this machine runs: the layered one and Landlock alone, as found."""
+    found = available()
+    kinds = [Kind.BWRAP_LANDLOCK, Kind.LANDLOCK] if found is Kind.BWRAP_LANDLOCK else [found]
+    return [Sandbox(kind=kind, bwrap=bwrap_program()) for kind in kinds if kind is not Kind.OFF]
 
 
 def _fake(root: Path, agent: str, stream: list[dict[str, Any]]) -> Path:
@@ -103,7 +140,7 @@ def _fake(root: Path, agent: str, stream: list[dict[str, Any]]) -> Path:
     return fake
 
 
-def _turn(spec: str, fake: Path, worktree: Path) -> tuple[float, int]:
+def _turn(spec: str, fake: Path, worktree: Path, sandbox: Sandbox) -> tuple[float, int]:
     """One turn of `spec`; its time and whether its usage was read from the stream."""
     ctx = TurnContext(
         issue=1,
@@ -115,7 +152,7 @@ def _turn(spec: str, fake: Path, worktree: Path) -> tuple[float, int]:
         worktree=worktree,
         key="sk-bench-key-0000",
         turn_max_seconds=TURN_SECONDS,
-        launch=Launch(agent_bin=str(fake)),
+        launch=Launch(agent_bin=str(fake), sandbox=sandbox),
     )
     began = time.perf_counter()
     turn = start_turn(spec, ctx)
@@ -126,6 +163,12 @@ def _turn(spec: str, fake: Path, worktree: Path) -> tuple[float, int]:
         raise HiveError(f"a turn of {spec} ended {turn.outcome}, not {FINISHED}")
     usage = turn.usage
     return seconds, int(usage is not None and usage.output_tokens == OUTPUT_TOKENS)
+
+
+def _children_cpu_seconds() -> float:
+    """CPU time of this process's ended children (and theirs, once reaped)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _p99(values: list[float]) -> float:

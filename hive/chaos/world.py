@@ -130,6 +130,10 @@ class World:
             "HIVE_ROLE": role,
             "HIVE_RUNNER_NAME": QUEEN if role == "queen" else name,
             "HIVE_AGENT": f"command:sh {self.ctl / 'agent.sh'} {self.ctl}",
+            # the chaos agent reports its pids and reads its orders in a control directory
+            # outside its tree, and the faults find its processes by those pids: a
+            # sandbox would hide both (the sandbox's own faults: tests/e2e/sandbox)
+            "HIVE_AGENT_SANDBOX": "off",
             "HIVE_MAX_WORKERS": str(slots),
             "HIVE_RUNNER_SILENT_MINUTES": str(self.shape.silent_minutes),
             **CLOCKS,

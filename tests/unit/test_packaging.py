@@ -96,19 +96,26 @@ def test_the_image_installs_the_lock_in_a_layer_before_the_source():
 AGENTS = ROOT / "config" / "Dockerfile.agents"
 
 
-def test_the_derived_image_brings_git_node_and_the_claude_cli():
+def test_the_derived_image_brings_git_node_and_both_clis_at_the_tested_versions():
     text = AGENTS.read_text()
     assert re.search(r"^FROM \$\{HIVE_IMAGE\}", text, re.M)
     assert re.search(r"apt-get install [^\n]*\bgit\b", text)
     assert "/usr/local/bin/node" in text
-    assert re.search(r"npm install [^\n]*@anthropic-ai/claude-code@\d+\.\d+\.\d+", text)
+    makefile = (ROOT / "Makefile").read_text()
+    for package, variable in (
+        ("@anthropic-ai/claude-code", "CLAUDE_CODE_VERSION"),
+        ("@openai/codex", "CODEX_VERSION"),
+    ):
+        tested = re.search(rf"^{variable} := (\S+)$", makefile, re.M)
+        assert tested is not None
+        assert f"{package}@{tested.group(1)}" in text, f"{package} is not at the tested version"
     assert re.search(r"^USER 10001:10001\s*$", text, re.M), "back to the hive's user"
     env_block = text[text.index("\nENV ") : text.index("\nUSER 10001")]
     env = dict(re.findall(r'(HIVE_[A-Z_]+)=("[^"]*"|\S+)', env_block))
-    assert set(env) == {"HIVE_AGENT", "HIVE_KEY_ENV", "HIVE_WORKER_PROVIDER"}
     settings = Settings.from_env({k: v.strip('"') for k, v in env.items()})
-    assert settings.agent.startswith("command:claude ")
-    assert settings.key_env == "ANTHROPIC_API_KEY"
+    # the hive's own adapter, in the sandbox; never `command:` around a CLI
+    assert settings.agent == "claude"
+    assert settings.agent_sandbox == "auto"
     assert (ROOT / "docs" / "deploy.md").read_text().count("Dockerfile.agents") >= 1
 
 

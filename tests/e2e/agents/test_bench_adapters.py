@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hive.bench.adapters import sandbox_kinds
 from hive.swarm import processes_under
 
 pytestmark = [pytest.mark.e2e]
@@ -37,6 +38,13 @@ def test_bench_adapters_runs_each_adapter_beside_command_on_the_same_fake(tmp_pa
         assert result[f"{agent}_read"] == TURNS, result
         assert result[f"{agent}_p50_ms"] > 0 and result[f"command_{agent}_p50_ms"] > 0
         assert result[f"{agent}_p99_ms"] >= result[f"{agent}_p50_ms"]
+    # the sandbox's cost, beside the same turn unsandboxed, for each mechanism found here
+    assert result["sandboxes"] == [str(s.kind) for s in sandbox_kinds()]
+    for kind in result["sandboxes"]:
+        assert result[f"sandbox_{kind}_p50_ms"] > 0
+        assert result[f"sandbox_{kind}_over_ms"] == pytest.approx(
+            result[f"sandbox_{kind}_p50_ms"] - result["command_claude_p50_ms"]
+        )
     assert processes_under(tmp_path) == []
 
 

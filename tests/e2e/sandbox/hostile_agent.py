@@ -89,12 +89,13 @@ def ptrace(pid):
 
 def symlink_out():
     os.symlink(t["other_secret_file"], "escape-link")
-    subprocess.run(["git", "add", "escape-link"], check=True, capture_output=True)
-    subprocess.run(
-        ["git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "link"],
-        check=True,
-        capture_output=True,
-    )
+    if t.get("commit_symlink", True):
+        subprocess.run(["git", "add", "escape-link"], check=True, capture_output=True)
+        subprocess.run(
+            ["git", "-c", "user.name=x", "-c", "user.email=x@x", "commit", "-qm", "link"],
+            check=True,
+            capture_output=True,
+        )
     return read("escape-link")
 
 

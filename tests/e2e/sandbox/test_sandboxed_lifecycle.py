@@ -4,6 +4,7 @@ until the turn is begun, and a check runs in the sandbox too."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -18,9 +19,10 @@ import pytest
 from hive.agents import TurnContext, start_turn
 from hive.agents.checks import CheckResult, CheckTurn
 from hive.agents.launch import Launch
+from hive.agents.review import review_brief, start_review
 from hive.agents.sandbox import Kind, Sandbox, install, installed
 from hive.rules.turn_stop import LANE_FREE_MS
-from hive.testing import make_repo
+from hive.testing import git, make_repo
 
 from .test_hostile_turn import AGENT, ESCAPES, Lines, sandbox_of
 
@@ -92,6 +94,7 @@ import sys, time
 from pathlib import Path
 from hive.agents import TurnContext, start_turn
 from hive.agents.launch import Launch
+from hive.agents.review import review_brief, start_review
 from hive.agents.sandbox import Kind, Sandbox, bwrap_program
 tree = Path(sys.argv[2])
 ctx = TurnContext(issue=1, title="t", body="", branch="queen-1", boundary=(), brief="",
@@ -174,3 +177,24 @@ def test_a_hostile_check_runs_in_the_installed_sandbox_and_reaches_nothing(
         if name not in ("signal_warden", "read_other_turn_key", "read_other_brief"):
             assert f"ESCAPE {name}: refused" in ran.tail, ran.tail
     assert not (workdir / "escaped.txt").exists()
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=str)
+def test_the_demo_agent_commits_and_the_demo_reviewer_judges_inside_the_sandbox(
+    kind: Kind, tmp_path: Path
+) -> None:
+    sandbox = sandbox_of(kind)
+    tree = make_repo(tmp_path / "queen-1", {"a.txt": "before\n"})
+    lines = Lines()
+    ctx = dataclasses.replace(
+        context(tree, sandbox, lines), body="write `a.txt`: hello", boundary=("a.txt",)
+    )
+    turn = start_turn("demo", ctx)
+    assert turn.wait(60) and turn.outcome == "finished", lines.text()
+    assert git("show", "HEAD:a.txt", cwd=tree) == "hello"
+    review = Lines()
+    brief = review_brief(1, "t", "", ["a.txt"], ["file `a.txt` contains `hello`"])
+    ctx = dataclasses.replace(context(tree, sandbox, review), brief=brief)
+    judged = start_review("demo", ctx)
+    assert judged.wait(60), review.text()
+    assert "HIVE-CRITERION: 1 met" in review.text()
