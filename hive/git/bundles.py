@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dulwich.objects import Blob, Commit, ObjectID, Tree, hex_to_sha
@@ -26,6 +26,7 @@ from dulwich.repo import Repo
 from hive.errors import HiveError
 from hive.git.delta import DELTA_MAX_BYTES, create_delta
 from hive.git.repo import GitError, branch_ref, resolve
+from hive.git.sizes import read_stream
 
 BUNDLE_HEADER = b"# v2 git bundle\n"
 # Deltas: bases older than this chain length are not used (git's default depth), and
@@ -176,22 +177,33 @@ def _pack(repo: Repo, commits: list[Commit], out: _Out) -> None:
 
 
 def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool, out: _Out) -> None:
-    get_raw: Callable[[ObjectID], tuple[int, bytes]] = repo.object_store.get_raw
-    type_num, data = get_raw(ObjectID(item.sha))
-    body, header_type, base = data, type_num, None
     depth[item.sha] = 0
-    if usable and item.base is not None and MIN_DELTA_BYTES <= len(data) <= DELTA_MAX_BYTES:
+    type_num, size, slices = read_stream(repo.object_store, item.sha)
+    if size > DELTA_MAX_BYTES:  # whole, and read as it is written: never held
+        _write_entry(repo, out, type_num, None, size, slices)
+        return
+    data = b"".join(slices)
+    body, header_type, base = data, type_num, None
+    if usable and item.base is not None and len(data) >= MIN_DELTA_BYTES:
         base_depth = depth.get(item.base, 0)
         if base_depth < MAX_DELTA_DEPTH:
-            _base_type, base_data = get_raw(ObjectID(item.base))
+            _base_type, base_data = repo.object_store.get_raw(ObjectID(item.base))
             if len(base_data) <= DELTA_MAX_BYTES:
                 delta = create_delta(base_data, data)
                 if len(delta) < len(data) * DELTA_KEEP_RATIO:
                     body, header_type, base = delta, REF_DELTA, hex_to_sha(ObjectID(item.base))
                     depth[item.sha] = base_depth + 1
-    out.write(bytes(pack_object_header(header_type, base, len(body), repo.object_format)))
+    _write_entry(repo, out, header_type, base, len(body), (body,))
+
+
+def _write_entry(
+    repo: Repo, out: _Out, kind: int, base: bytes | None, size: int, slices: Iterable[bytes]
+) -> None:
+    """A pack entry: its header, then its bytes compressed a slice at a time."""
+    out.write(bytes(pack_object_header(kind, base, size, repo.object_format)))
     squeeze = zlib.compressobj()
-    view = memoryview(body)
-    for at in range(0, len(body), _COMPRESS_SLICE):
-        out.write(squeeze.compress(view[at : at + _COMPRESS_SLICE]))
+    for piece in slices:
+        view = memoryview(piece)
+        for at in range(0, len(piece), _COMPRESS_SLICE):
+            out.write(squeeze.compress(view[at : at + _COMPRESS_SLICE]))
     out.write(squeeze.flush())

@@ -17,10 +17,12 @@ would refuse (`.git`, `..`) is refused before anything of its tree is written.
 
 from __future__ import annotations
 
+import itertools
 import os
 import stat
 import threading
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +32,7 @@ from dulwich.objects import ObjectID
 
 from hive.git.index import IndexFile
 from hive.git.repo import GitError
+from hive.git.sizes import read_stream
 from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, tree_entries
 
 WRITERS = 2 if (os.cpu_count() or 1) <= 2 else 4
@@ -42,8 +45,8 @@ _DIRS_OPEN = 32  # directory descriptors a writer keeps open, at most
 @dataclass(frozen=True, slots=True)
 class _Make:
     """Create `name` in directory `parent` (relative to the root, b"" for the root): a
-    gitlink, a symlink to `data`, or a file of `data`; its index entry goes under
-    `path`."""
+    gitlink, a symlink to `data`, or a file of `data` (of `slices`, read as they are
+    written, for a large one); its index entry goes under `path`."""
 
     parent: bytes
     name: bytes
@@ -51,6 +54,7 @@ class _Make:
     sha: bytes
     path: bytes
     data: bytes
+    slices: Iterable[bytes] = ()
 
 
 def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: IndexFile) -> None:
@@ -109,10 +113,17 @@ def _walk(
             finally:
                 os.close(inner)
             continue
-        data = b""
-        if mode != GITLINK_MODE:
+        if mode == GITLINK_MODE:
+            queue.put(writer, _Make(parent, name, mode, sha, path, b""))
+        elif mode == LINK_MODE:
             _type, data = store.get_raw(ObjectID(sha))
-        queue.put(writer, _Make(parent, name, mode, sha, path, data))
+            queue.put(writer, _Make(parent, name, mode, sha, path, data))
+        else:  # a large file is read as it is written, a slice at a time
+            _type, _size, slices = read_stream(store, sha)
+            if isinstance(slices, tuple):  # read whole: its bytes count in the queue
+                queue.put(writer, _Make(parent, name, mode, sha, path, b"".join(slices)))
+            else:
+                queue.put(writer, _Make(parent, name, mode, sha, path, b"", slices))
 
 
 class _Queue:
@@ -208,9 +219,10 @@ class _Writer:
         else:
             fd = os.open(name, _CREATE, 0o777 if mode == EXEC_MODE else 0o666, dir_fd=at)
             try:
-                left = memoryview(item.data)
-                while left:
-                    left = left[os.write(fd, left) :]
+                for data in itertools.chain((item.data,), item.slices):
+                    left = memoryview(data)
+                    while left:
+                        left = left[os.write(fd, left) :]
                 st = os.fstat(fd)
             finally:
                 os.close(fd)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from dulwich.objects import Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
 from hive.git.repo import GitError
+from hive.git.sizes import read_stream
 from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE
 
 
@@ -115,19 +117,20 @@ def _write(repo: Repo, tree_sha: bytes, root: str) -> tuple[list[str], int]:
                 os.symlink(target, full)
                 links.append(rel)
                 files += 1
-            else:
-                _kind, data = store.get_raw(ObjectID(entry))
-                _create(full, data, 0o777 if mode == EXEC_MODE else 0o666)
+            else:  # a large file is read as it is written, a slice at a time
+                _kind, _size, slices = read_stream(store, entry)
+                _create(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
                 files += 1
     return links, files
 
 
-def _create(full: str, data: bytes, perm: int) -> None:
+def _create(full: str, slices: Iterable[bytes], perm: int) -> None:
     fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        for data in slices:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
@@ -146,7 +149,7 @@ def _flatten_escaping_links(root: Path, links: list[str]) -> tuple[str, ...]:
             full = os.path.join(root, rel)
             target = os.readlink(os.fsencode(full))
             os.unlink(full)
-            _create(full, target, 0o666)
+            _create(full, (target,), 0o666)
             flattened.append(rel)
         pending = [rel for rel in pending if rel not in out]
 

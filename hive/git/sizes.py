@@ -1,15 +1,19 @@
 """An object's size without reading it: from its pack entry's header, or, for a delta,
-from the first bytes of the delta (which name the size of what it builds).
+from the first bytes of the delta (which name the size of what it builds); and a large
+object stored whole in a pack read a slice at a time (`read_stream`).
 
 A merge asks before it reads three versions of a file both sides changed: a file
 larger than the text merge takes is a conflict, and reading it whole first would cost
-its size three times over in memory for nothing.
+its size three times over in memory for nothing. A checkout and a bundle read a large
+file a slice at a time, never holding it (dulwich's `get_raw` holds it about three
+times over at its peak).
 """
 
 from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Iterable, Iterator
 
 from dulwich.object_store import BaseObjectStore, DiskObjectStore
 from dulwich.objects import ObjectID, hex_to_sha
@@ -19,6 +23,8 @@ _REF_DELTA = 7
 _SHA_BYTES = 20
 _HEAD_BYTES = 64  # an entry's header and base, and the start of its zlib stream
 _DELTA_HEAD_BYTES = 20  # a delta's two sizes, ten bytes each at most
+STREAM_MIN_BYTES = 1 << 20  # a smaller object is read whole, as dulwich reads it
+_SLICE = 1 << 20
 
 
 def object_size(store: BaseObjectStore, sha: bytes) -> int:
@@ -35,6 +41,52 @@ def object_size(store: BaseObjectStore, sha: bytes) -> int:
                 return _entry_size(handle.fileno(), offset)
     _type, data = store.get_raw(ObjectID(sha))
     return len(data)
+
+
+def read_stream(store: BaseObjectStore, sha: bytes) -> tuple[int, int, Iterable[bytes]]:
+    """(type number, size, the bytes in slices) of object `sha` (hex): an object of
+    STREAM_MIN_BYTES or more stored whole in a pack is inflated a slice at a time as the
+    slices are taken; any other is read whole, in one slice. KeyError when it is absent."""
+    if isinstance(store, DiskObjectStore):
+        binary = hex_to_sha(ObjectID(sha))
+        for pack in store.packs:
+            try:
+                offset = pack.index.object_offset(binary)
+            except KeyError:
+                continue
+            path = os.fspath(pack.data.path)
+            with open(path, "rb") as handle:
+                head = os.pread(handle.fileno(), _HEAD_BYTES, offset)
+            kind, size, used = _varint_with_type(head)
+            if kind in (_OFS_DELTA, _REF_DELTA) or size < STREAM_MIN_BYTES:
+                break
+            return kind, size, _inflated(path, offset + used, size)
+    type_num, data = store.get_raw(ObjectID(sha))
+    return type_num, len(data), (data,)
+
+
+def _inflated(path: str, at: int, size: int) -> Iterator[bytes]:
+    """The `size` bytes of the zlib stream at `at` of the file at `path`, a slice at a
+    time; OSError when the stream does not hold them."""
+    inflater = zlib.decompressobj()
+    seen = 0
+    with open(path, "rb") as handle:
+        fd = handle.fileno()
+        while not inflater.eof:
+            piece = os.pread(fd, _SLICE, at)
+            at += len(piece)
+            if not piece:
+                out = inflater.flush()
+                seen += len(out)
+                yield out
+                break
+            while piece and not inflater.eof:
+                out = inflater.decompress(piece, _SLICE)
+                seen += len(out)
+                yield out
+                piece = inflater.unconsumed_tail
+    if seen != size or not inflater.eof:
+        raise OSError(f"{path}: an entry says {size} bytes and inflates to {seen}")
 
 
 def _entry_size(fd: int, offset: int) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,11 +15,13 @@ from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 from hive.git import storing
+from hive.git.bundles import bundle
 from hive.git.packfiles import pack_of_raw
 from hive.git.packindex import land_bytes
 from hive.git.salvage import salvage
+from hive.git.scratch import scratch_tree
 from hive.git.storing import FileChanged, store_files
-from hive.git.worktrees import cut_worktree
+from hive.git.worktrees import cut_worktree, remove_worktree
 
 from .conftest import GIT, Git
 
@@ -98,3 +101,48 @@ def test_a_highly_compressed_object_is_indexed_a_slice_at_a_time(clone: Repo) ->
         tracemalloc.stop()
     assert peak < 4 << 20, f"indexing held {peak} bytes at its peak"
     assert clone.object_store[Blob.from_string(zeros).id].as_raw_string() == zeros
+
+
+def _traced_peak(run: Callable[[], object]) -> int:
+    tracemalloc.start()
+    try:
+        run()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_large_file_is_checked_out_bundled_and_written_for_checks_a_slice_at_a_time(
+    clone: Repo, tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    cut = cut_worktree(clone, 4, "main", tmp_path / "work")
+    data = os.urandom(LARGE)
+    (cut.path / "large.bin").write_bytes(data)
+    head = salvage(cut.path, ["large.bin"], "finished").sha
+    assert head is not None
+    remove_worktree(clone, cut.path)
+
+    again: list[Path] = []
+    peak = _traced_peak(
+        lambda: again.append(cut_worktree(clone, 4, "main", tmp_path / "work").path)
+    )
+    assert peak < 6 << 20, f"the checkout held {peak} bytes at its peak"
+    assert (again[0] / "large.bin").read_bytes() == data
+
+    scratch = tmp_path / "scratch"
+    peak = _traced_peak(lambda: scratch_tree(clone, head, scratch))
+    assert peak < 6 << 20, f"the scratch tree held {peak} bytes at its peak"
+    assert (scratch / "large.bin").read_bytes() == data
+
+    made: list[bytes] = []
+    peak = _traced_peak(lambda: made.append(bundle(clone, 4, "main", 1 << 30).data))  # type: ignore[union-attr]
+    assert peak < 2.3 * LARGE, (
+        f"the bundle held {peak} bytes at its peak"
+    )  # its bytes, and their join
+    path = tmp_path / "large.bundle"
+    path.write_bytes(made[0])
+    git("fetch", "-q", str(path), "refs/heads/queen-4:refs/heads/got", cwd=upstream)
+    shown = subprocess.run(
+        [GIT, "cat-file", "blob", "got:large.bin"], cwd=upstream, capture_output=True, check=True
+    )
+    assert shown.stdout == data
