@@ -14,11 +14,12 @@ from typing import Any
 import psycopg
 
 from hive.chaos.agent import TurnEvent, parse_log, work_line
-from hive.chaos.invariants import FINISHED, BundleCheck
+from hive.chaos.invariants import FINISHED, BundleCheck, Ledger
 from hive.chaos.world import issue_file
 from hive.errors import HiveError
 from hive.git.safety import git_environment
-from hive.store import bundles, orders
+from hive.rules.credits import LedgerError, replay
+from hive.store import bundles, credits, orders
 
 GIT_TIMEOUT_SECONDS = 60
 
@@ -33,6 +34,36 @@ def attempts(db: psycopg.Connection[Any], issues: Iterable[int]) -> dict[int, li
             seen.append(current.outcome)
         found[issue] = seen
     return found
+
+
+def conversations(db: psycopg.Connection[Any], issues: Iterable[int]) -> dict[str, str | None]:
+    """Each attempt's outcome by its conversation id (its archived rows and its row)."""
+    found: dict[str, str | None] = {}
+    for issue in issues:
+        for a in orders.history(db, issue):
+            found[str(a.snapshot.get("conversation_id"))] = a.snapshot.get("outcome")
+        current = orders.get(db, issue)
+        if current is not None:
+            found[str(current.conversation_id)] = current.outcome
+    return found
+
+
+def ledger(db: psycopg.Connection[Any], account: str) -> Ledger:
+    """The account's sales, and whether its ledger replays to the sums it holds with no
+    lot below zero."""
+    turns = tuple(str(s["turn"]) for s in credits.history(db, account, limit=1_000_000)
+                  if s["kind"] == "sale")  # fmt: skip
+    try:
+        book = replay(credits.movements(db, [account])[account])
+    except LedgerError as err:
+        return Ledger(turns, f"the ledger does not replay: {err}")
+    sums = credits.sums(db)
+    held = (sums.get("grant", 0), sums.get("sale", 0), sums.get("burn", 0))
+    if (book.granted, book.sold, book.burned) != held:
+        return Ledger(turns, f"the replay {book} is not the ledger's sums {held}")
+    if any(lot.left < 0 for lot in book.lots):
+        return Ledger(turns, "a lot went below zero")
+    return Ledger(turns)
 
 
 def turn_events(log: Path) -> list[TurnEvent]:

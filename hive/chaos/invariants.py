@@ -12,6 +12,8 @@
   agent commits some itself).
 - `outliving`: no agent process outlived its runner by more than the bound.
 - `sigterm_exits`: every process that got SIGTERM exited 0.
+- `sold_once` (credits on): every finished attempt's turn was sold exactly once, no
+  sale names a turn that did not end, and the ledger replays to the sums it holds.
 """
 
 from __future__ import annotations
@@ -66,6 +68,48 @@ def ended_once(outcomes: Mapping[int, Sequence[str | None]]) -> Check:
     return Check(
         "every order ended once as finished",
         f"{len(outcomes)} orders, {attempts} attempts",
+        tuple(bad),
+    )
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """The credit ledger as the run left it: its sales' turns, and why its replay does
+    not match its sums (None: it does)."""
+
+    sold_turns: tuple[str, ...]
+    problem: str | None = None
+
+
+def sold_once(attempts: Mapping[str, str | None], ledger: Ledger) -> Check:
+    """`attempts`: each attempt's outcome by its conversation id (None: not ended)."""
+    bad = []
+    sold: dict[str, int] = {}
+    reviews = 0
+    for turn in ledger.sold_turns:
+        kind, _, rest = turn.partition(":")
+        if kind == "review":  # each review turn its own sale, of an attempt that ended
+            reviews += 1
+            conversation = rest.partition(":")[0]
+            if attempts.get(conversation, None) is None:
+                bad.append(f"{turn} reviewed no ended attempt of the run")
+            continue
+        sold[turn] = sold.get(turn, 0) + 1
+    for conversation, outcome in sorted(attempts.items()):
+        times = sold.pop(f"bee:{conversation}", 0)
+        if outcome == FINISHED and times != 1:
+            bad.append(f"attempt {conversation} finished and was sold {times} times")
+        elif outcome is None and times:
+            bad.append(f"attempt {conversation} was sold before it ended")
+        elif times > 1:
+            bad.append(f"attempt {conversation} ({outcome}) was sold {times} times")
+    bad += [f"{turn} was sold but is no attempt of the run" for turn in sorted(sold)]
+    if ledger.problem is not None:
+        bad.append(ledger.problem)
+    return Check(
+        "every finished turn sold once",
+        f"{len(ledger.sold_turns) - reviews} turns and {reviews} reviews sold,"
+        f" {len(attempts)} attempts",
         tuple(bad),
     )
 

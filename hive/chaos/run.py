@@ -28,9 +28,10 @@ from hive.chaos.invariants import (
     outside_boundaries,
     overlapping_turns,
     sigterm_exits,
+    sold_once,
 )
 from hive.chaos.plan import Plan, Shape, make_plan
-from hive.chaos.world import World
+from hive.chaos.world import ACCOUNT, World
 from hive.store import orders
 from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait_for
 
@@ -177,6 +178,7 @@ def _check(
         scratch = world.root / "verify"
         scratch.mkdir()
         stored = evidence.check_bundles(db, finished, events, world.upstream, scratch)
+        sold = sold_once(evidence.conversations(db, plan.ticks), evidence.ledger(db, ACCOUNT))
     return (
         ended_once(outcomes),
         overlapping_turns(events),
@@ -184,4 +186,5 @@ def _check(
         outside_boundaries(stored),
         outliving(seen.outliving),
         sigterm_exits(exits),
+        sold,
     )

@@ -15,6 +15,7 @@ import math
 import shutil
 import tempfile
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +25,7 @@ from hive.chaos.agent import LOG_NAME, SCRIPT
 from hive.chaos.plan import Plan, Shape
 from hive.errors import HiveError
 from hive.git.commits import init_repository
-from hive.store import embedded, issues, migrate
+from hive.store import credits, embedded, issues, migrate
 from hive.store.issues import NewIssue
 from hive.swarm import Serve, start_serve
 
@@ -32,6 +33,8 @@ BASE = "main"
 QUEEN = "queen"
 SLOTS_PER_RUNNER = 2
 LANES_PER_KEY = 4
+ACCOUNT = "chaos"  # every issue's credit account
+GRANT_TOKENS = 10**9
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
 
 CLOCKS = {
@@ -115,8 +118,11 @@ class World:
                     title=f"chaos {n}",
                     body=f"A line in {issue_file(n)}.",
                     boundary=(issue_file(n),),
+                    account=ACCOUNT,
                 )
                 issues.upsert(db, n, issue)
+            # credits on: every turn is sold to ACCOUNT, which never runs out
+            credits.grant(db, ACCOUNT, GRANT_TOKENS, Decimal(30), "chaos")
 
     # ---- processes ---------------------------------------------------------------
 
@@ -136,6 +142,7 @@ class World:
             "HIVE_AGENT_SANDBOX": "off",
             "HIVE_MAX_WORKERS": str(slots),
             "HIVE_RUNNER_SILENT_MINUTES": str(self.shape.silent_minutes),
+            "HIVE_CREDITS": "on",
             **CLOCKS,
         }
         for k in range(math.ceil(slots / LANES_PER_KEY)):

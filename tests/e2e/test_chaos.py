@@ -24,6 +24,7 @@ INVARIANTS = (
     "nothing outside a boundary in a bundle",
     "no agent outlives its runner",
     "every SIGTERM exits 0",
+    "every finished turn sold once",
 )
 
 

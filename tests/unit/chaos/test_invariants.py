@@ -6,6 +6,7 @@ from __future__ import annotations
 from hive.chaos.agent import TurnEvent, parse_log, work_line
 from hive.chaos.invariants import (
     BundleCheck,
+    Ledger,
     Outliving,
     ended_once,
     lost_bundles,
@@ -13,6 +14,7 @@ from hive.chaos.invariants import (
     outside_boundaries,
     overlapping_turns,
     sigterm_exits,
+    sold_once,
     table,
 )
 
@@ -126,3 +128,23 @@ def test_a_bundle_carrying_a_path_outside_its_boundary_is_named():
     )
     assert check.violations == ("#4: carries outside-4.txt, passwd-4",)
     assert check.measured == "2 bundles' paths compared with their boundaries"
+
+
+def test_each_finished_turn_sold_once_holds_and_every_other_sale_is_named():
+    attempts = {"a": "handed back", "b": "finished", "c": "reaped at boot"}
+    check = sold_once(attempts, Ledger(("bee:a", "bee:b", "review:b:1", "review:b:2")))
+    assert check.ok and check.measured == "2 turns and 2 reviews sold, 3 attempts"
+    broken = sold_once(
+        {**attempts, "d": "finished", "e": None},
+        Ledger(("bee:b", "bee:b", "bee:e", "bee:zz", "review:zz:1"), "a lot went below zero"),
+    )
+    assert broken.violations == (
+        "review:zz:1 reviewed no ended attempt of the run",
+        "attempt b finished and was sold 2 times",
+        "attempt d finished and was sold 0 times",
+        "attempt e was sold before it ended",
+        "bee:zz was sold but is no attempt of the run",
+        "a lot went below zero",
+    )
+    twice = sold_once({"a": "handed back"}, Ledger(("bee:a", "bee:a")))
+    assert twice.violations == ("attempt a (handed back) was sold 2 times",)
