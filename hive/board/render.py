@@ -155,6 +155,9 @@ def _board(
         shown_closed = counts[Column.DONE] + counts[Column.DROPPED]
         if col in (Column.DONE, Column.DROPPED) and found.closed_total > shown_closed:
             more = f'<p class="more">the latest {shown_closed} of {found.closed_total} closed</p>'
+        elif found.hidden.get(col):
+            total = counts[col] + found.hidden[col]
+            more = f'<p class="more">the first {counts[col]} of {total}</p>'
         sections.append(
             f'<section class="column" data-column="{name}" aria-labelledby="h-{name}">'
             f'<h2 id="h-{name}">{name} <span class="count" data-count="{name}">'

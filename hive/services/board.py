@@ -21,6 +21,7 @@ from hive.store.db import Db
 from hive.store.people import TranscriptLine
 
 _SHA = re.compile(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b")
+CARDS_PER_COLUMN_MAX = 200  # the whole board shows at most this many cards a column
 SHA_SHOWN = 12  # a card names a merge by the first 12 hex digits of its commit
 WHY_SHOWN = 50  # the Queen's sentences an issue's page shows, newest first
 CHECKS_SHOWN = 20
@@ -75,14 +76,34 @@ class Card:
 class Cards:
     cards: list[Card]
     closed_total: int  # closed issues in the store (the board shows the latest ones)
+    # cards of a column past CARDS_PER_COLUMN_MAX, left out of the whole board
+    hidden: dict[Column, int] = field(default_factory=dict)
 
 
 def cards(db: Db, numbers: Sequence[int] | None = None) -> Cards:
     """The cards of the issues `numbers` and of those they block, or the whole board's
-    (every open issue and the latest closed ones); an unknown number has no card."""
+    (every open issue and the latest closed ones, at most CARDS_PER_COLUMN_MAX a column,
+    in the column's order); an unknown number has no card."""
     rows = board.cards(db, numbers)
-    closed = board.closed_count(db) if numbers is None else 0
-    return Cards([card_of(r) for r in rows], closed)
+    if numbers is not None:
+        return Cards([card_of(r) for r in rows], 0)
+    kept, hidden = _capped([card_of(r) for r in rows])
+    return Cards(kept, board.closed_count(db), hidden)
+
+
+def _capped(found: list[Card]) -> tuple[list[Card], dict[Column, int]]:
+    """The first CARDS_PER_COLUMN_MAX cards of each column, and how many each left out:
+    2,000 open issues made a board of 986 KB."""
+    by_column: dict[Column, list[Card]] = {}
+    for c in sorted(found, key=lambda c: (c.sort_key, c.number)):
+        by_column.setdefault(c.column, []).append(c)
+    kept: list[Card] = []
+    hidden: dict[Column, int] = {}
+    for column, in_it in by_column.items():
+        kept += in_it[:CARDS_PER_COLUMN_MAX]
+        if len(in_it) > CARDS_PER_COLUMN_MAX:
+            hidden[column] = len(in_it) - CARDS_PER_COLUMN_MAX
+    return kept, hidden
 
 
 def card_of(row: board.CardRow) -> Card:

@@ -34,3 +34,21 @@ def test_an_issue_body_keeps_its_line_breaks_and_escapes_the_rest(world, serve):
     assert shown.startswith(
         '<pre class="body">First line.\n\n## Boundary\n- `a.py`\n\tindented\\x1b[2J</pre>'
     )
+
+
+def test_two_thousand_open_issues_make_a_bounded_board(world, serve):
+    world.db.execute(
+        "INSERT INTO hive.queen_issue (number, title, labels) "
+        "SELECT n, 'issue ' || n || repeat(' words', 20), ARRAY['hive', 'P2'] "
+        "FROM generate_series(1, 2000) AS n"
+    )
+    server = serve()
+    page = call(server, "GET", "/board")
+    assert page.status == 200
+    text = page.body.decode()
+    assert len(page.body) < 250_000, len(page.body)  # 1,753 KB before, 177 KB now
+    from hive.services.board import CARDS_PER_COLUMN_MAX
+
+    assert text.count('class="card col-backlog"') == CARDS_PER_COLUMN_MAX
+    assert f"the first {CARDS_PER_COLUMN_MAX} of 2000" in text
+    assert 'data-issue="1"' in text and 'data-issue="2000"' not in text
