@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from hive.actors.bee_actor import BeeActor
+from hive.actors.credit_gate import terms_of
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor, JobRunnerConfig
@@ -208,6 +209,7 @@ def queen_helpers(
             reviewer,
             edit_remote=forge.repo.edit_issue_body if forge is not None else None,
             holds_lease=lambda: holds_queen_lease(rt.db, settings.runner_name),
+            credit_terms=terms_of(settings),
         )
         specs.insert(
             1,

@@ -27,18 +27,19 @@ from datetime import UTC, datetime
 from hive.actors.loop import LoopActor
 from hive.actors.review_config import ReviewerConfig
 from hive.actors.runtime import Runtime
-from hive.agents.base import REASON_BOUND, TurnStartError
+from hive.agents.base import REASON_BOUND, Ending, TurnStartError
 from hive.agents.review import ReviewTurn, demo_command
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, own_repo, resolve
 from hive.git.scratch import scratch_tree
 from hive.metrics import HiveMetrics
+from hive.rules.credits import Terms
 from hive.rules.review_failures import ERROR, SHAPER, START, after_failure, failure_reason
 from hive.rules.shape import NEVER_TASK_LABELS, shape_problem
 from hive.rules.shaping import APPLY, gate_problem, proposal_of, proposal_problem, shaper_brief
 from hive.services import shaping
+from hive.store import credits, shapes
 from hive.store import issues as issue_rows
-from hive.store import shapes
 from hive.store.db import Db
 from hive.store.issues import Issue
 from hive.store.shapes import Shape
@@ -79,12 +80,14 @@ class Shaper:
         config: ReviewerConfig | None = None,
         edit_remote: shaping.EditRemote | None = None,
         holds_lease: Callable[[], bool] = lambda: True,
+        credit_terms: Terms | None = None,
     ) -> None:
         self.db, self.checkout, self.metrics = db, checkout, metrics
         self.agent, self.mode = agent, mode
         self.config = config or ReviewerConfig()
         self.edit_remote = edit_remote
         self.holds_lease = holds_lease
+        self.credit_terms = credit_terms  # HIVE_CREDITS=on: each turn is sold
         self._turn: ReviewTurn | None = None
         self._closed = False
 
@@ -161,6 +164,7 @@ class Shaper:
         finally:
             self._turn = None
             shutil.rmtree(scratch, ignore_errors=True)
+        self._sell(issue, done.ending)
         if self._closed:
             return "stopped"
         proposal = proposal_of(done.lines)
@@ -211,6 +215,15 @@ class Shaper:
         return self._put(
             Shape(issue.number, shapes.PENDING, proposal.boundary, proposal.criteria, problem, note)
         )
+
+    def _sell(self, issue: Issue, ending: Ending) -> None:
+        """Sell the shaping turn to the issue's account (credits on), as it ended."""
+        if self.credit_terms is None:
+            return
+        cost = self.config.accounting.cost(ending.usage)
+        turn = credits.shaping_turn(issue.number)
+        usd = cost.usd if cost else None
+        credits.sell_issue_turn(self.db, self.credit_terms, issue, turn, usd)
 
     def _failed(
         self, issue: Issue, problem: str, reason: str, detail: str, failures: int, pause: int

@@ -27,16 +27,19 @@ from hive.rules.credits import (
     Book,
     Kind,
     Movement,
+    Terms,
     apply,
     as_of,
     burn_after,
     due_burns,
     micros_of,
+    payer,
     replay,
     take,
     tokens_for,
 )
 from hive.store.db import Db, connection, dicts, one, one_dict
+from hive.store.issues import Issue
 
 HISTORY_LINES = 50
 
@@ -200,6 +203,27 @@ def sell_order_turn(
         terms["key_owner"],
     )
     return sell(conn, sale)
+
+
+def shaping_turn(issue: int) -> str:
+    """The ledger's name of one shaping turn of an issue (each its own)."""
+    return f"shape:{issue}:{uuid.uuid4()}"
+
+
+def sell_issue_turn(
+    db: Db, terms: Terms, issue: Issue, turn: str, cost_usd: float | None
+) -> Moved:
+    """Sell a turn that ran before the issue had an order (a shaping turn) to the
+    issue's account under `terms`, in a transaction of its own."""
+    sale = Sale(
+        turn,
+        payer(issue.account, terms.default_account),
+        issue.number,
+        cost_usd,
+        terms.markup,
+    )
+    with connection(db) as conn, conn.transaction():
+        return sell(conn, sale)
 
 
 def burn_due(db: Db, accounts: Sequence[str], *, now: datetime | None = None) -> int:

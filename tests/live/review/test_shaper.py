@@ -5,6 +5,7 @@ why; a shaper that cannot run has the reviewer's floor."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from typing import Any
 
 import psycopg
@@ -15,10 +16,11 @@ from hive.actors.shaper import Shaper
 from hive.git.facts import base_facts
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics
+from hive.rules.credits import Terms
 from hive.rules.shape import shape_problem
 from hive.services import changes, history, shaping
 from hive.services.standing import NotNow
-from hive.store import issues, shapes
+from hive.store import credits, issues, shapes
 from hive.store.issues import NewIssue
 from hive.store.people import IssueChange
 
@@ -129,3 +131,17 @@ def test_an_issue_edited_since_is_shaped_again(db: Any, queen_checkout: Checkout
     assert first.note.startswith("the shaper gave no proposal")
     changes.edit(db, number, IssueChange(boundary=["nowhere/x.md"]))
     assert shaper.run_once().issue == number  # another problem: shaped again at once
+
+
+def test_with_credits_on_each_shaping_turn_is_sold_to_the_issues_account(
+    db: Any, queen_checkout: Checkout
+) -> None:
+    number = _issue(db, account="team")
+    config = ReviewerConfig(failure_pause_seconds=1)
+    terms = Terms(Decimal(2), Decimal(30), "ops")
+    shaper = Shaper(db, queen_checkout, HiveMetrics(), "demo", "ask", config, credit_terms=terms)
+    assert shaper.run_once().issue == number
+    (sale,) = credits.sales_of_issue(db, number)
+    assert sale["account"] == "team" and sale["turn"].startswith(f"shape:{number}:")
+    assert (sale["tokens"], sale["cost_micros"]) == (1, None)  # the demo shaper: unpriced
+    assert _shaper(db, queen_checkout).credit_terms is None  # credits off: nothing sold
