@@ -210,9 +210,7 @@ def shaping_turn(issue: int) -> str:
     return f"shape:{issue}:{uuid.uuid4()}"
 
 
-def sell_issue_turn(
-    db: Db, terms: Terms, issue: Issue, turn: str, cost_usd: float | None
-) -> Moved:
+def sell_issue_turn(db: Db, terms: Terms, issue: Issue, turn: str, cost_usd: float | None) -> Moved:
     """Sell a turn that ran before the issue had an order (a shaping turn) to the
     issue's account under `terms`, in a transaction of its own."""
     sale = Sale(
