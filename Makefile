@@ -50,11 +50,14 @@ SOAK_PASSES ?= 5
 soak: $(STAMP) system ## the suite SOAK_PASSES times in a row while a second copy runs beside it
 	$(BIN)/python tests/soak.py --passes $(SOAK_PASSES) --workers $(TEST_WORKERS)
 
-lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint
+# every Dockerfile of the repository: the hive's image and the one with the agents' CLIs
+DOCKERFILES := Dockerfile $(wildcard config/Dockerfile.*)
+
+lint: $(STAMP) ## ruff, the architecture's import contracts, hadolint over every Dockerfile
 	$(BIN)/ruff check hive supervisors tests
 	$(BIN)/ruff format --check hive supervisors tests
 	$(BIN)/lint-imports
-	$(BIN)/hadolint Dockerfile
+	$(BIN)/hadolint $(DOCKERFILES)
 
 types: $(STAMP) ## mypy over both packages
 	$(BIN)/mypy hive supervisors

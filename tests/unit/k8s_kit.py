@@ -12,16 +12,25 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-APPLIED = ROOT / "config" / "k8s"  # what `kubectl apply -f config/k8s/` applies
+APPLIED = ROOT / "config" / "k8s"  # what `kubectl apply -k config/k8s` applies
 EXTRAS = ROOT / "config" / "k8s-extras"  # applied one by one, by choice
+KUSTOMIZATION = "kustomization.yaml"  # config/k8s's list of its manifests, not one itself
 WORKLOAD_KINDS = ("Deployment", "Job")
+
+
+def manifest_files(*folders: Path) -> list[Path]:
+    return [
+        path
+        for folder in folders or (APPLIED, EXTRAS)
+        for path in sorted(folder.glob("*.yaml"))
+        if path.name != KUSTOMIZATION
+    ]
 
 
 def documents(*folders: Path) -> list[dict[str, Any]]:
     found = []
-    for folder in folders or (APPLIED, EXTRAS):
-        for path in sorted(folder.glob("*.yaml")):
-            found.extend(doc for doc in yaml.safe_load_all(path.read_text()) if doc)
+    for path in manifest_files(*folders):
+        found.extend(doc for doc in yaml.safe_load_all(path.read_text()) if doc)
     return found
 
 

@@ -125,3 +125,21 @@ def test_the_derived_image_passes_hadolint():
         pytest.skip("hadolint comes with the dev extra")
     done = subprocess.run([hadolint, str(AGENTS)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_make_lint_lints_every_dockerfile():
+    make = shutil.which("make")
+    if make is None:
+        pytest.skip("make is not installed")
+    done = subprocess.run(
+        [make, "-n", "lint"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if "hadolint" in x]
+    linted = set(line.split()[1:])
+    dockerfiles = {
+        "Dockerfile",
+        *(str(p.relative_to(ROOT)) for p in ROOT.glob("config/Dockerfile*")),
+    }
+    assert "config/Dockerfile.agents" in dockerfiles
+    assert linted == dockerfiles
