@@ -86,9 +86,9 @@ def build_stage() -> str:
 
 def test_the_image_installs_the_lock_in_a_layer_before_the_source():
     build = build_stage()
-    lock_install = build.index("--require-hashes -r requirements.lock")
+    lock_install = re.search(r"--require-hashes [^\n]*-r requirements\.lock", build).start()
     assert build.index("COPY requirements.lock") < lock_install < build.index("COPY hive")
-    assert re.search(r"pip install [^\n]*--no-deps \.", build[build.index("COPY hive") :])
+    assert re.search(r"pip install [^\n]*--no-deps [^\n]*\.", build[build.index("COPY hive") :])
     ignored = (ROOT / ".dockerignore").read_text().splitlines()
     assert not {"requirements.lock", "*.lock"} & set(ignored)
 
@@ -143,3 +143,53 @@ def test_make_lint_lints_every_dockerfile():
     }
     assert "config/Dockerfile.agents" in dockerfiles
     assert linted == dockerfiles
+
+
+BUILD_LOCK = ROOT / "requirements-build.lock"
+DIGEST = re.compile(r"@sha256:[0-9a-f]{64}$")
+
+
+def test_the_base_image_is_pinned_by_digest():
+    text = (ROOT / "Dockerfile").read_text()
+    bases = re.findall(r"^FROM (\S+)", text, re.M)
+    assert len(bases) == 2
+    for base in bases:
+        assert base.startswith("python:3.11-slim-bookworm@") and DIGEST.search(base), base
+    assert len(set(bases)) == 1  # both stages on the same Python
+
+
+def test_the_build_tools_come_with_hashes_and_without_build_isolation():
+    build_system = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
+    wanted = requirements(build_system["requires"])
+    pins = {}
+    for block in re.split(r"\n(?=\S)", BUILD_LOCK.read_text()):
+        head = re.match(r"^([A-Za-z0-9._-]+)==(\S+)", block)
+        if head:
+            assert re.search(r"--hash=sha256:[0-9a-f]{64}", block), head.group(1)
+            pins[canonicalize_name(head.group(1))] = head.group(2)
+    assert set(pins) == set(wanted)
+    for name, pinned in pins.items():
+        assert pinned in wanted[name].specifier, (name, pinned)
+    build = build_stage().replace("\\\n", " ")
+    installs = re.findall(r"pip install ([^\n&]*)", build)
+    for args in installs:
+        # a lock with its hashes, wheels only; or the hive itself, with the tools above
+        locked = "--require-hashes" in args and "--only-binary :all:" in args
+        assert locked or ("--no-deps" in args and "--no-build-isolation" in args), args
+    assert any("-r requirements-build.lock" in a for a in installs)
+    ignored = (ROOT / ".dockerignore").read_text().splitlines()
+    assert "requirements-build.lock" not in ignored
+
+
+def test_pip_and_setuptools_are_left_out_of_the_runtime_stage():
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    build, runtime = build_stage(), text[text.rindex("\nFROM ") :]
+    # the virtualenv the runtime copies: the tools go in the step that used them last
+    (last,) = [
+        line for line in build.replace("\\\n", " ").splitlines() if "--no-build-isolation" in line
+    ]
+    assert re.search(r"pip uninstall --yes setuptools wheel pip$", last.strip())
+    assert "COPY --from=build /opt/hive /opt/hive" in runtime
+    # and the base image's own
+    assert re.search(r"python -m pip uninstall --yes pip setuptools wheel", runtime)
+    assert "pip install" not in runtime
