@@ -12,7 +12,9 @@ of a bee this process runs (its issues are passed as `spare`).
   ends started orders whose turn began more than `HIVE_STALL_MINUTES` ago by
   `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
   reaped, unless every runner refused it: after the silent window it ends as `refused`
-  with a sentence naming them (hive/actors/refused.py).
+  with a sentence naming them (hive/actors/refused.py). One that waited the window while
+  no runner was seen at all stays queued, and a round report says so once (`hive why`,
+  needs you) until the set of such issues changes.
 
 After a reap the Queen is told `OrdersReaped`: the freed issue is dispatched again at once.
 """
@@ -25,13 +27,14 @@ from dataclasses import dataclass
 from hive.actors.ending import salvage_notes
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, OrdersReaped
-from hive.actors.refused import end_refused_orders
+from hive.actors.refused import end_refused_orders, waiting_for_no_runner
 from hive.actors.runtime import Runtime
 from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
+from hive.rules.refusals import no_runner_sentence
 from hive.settings import Settings
-from hive.store import orders, transcript
+from hive.store import orders, reports, transcript
 from hive.store.orders import Order
 
 log = logging.getLogger("hive.reaper")
@@ -100,6 +103,7 @@ class Reaper:
     def __init__(self, runtime: Runtime, config: ReaperConfig) -> None:
         self.runtime = runtime
         self.config = config
+        self._said_no_runner: tuple[int, ...] = ()
 
     def boot(self) -> ReapPass:
         """End the Queen's own unfinished orders (see the module)."""
@@ -131,6 +135,7 @@ class Reaper:
         rt.metrics.reaped.labels(reaper="stall").inc(len(silent))
         rt.metrics.reaped.labels(reaper="two_hour").inc(len(stalled))
         unclaimable = end_refused_orders(rt.db, cfg.silent_minutes * 60)
+        self._say_no_runner(cfg.silent_minutes * 60)
         rt.metrics.reaped.labels(reaper="refused").inc(len(unclaimable.issues))
         rt.metrics.illegal_transitions.inc(unclaimable.illegal)
         result = ReapPass(
@@ -145,6 +150,16 @@ class Reaper:
 
     def close(self) -> None:
         pass
+
+    def _say_no_runner(self, window_seconds: float) -> None:
+        """Tell a person, once per set of issues, of the orders no runner is there to
+        take."""
+        nowhere = waiting_for_no_runner(self.runtime.db, window_seconds)
+        if nowhere and nowhere != self._said_no_runner:
+            sentence = no_runner_sentence(nowhere, window_seconds)
+            reports.add(self.runtime.db, sentence, needs_you=True)
+            log.warning("%s", sentence)
+        self._said_no_runner = nowhere
 
     def _salvage(self, reaped: list[Order]) -> tuple[int, ...]:
         """Commit what each reaped local bee left in its worktree, where it is here."""

@@ -8,7 +8,7 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from hive.rules.refusals import refusal_sentence, refused_everywhere
+from hive.rules.refusals import refusal_sentence, refused_everywhere, waits_for_no_runner
 from hive.store import orders, runners
 from hive.store.db import Db
 
@@ -49,3 +49,22 @@ def end_refused_orders(db: Db, window_seconds: float, now: datetime | None = Non
             ended.append(order.issue)
         illegal += moved.illegal
     return Ended(tuple(ended), illegal)
+
+
+def waiting_for_no_runner(
+    db: Db, window_seconds: float, now: datetime | None = None
+) -> tuple[int, ...]:
+    """The issues whose queued, unclaimed order waited the window while no runner was
+    seen (`waits_for_no_runner`), in order."""
+    now = now or datetime.now(UTC)
+    since = now - timedelta(seconds=window_seconds)
+    live = {r.name for r in runners.listing(db) if r.seen_at >= since}
+    return tuple(
+        o.issue
+        for o in orders.listing(db, unfinished_only=True)
+        if o.queued_at is not None
+        and o.claimed_by is None
+        and waits_for_no_runner(
+            o.refused_by, live, (now - o.queued_at).total_seconds(), window_seconds
+        )
+    )

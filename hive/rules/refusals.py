@@ -28,6 +28,29 @@ def refused_everywhere(
     return set(live_runners) <= set(refused_by)
 
 
+def waits_for_no_runner(
+    refused_by: Sequence[str],
+    live_runners: Collection[str],
+    queued_seconds: float,
+    window_seconds: float,
+) -> bool:
+    """True when a queued, unclaimed order nobody refused has waited `window_seconds`
+    and no runner was seen within the window: nothing will take it until one starts, so
+    a person is told (it stays queued: a runner that starts claims it)."""
+    return not refused_by and not live_runners and queued_seconds >= window_seconds
+
+
+def no_runner_sentence(issues: Sequence[int], window_seconds: float) -> str:
+    """What a person is told about the orders no runner is there to take."""
+    named = ", ".join(f"#{n}" for n in issues[:NAMED_RUNNERS_MAX])
+    if len(issues) > NAMED_RUNNERS_MAX:
+        named += f" and {len(issues) - NAMED_RUNNERS_MAX} more"
+    return (
+        f"{named} queued for a runner, and no runner has been seen for {window_seconds:g} s: "
+        "start one (hive serve with HIVE_ROLE=runner and the keys) to take them"
+    )
+
+
 def refusal_sentence(refused_by: Sequence[str], key_index: int | None) -> str:
     """Why the order ended: the refusing runners by name, and what would help."""
     names = list(dict.fromkeys(refused_by))

@@ -5,7 +5,8 @@ refused it yet, or a window not yet over, keeps it queued (issue 14)."""
 from __future__ import annotations
 
 from hive.actors.reaper import Reaper
-from hive.store import orders, runners
+from hive.services import history
+from hive.store import orders, reports, runners
 from tests.live.runtime.conftest import queue
 
 
@@ -61,3 +62,19 @@ def test_an_order_refused_within_the_window_stays_queued(make_runtime):
     refused_by(rt, 11, "runner-a")
     assert Reaper(rt, rt.reaper).run_once().refused == ()
     assert orders.get(rt.db, 11).finished_at is None  # type: ignore[union-attr]
+
+
+def test_an_order_no_runner_was_there_to_take_is_said_once_and_stays_queued(make_runtime):
+    rt = make_runtime(RUNNER_SILENT_MINUTES="0.5", ROLE="queen")
+    queue(rt, 12, key_index=1, fingerprint="f" * 16)
+    reaper = Reaper(rt, rt.reaper)
+    reaper.run_once()
+    assert not [r for r in reports.latest(rt.db) if "#12" in r.headline]  # within the window
+    queued_minutes_ago(rt, 12, 1)
+    reaper.run_once()
+    reaper.run_once()  # the same issues: said once
+    said = [r for r in reports.latest(rt.db) if "#12" in r.headline]
+    assert len(said) == 1 and said[0].needs_you
+    assert said[0].headline.startswith("#12 queued for a runner, and no runner has been seen")
+    assert orders.get(rt.db, 12).finished_at is None  # type: ignore[union-attr]
+    assert any("no runner has been seen" in s.text for s in history.why(rt.db, 12))

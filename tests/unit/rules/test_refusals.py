@@ -1,7 +1,12 @@
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hive.rules.refusals import refusal_sentence, refused_everywhere
+from hive.rules.refusals import (
+    no_runner_sentence,
+    refusal_sentence,
+    refused_everywhere,
+    waits_for_no_runner,
+)
 
 
 def test_an_order_every_live_runner_refused_ends_after_the_window():
@@ -42,3 +47,18 @@ def test_a_long_list_of_runners_is_cut():
 def test_an_order_ends_only_when_every_live_runner_refused_it(refused, live, queued):
     if refused_everywhere(refused, live, queued, 600):
         assert refused and queued >= 600 and all(r in refused for r in live)
+
+
+def test_an_order_waits_for_no_runner_once_none_was_seen_in_the_window() -> None:
+    assert waits_for_no_runner([], set(), 61, 60)
+    assert not waits_for_no_runner([], set(), 59, 60)  # the window is not over
+    assert not waits_for_no_runner([], {"runner-a"}, 61, 60)  # one is there to take it
+    assert not waits_for_no_runner(["runner-a"], set(), 61, 60)  # refused: it ends instead
+
+
+def test_the_no_runner_sentence_names_the_issues_and_what_would_help() -> None:
+    assert no_runner_sentence([3, 4], 60) == (
+        "#3, #4 queued for a runner, and no runner has been seen for 60 s: start one "
+        "(hive serve with HIVE_ROLE=runner and the keys) to take them"
+    )
+    assert no_runner_sentence(list(range(1, 8)), 30).startswith("#1, #2, #3, #4, #5 and 2 more")
