@@ -99,7 +99,11 @@ class _BigBench:
         (upstream / "small0.txt").write_text("base moved on\n")
         self.git("commit", "-qam", "base moves", cwd=upstream)
         self.git("fetch", "-q", str(upstream), "main:main", cwd=theirs)
-        hive = self._hive("merge", hive_dir, upstream)
+        from hive.git.repo import refresh_base
+
+        with _repo(hive_dir) as repo:  # fetched beforehand on both sides
+            refresh_base(repo, str(upstream), "main")
+        hive = self._hive("merge", hive_dir)
         git = self._git("merge-tree", "--write-tree", "main", "queen-1", cwd=theirs)
         self._pair("merge", hive, git)
 
@@ -147,7 +151,7 @@ def _repo(hive_dir: Path) -> Any:
 
 def main(argv: Sequence[str]) -> int:
     """One hive step in this process: `noop`, `salvage TREE`, `bundle HIVE_DIR OUT`,
-    `import REPO BUNDLE`, `checkout HIVE_DIR`, `merge HIVE_DIR UPSTREAM`."""
+    `import REPO BUNDLE`, `checkout HIVE_DIR`, `merge HIVE_DIR` (base fetched already)."""
     step, args = argv[0], [Path(a) for a in argv[1:]]
     started = time.perf_counter()
     if step == "salvage":
@@ -180,10 +184,9 @@ def main(argv: Sequence[str]) -> int:
         from dulwich.refs import Ref
 
         from hive.git.merge import Merged, merge
-        from hive.git.repo import refresh_base
 
         with _repo(args[0]) as repo:
-            base = refresh_base(repo, str(args[1]), "main")
+            base = repo.refs[Ref(b"refs/remotes/origin/main")].decode()
             head = repo.refs[Ref(b"refs/heads/queen-1")].decode()
             merged = merge(repo, base, head, "bench", 1_800_000_000)
         assert isinstance(merged, Merged) and not merged.fast_forward
