@@ -35,6 +35,7 @@ def test_bench_git_on_a_big_file_reports_each_step_with_its_peak_memory() -> Non
     for step in (*steps, "bundle_rewrite"):
         assert result[f"{step}_ratio"] == result[f"{step}_s_hive"] / result[f"{step}_s_git"]
         assert result[f"{step}_rss_mb_hive"] > 0 and result[f"{step}_rss_mb_git"] > 0
+        assert 0 < result[f"{step}_s_hive_in_process"] < result[f"{step}_s_hive"]
     # random bytes do not compress: each side's bundle carries the file whole, once a commit
     for step, files in (("bundle", 1), ("bundle_rewrite", 2)):
         assert files <= result[f"{step}_mb_hive"] < files * 1.05 + 0.01
