@@ -10,7 +10,9 @@ named by its runner (the directory its worktree is in) and its pid.
 Every HOSTILE_EVERYth issue's agent is hostile besides (issue 25): it commits, itself, a
 new file outside its boundary and a symlink to /etc/passwd with its line, and leaves a
 FIFO in its worktree. Its bundle must still carry its boundary file alone, and its
-ending must not block on the FIFO.
+ending must not block on the FIFO. It also prints protocol lines no turn can mean (a
+20-digit token count, a superscript digit, a reset in the year 33658) and a terminal
+escape: they are noted and ignored, and its order still ends like any other.
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ if [ $((n % HOSTILE_EVERY)) -eq 0 ]; then
     ln -sf /etc/passwd "passwd-$n"
     git add -A
     mkfifo "pipe-$n" 2>/dev/null
+    echo "HIVE-USAGE: input=1 output=99999999999999999999"
+    printf 'HIVE-USAGE: output=\302\262\n'
+    echo "HIVE-REFUSAL: quota resets=999999999999"
+    printf 'osc \033]52;c;aGl2ZQ==\007 and a clear \033[2J\n'
 fi
 git -c user.name=bee -c user.email=bee@hive.invalid -c commit.gpgsign=false \
     commit -q -a -m "chaos $n turn $turn" || exit 1
