@@ -63,15 +63,20 @@ def _load_prctl() -> Callable[..., int] | None:
 _prctl = _load_prctl()
 
 
-def _die_with_parent(parent: int) -> Callable[[], None]:
+def _die_with_parent(
+    parent: int, then: Callable[[], None] | None = None
+) -> Callable[[], None]:
     """Run in the child before exec: SIGKILL when the starting thread ends; and at once
-    if the parent is already gone (it died between the fork and this call)."""
+    if the parent is already gone (it died between the fork and this call). Then `then`
+    (the caller's own step, a sandbox's): a raise there fails the start."""
 
     def setup() -> None:
         if _prctl is not None:
             _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
         if os.getppid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)
+        if then is not None:
+            then()
 
     return setup
 
@@ -132,6 +137,7 @@ class WatchedProcess:
         *,
         on_exit: Callable[[ProcessExited], Any] | None = None,
         owner: SupervisedActor | None = None,
+        child_setup: Callable[[], None] | None = None,
         **popen_kwargs: Any,
     ) -> WatchedProcess:
         """Start ``argv`` in a new session (its own process group); ``on_exit`` is called
@@ -140,7 +146,7 @@ class WatchedProcess:
         empty (see the module)."""
         if "preexec_fn" in popen_kwargs:
             raise TypeError("WatchedProcess.start sets its own preexec_fn")
-        setup = _die_with_parent(os.getpid())
+        setup = _die_with_parent(os.getpid(), child_setup)
         popen: subprocess.Popen[Any] = _spawner.run(
             lambda: subprocess.Popen(
                 list(argv), start_new_session=True, preexec_fn=setup, **popen_kwargs

@@ -52,6 +52,7 @@ from hive.agents.base import (
 from hive.agents.launch import RunAs, UserError, passed_variables
 from hive.agents.protocol import ProtocolError, parse_refusal_line, parse_usage
 from hive.agents.sandbox import Sandbox, program_paths
+from hive.agents.sandbox_exec import Refused
 from hive.agents.stopping import (
     GROUP_POLL_SECONDS,
     KILL_LANDS_MS,
@@ -179,24 +180,29 @@ class CommandTurn(Turn):
             self._prepare(self._brief_dir, env)  # may still fill `argv` and `env`
             command_argv = argv if argv is not None else [SHELL, "-c", command]
             _check_program(command_argv[0], env)
-            command_argv = sandbox.wrap(
-                command_argv,
-                tree=ctx.worktree,
-                private=self._brief_dir,
-                readable=program_paths(command_argv[0], command),
-            )
-            with brief_file.open("rb") as stdin:
-                self._process = WatchedProcess.start(
-                    [SHELL, "-c", GATE_SCRIPT, GATE_NAME, str(gate), *command_argv],
-                    on_exit=self._exited,
-                    cwd=ctx.worktree,
-                    env=env,
-                    stdin=stdin,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.PIPE,
-                    **as_user,
-                )
-        except (OSError, TurnStartError, UserError) as exc:
+            tree, private = ctx.worktree, self._brief_dir
+            readable = program_paths(command_argv[0], command)
+            command_argv = sandbox.wrap(command_argv, tree=tree, private=private, readable=readable)
+            confinement = sandbox.confinement(tree=tree, private=private, readable=readable)
+            try:
+                with brief_file.open("rb") as stdin:
+                    self._process = WatchedProcess.start(
+                        [SHELL, "-c", GATE_SCRIPT, GATE_NAME, str(gate), *command_argv],
+                        on_exit=self._exited,
+                        child_setup=confinement,
+                        cwd=ctx.worktree,
+                        env=env,
+                        stdin=stdin,
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE,
+                        **as_user,
+                    )
+            except subprocess.SubprocessError as exc:  # the confinement raised in the child
+                raise TurnStartError(f"the sandbox could not be made: {exc}") from exc
+            finally:
+                if confinement is not None:
+                    confinement.close()
+        except (OSError, TurnStartError, UserError, Refused) as exc:
             self._close_gate()
             self._remove_brief_dir()
             if isinstance(exc, TurnStartError):

@@ -95,6 +95,37 @@ class Network(StrEnum):
     ALLOW = "allow"
 
 
+@dataclass(frozen=True)
+class Rules:
+    """What Landlock grants: paths to read, paths to write, the one TCP port (None with
+    the network open)."""
+
+    read: list[str]
+    write: list[str]
+    port: int | None
+    open_network: bool
+
+
+class Confinement:
+    """Landlock and the socket filter for a turn under Landlock alone: the ruleset is
+    built in the hive, enforced in the turn's first process after fork (`__call__`, its
+    pre-exec step: a raise there fails the start), and closed here once it started."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self._fd = sandbox_exec.ruleset(rules.read, rules.write, rules.port, rules.open_network)
+        self._filter = sandbox_exec.unix_socket_filter()
+
+    def __call__(self) -> None:
+        # /proc/self is the child's own entry here (and the agent's: exec keeps the pid)
+        sandbox_exec.allow_path(self._fd, "/proc/self", sandbox_exec.READ_RIGHTS)
+        sandbox_exec.enforce(self._fd)
+        sandbox_exec.install_filter(self._filter)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
 class SandboxError(RuntimeError):
     """HIVE_AGENT_SANDBOX=on and no sandbox works on this machine; `str()` says why."""
 
@@ -139,10 +170,10 @@ class Sandbox:
             return list(argv)
         writable = [str(tree), str(private), *git_dirs(tree)]
         seen = _visible_paths([*self.paths, *readable, *python_paths()])
+        if self.kind is Kind.LANDLOCK:
+            return list(argv)  # confined in its first process: see `confinement`
         options = self._exec_options(writable, seen)
         inner = [sys.executable, "-I", "-S", "-c", LAUNCH, *options, "--"]
-        if self.kind is Kind.LANDLOCK:
-            return [*inner, *argv]
         # bubblewrap dies of SIGTERM and takes the turn with it at once: it ignores it
         # (inherited through exec), and the launcher inside gives the agent its default
         # back, so the agent has its grace (RULES 2) and SIGKILL ends the whole group
@@ -169,33 +200,49 @@ class Sandbox:
             return -(returncode - SIGNAL_EXIT_BASE)
         return returncode
 
-    def _exec_options(self, writable: list[str], seen: list[str]) -> list[str]:
-        """sandbox_exec's options: the relay inside bubblewrap's network namespace, then
-        Landlock."""
-        options: list[str] = []
+    def _rules(self, writable: list[str], seen: list[str]) -> Rules:
+        """What Landlock grants a turn. bubblewrap's /proc, /tmp and /var/tmp are the
+        turn's own; alone, Landlock shows only the process's own /proc entry (added in the
+        turn's first process) and the machine's figures: another process's environ is
+        readable to a process of the same user under Landlock (seen on Linux 6.18)."""
+        proc = ["/proc"] if self._bwrap else [p for p in PROC_FILES if p != "/proc/self"]
+        read = [*_existing(SYSTEM_PATHS), *seen, *proc]
+        private_tmp = ["/tmp", "/var/tmp"] if self._bwrap else []
+        write = [*writable, *DEVICES, *private_tmp]
         closed = self.network is Network.ALLOW
-        if closed and self._bwrap:
+        port = (RELAY_PORT if self._bwrap else self.proxy_port) if closed else None
+        return Rules(read, write, port, open_network=not closed)
+
+    def _exec_options(self, writable: list[str], seen: list[str]) -> list[str]:
+        """The launcher's options inside bubblewrap: the relay to the proxy, Landlock."""
+        options: list[str] = []
+        if self.network is Network.ALLOW:
             options += ["--relay", f"{RELAY_PORT}={self.proxy_socket}"]
         if not self._landlock:
             return options
+        rules = self._rules(writable, seen)
         options.append("--landlock")
-        # bubblewrap's /proc is the turn's own; alone, Landlock shows only the process's
-        # own entry and the machine's figures (another process's environ is readable to
-        # a process of the same user under Landlock: seen on Linux 6.18)
-        proc = ["/proc"] if self._bwrap else PROC_FILES
-        for path in [*_existing(SYSTEM_PATHS), *seen, *proc]:
+        for path in rules.read:
             options += ["--ro", path]
-        # bubblewrap's /tmp and /var/tmp are the turn's own
-        private_tmp = ["/tmp", "/var/tmp"] if self._bwrap else []
-        for path in [*writable, *DEVICES, *private_tmp]:
+        for path in rules.write:
             options += ["--rw", path]
-        if not self._bwrap:
-            options.append("--no-unix-sockets")
-        if not closed:
+        if rules.open_network:
             options.append("--open-network")
         else:
-            options += ["--port", str(RELAY_PORT if self._bwrap else self.proxy_port)]
+            options += ["--port", str(rules.port)]
         return options
+
+    def confinement(
+        self, *, tree: Path, private: Path, readable: Sequence[str] = ()
+    ) -> Confinement | None:
+        """Landlock alone is applied in the turn's first process, between fork and exec
+        (no launcher to start): this builds its ruleset now. None for the other kinds,
+        whose `wrap` does it all."""
+        if self.kind is not Kind.LANDLOCK:
+            return None
+        writable = [str(tree), str(private), *git_dirs(tree)]
+        seen = _visible_paths([*self.paths, *readable, *python_paths()])
+        return Confinement(self._rules(writable, seen))
 
     def _bwrap_argv(self, writable: list[str], seen: list[str], tree: Path) -> list[str]:
         argv = [self.bwrap, "--unshare-user", "--uid", str(TURN_UID), "--gid", str(TURN_UID)]
@@ -297,10 +344,12 @@ def bwrap_program() -> str:
         return shutil.which("bwrap") or ""
 
 
-def _works(argv: list[str]) -> bool:
+def _works(argv: list[str], setup: Confinement | None = None) -> bool:
     try:
-        done = subprocess.run(argv, capture_output=True, timeout=PROBE_SECONDS, check=False)
-    except (OSError, subprocess.TimeoutExpired):
+        done = subprocess.run(
+            argv, capture_output=True, timeout=PROBE_SECONDS, check=False, preexec_fn=setup
+        )
+    except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
 
@@ -315,9 +364,18 @@ def available(bwrap: str | None = None) -> Kind:
         for kind in (Kind.BWRAP_LANDLOCK, Kind.BWRAP, Kind.LANDLOCK):
             if kind is not Kind.LANDLOCK and not program:
                 continue
-            argv = replace(probe, kind=kind).wrap(true, tree=Path(scratch), private=Path(scratch))
-            if _works(argv):
-                return kind
+            tried = replace(probe, kind=kind)
+            argv = tried.wrap(true, tree=Path(scratch), private=Path(scratch))
+            try:
+                setup = tried.confinement(tree=Path(scratch), private=Path(scratch))
+            except sandbox_exec.Refused:
+                continue
+            try:
+                if _works(argv, setup):
+                    return kind
+            finally:
+                if setup is not None:
+                    setup.close()
     return Kind.OFF
 
 

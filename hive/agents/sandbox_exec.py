@@ -100,8 +100,15 @@ class Refused(Exception):
     """The kernel cannot give the sandbox asked for."""
 
 
+_LIBC: list[ctypes.CDLL] = []
+
+
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(None, use_errno=True)
+    """The C library, loaded once (a turn's first process calls it between fork and
+    exec, where the less it does the better)."""
+    if not _LIBC:
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
 
 
 def landlock_abi() -> int:
@@ -110,50 +117,70 @@ def landlock_abi() -> int:
     return max(int(abi), 0)
 
 
-def restrict(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> None:
-    """Apply Landlock to this process: see the module docstring."""
+def ruleset(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> int:
+    """A Landlock ruleset (its descriptor) granting `ro` and `rw` (see the module); TCP
+    only to `port` unless `open_network`. Nothing is restricted until `enforce`."""
     libc = _libc()
     abi = landlock_abi()
     if abi < LANDLOCK_ABI_MIN:
         raise Refused(f"Landlock ABI {abi} (at least {LANDLOCK_ABI_MIN} needed)")
     attr = _RulesetAttr(FS_ALL, 0 if open_network else _NET_BIND_TCP | _NET_CONNECT_TCP)
     attr.scoped = _SCOPE_ABSTRACT_UNIX | _SCOPE_SIGNAL
-    fd = libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0)
+    fd = int(libc.syscall(_SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.sizeof(attr), 0))
     if fd < 0:
         raise Refused(f"landlock_create_ruleset: {os.strerror(ctypes.get_errno())}")
     try:
         for paths, rights in ((ro, READ_RIGHTS), (rw, WRITE_RIGHTS)):
             for path in paths:
-                _allow_path(libc, fd, path, rights)
+                allow_path(fd, path, rights)
         if port is not None and not open_network:
             rule = _NetPort(_NET_CONNECT_TCP, port)
             if libc.syscall(_SYS_ADD_RULE, fd, _RULE_NET_PORT, ctypes.byref(rule), 0) != 0:
                 raise Refused(f"landlock_add_rule(port {port}): {os.strerror(ctypes.get_errno())}")
-        if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            raise Refused(f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
-        if libc.syscall(_SYS_RESTRICT_SELF, fd, 0) != 0:
-            raise Refused(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def enforce(fd: int) -> None:
+    """Restrict this process (and all it starts) by the ruleset `fd`, for good."""
+    libc = _libc()
+    if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+        raise Refused(f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
+    if libc.syscall(_SYS_RESTRICT_SELF, fd, 0) != 0:
+        raise Refused(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
+
+
+def restrict(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> None:
+    """Apply Landlock to this process: see the module docstring."""
+    fd = ruleset(ro, rw, port, open_network)
+    try:
+        enforce(fd)
     finally:
         os.close(fd)
 
 
-def _allow_path(libc: ctypes.CDLL, ruleset: int, path: str, rights: int) -> None:
+def allow_path(ruleset_fd: int, path: str, rights: int) -> None:
+    """Grant `rights` beneath `path` (a file: its file rights only); a path that is not
+    there grants nothing."""
     try:
         target = os.open(path, os.O_PATH | os.O_CLOEXEC)
     except OSError:
-        return  # a path that is not there grants nothing
+        return
     try:
         if not os.path.isdir(path):
             rights &= FILE_RIGHTS
         rule = _PathBeneath(rights, target)
-        if libc.syscall(_SYS_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+        if _libc().syscall(_SYS_ADD_RULE, ruleset_fd, _RULE_PATH_BENEATH, ctypes.byref(rule), 0):
             raise Refused(f"landlock_add_rule({path}): {os.strerror(ctypes.get_errno())}")
     finally:
         os.close(target)
 
 
-def refuse_unix_sockets() -> None:
-    """Install the seccomp filter that refuses socket(AF_UNIX) (NO_NEW_PRIVS is set)."""
+def unix_socket_filter() -> Any:
+    """The seccomp program that refuses socket(AF_UNIX) (and a foreign architecture's
+    calls), built once; `install_filter` loads it."""
     machine = os.uname().machine
     if machine not in _ARCHES:
         raise Refused(f"no seccomp filter for {machine}")
@@ -171,11 +198,22 @@ def refuse_unix_sockets() -> None:
     ]
     filters = (_Filter * len(code))(*[_Filter(*line) for line in code])
     program = _Program(len(code), filters)
+    program.keep = filters  # the array lives as long as the program
+    return program
+
+
+def install_filter(program: Any) -> None:
+    """Load a seccomp program into this process (NO_NEW_PRIVS is set first)."""
     libc = _libc()
     if libc.prctl(_PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise Refused(f"prctl(NO_NEW_PRIVS): {os.strerror(ctypes.get_errno())}")
     if libc.prctl(_PR_SET_SECCOMP, _SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
         raise Refused(f"seccomp: {os.strerror(ctypes.get_errno())}")
+
+
+def refuse_unix_sockets() -> None:
+    """Install the seccomp filter that refuses socket(AF_UNIX)."""
+    install_filter(unix_socket_filter())
 
 
 def relay(port: int, target: str) -> None:

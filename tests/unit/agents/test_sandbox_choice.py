@@ -67,11 +67,22 @@ def test_bubblewrap_binds_the_tree_and_the_private_directory_and_no_more(tmp_pat
     assert argv[argv.index("--chdir") + 1] == str(tree)
 
 
-def test_landlock_alone_sees_only_its_own_proc_entry_and_no_unix_socket(tmp_path: Path) -> None:
-    argv = Sandbox(kind=Kind.LANDLOCK).wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
-    read = [argv[i + 1] for i, word in enumerate(argv) if word == "--ro"]
-    assert "/proc" not in read and set(PROC_FILES) <= set(read)
-    assert "--no-unix-sockets" in argv and "--open-network" in argv
+def test_landlock_alone_is_applied_in_the_turn_s_first_process_with_no_launcher(
+    tmp_path: Path,
+) -> None:
+    sandbox = Sandbox(kind=Kind.LANDLOCK)
+    assert sandbox.wrap(["/bin/true"], tree=tmp_path, private=tmp_path) == ["/bin/true"]
+    confinement = sandbox.confinement(tree=tmp_path, private=tmp_path)
+    assert confinement is not None
+    try:
+        rules = confinement.rules
+        # its own /proc entry is added in the child; no other process's, no /proc itself
+        assert "/proc" not in rules.read and "/proc/self" not in rules.read
+        assert set(PROC_FILES) - {"/proc/self"} <= set(rules.read)
+        assert str(tmp_path) in rules.write and rules.open_network
+    finally:
+        confinement.close()
+    assert Sandbox(kind=Kind.BWRAP_LANDLOCK).confinement(tree=tmp_path, private=tmp_path) is None
 
 
 def test_a_closed_network_under_bubblewrap_has_its_own_namespace_and_a_relay(
@@ -91,8 +102,10 @@ def test_a_closed_network_under_landlock_alone_connects_only_to_the_proxy_port(
     tmp_path: Path,
 ) -> None:
     sandbox = Sandbox(kind=Kind.LANDLOCK, network=Network.ALLOW).with_proxy("/p.sock", 4000)
-    argv = sandbox.wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
-    assert argv[argv.index("--port") + 1] == "4000"
+    confinement = sandbox.confinement(tree=tmp_path, private=tmp_path)
+    assert confinement is not None
+    confinement.close()
+    assert (confinement.rules.port, confinement.rules.open_network) == (4000, False)
     assert sandbox.proxy_url() == "http://127.0.0.1:4000"
 
 
