@@ -63,9 +63,7 @@ def _load_prctl() -> Callable[..., int] | None:
 _prctl = _load_prctl()
 
 
-def _die_with_parent(
-    parent: int, then: Callable[[], None] | None = None
-) -> Callable[[], None]:
+def _die_with_parent(parent: int, then: Callable[[], None] | None = None) -> Callable[[], None]:
     """Run in the child before exec: SIGKILL when the starting thread ends; and at once
     if the parent is already gone (it died between the fork and this call). Then `then`
     (the caller's own step, a sandbox's): a raise there fails the start."""
