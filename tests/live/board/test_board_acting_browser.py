@@ -170,3 +170,21 @@ def test_a_form_another_site_posts_changes_nothing(world, serve, browser, evil_s
     assert "a write from another site is refused" in browser.driver.page_source
     found = issues.get(world.db, 1)
     assert found is not None and found.state == "open"
+
+
+def test_the_public_board_shows_its_cards_and_filters_by_column(world, serve, browser):
+    add(world, 1, "Open to all")
+    add(world, 2, "Running for all")
+    world.queue_order(2)
+    server = serve(token=TOKEN, board_public=True)
+    driver = browser.driver
+    driver.get(f"http://127.0.0.1:{server.port}/board?column=running")  # no token
+    wait(browser, "return document.body.dataset.page === 'public'", "the public board")
+    visible = driver.execute_script(
+        "return Array.from(document.querySelectorAll('section[data-column]:not([hidden])'))"
+        ".map((s) => s.dataset.column).join(',')"
+    )
+    assert visible == "running"
+    assert "Running for all" in driver.find_element("id", "board").text
+    assert not driver.find_elements("css selector", "button[data-act], .card a")
+    assert browser.console_errors() == []
