@@ -35,6 +35,10 @@ WRITE_STALL_SECONDS = 10.0  # a client that reads nothing for this long is dropp
 LINGER_SECONDS = 2.0  # after an early answer, how long the rest of a request is read
 HEAD_MAX_BYTES = 16 * 1024
 READ_CHUNK_BYTES = 64 * 1024
+# bodies past the routes' ordinary bound (GitHub's deliveries, up to 25 MB) buffered at
+# once, in bytes; one more is an at-once 503: a signature is checked only once the body
+# is whole, so anyone could otherwise make the server hold 25 MB per connection
+LARGE_BODIES_MAX_BYTES = 64 * 1024 * 1024
 TICK_SECONDS = 0.5  # the loop wakes at least this often
 EXPIRE_EVERY_SECONDS = 0.1  # and looks at the deadlines at most this often
 FULL_LOG_EVERY_SECONDS = 10.0
@@ -58,6 +62,7 @@ class _Conn:
         "deadline",
         "ending",
         "head",
+        "large",
         "linger",
         "on_close",
         "out",
@@ -75,6 +80,7 @@ class _Conn:
         self.deadline = now + REQUEST_DEADLINE_SECONDS
         self.buf = bytearray()
         self.head: Head | None = None
+        self.large = 0  # bytes of a large body this connection may buffer (see above)
         self.request: Request | None = None
         self.out = memoryview(b"")
         self.phase = Phase.READING
@@ -126,6 +132,7 @@ class Loop:
         self.connections_max = connections_max
         self.streams_max = streams_max
         self.streams = 0  # connections STREAMING now (read on the loop thread)
+        self._large = 0  # bytes of large bodies the open connections may buffer
         self._stream_refused = stream_refused  # called per stream answered 503 at the cap
         self._selector = selectors.DefaultSelector()
         self._waker_r, self._waker_w = socket.socketpair()
@@ -244,6 +251,14 @@ class Loop:
             if isinstance(found, Fault):
                 self._answer(conn, error(found.status, found.message), log_it=True)
                 return
+            if found.body_length > self.routes.body_max_bytes:
+                if self._large + found.body_length > LARGE_BODIES_MAX_BYTES:
+                    self._full("large bodies")
+                    busy = error(503, "too many large bodies at once; try again")
+                    self._answer(conn, busy, log_it=False)
+                    return
+                conn.large = found.body_length
+                self._large += conn.large
             conn.head = found
             if found.expect_continue and len(conn.buf) < found.size + found.body_length:
                 self._send_now(conn, _CONTINUE)
@@ -415,6 +430,8 @@ class Loop:
             self._selector.unregister(conn.sock)
         self._conns.pop(fd, None)
         conn.sock.close()
+        self._large -= conn.large
+        conn.large = 0
         if conn.phase is Phase.STREAMING:
             self.streams -= 1
             if conn.sink is not None:

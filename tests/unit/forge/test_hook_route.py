@@ -87,3 +87,37 @@ def test_the_hooks_bound_is_githubs_25_mb_only_where_the_webhook_is_on():
     assert _routes(lambda h, b: HookAnswer(200, {})).body_max_for("/hooks/github") == 25 * 2**20
     assert _routes(lambda h, b: HookAnswer(200, {})).body_max_for("/api/issues") == 64 * 1024
     assert _routes(None).body_max_for("/hooks/github") == 64 * 1024
+
+
+def test_large_deliveries_held_at_once_are_bounded_and_the_bound_comes_back(monkeypatch):
+    """Anyone may post to the hook: only so many bytes of unsigned large bodies are held
+    at once; one more is an at-once 503, and once a holder leaves its bytes are free."""
+    import socket
+    import time
+
+    from hive.http import ExportServer, HttpConfig
+    from hive.http import connection as http_connection
+    from tests.unit.surface.helpers import call
+
+    monkeypatch.setattr(http_connection, "LARGE_BODIES_MAX_BYTES", 3 * 1024 * 1024)
+    surface = Surface(registry=HiveMetrics().registry, github_hook=lambda h, b: HookAnswer(204, {}))
+    server = ExportServer(HttpConfig(port=0), surface)
+    server.start()
+    head = b"POST /hooks/github HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % (2 * 1024 * 1024)
+    try:
+        with socket.create_connection(("127.0.0.1", server.port), 5) as holder:
+            holder.sendall(head + b"{")  # 2 MiB announced, one byte sent: it holds its bytes
+            with socket.create_connection(("127.0.0.1", server.port), 5) as second:
+                second.sendall(head)
+                answer = second.recv(4096)
+            assert answer.split(b" ", 2)[1] == b"503"
+            assert b"too many large bodies at once" in answer
+        # the holder left (the server sees it close at its next read): its bytes are free
+        body = b'{"zen": "' + b"x" * (2 * 1024 * 1024 - 11) + b'"}'
+        deadline = time.monotonic() + 10
+        status = call(server, "POST", "/hooks/github", body).status
+        while status == 503 and time.monotonic() < deadline:
+            status = call(server, "POST", "/hooks/github", body).status
+        assert status == 204
+    finally:
+        server.stop()
