@@ -13,7 +13,7 @@ from typing import IO
 
 import pytest
 
-from hive.store import orders, reports, transcript
+from hive.store import orders, reports, shapes, transcript
 
 from .conftest import World
 from .test_commands import hive, one_line_error
@@ -230,3 +230,25 @@ def test_logs_into_a_closed_pipe_exits_quietly(world):
     proc.stdout.close()
     assert proc.wait(timeout=LINE_WAIT_SECONDS) == 0
     assert proc.stderr.read() == b""
+
+
+def test_issue_show_prints_the_pending_proposal_and_accept_shape_applies_it_once(world):
+    added = hive(world, "issue", "add", "--title", "Greet in French", "--body", "free form")
+    assert added.returncode == 0, added.stderr
+    number = int(added.stdout)
+    proposal = ("README.md",), ("file `README.md` contains `Bonjour`",)
+    shapes.put(world.db, shapes.Shape(number, shapes.PENDING, *proposal, "no boundary", "n"))
+    shown = hive(world, "issue", "show", str(number))
+    assert shown.returncode == 0, shown.stderr
+    assert "boundary: (none)" in shown.stdout.decode()
+    assert "The shaper proposes (for: no boundary):" in shown.stdout.decode()
+    assert f"hive issue accept-shape {number}" in shown.stdout.decode()
+    accepted = hive(world, "issue", "accept-shape", str(number))
+    assert accepted.returncode == 0, accepted.stderr
+    assert accepted.stdout.decode().startswith(f"#{number}: the shaper's proposal was accepted by ")
+    shown = hive(world, "issue", "show", str(number))
+    assert "boundary: README.md" in shown.stdout.decode() and "## Boundary" in shown.stdout.decode()
+    again = hive(world, "issue", "accept-shape", str(number))
+    assert again.returncode == 4
+    assert one_line_error(again).startswith(f"hive: #{number} has no proposal of the shaper")
+    assert hive(world, "issue", "show", "999").returncode == 3
