@@ -71,6 +71,10 @@ def test_children_by_role_in_start_order(hive_tree):
             {"ROLE": "runner"},
             ["http", "reaper", "runner", "runner/bees", "runner/claimer", "drain"],
         ),
+        (
+            {"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on", "SHAPER_AGENT": "demo"},
+            ["http", "reaper", "queen", "reviewer", "shaper", "jobs", "retention", "drain"],
+        ),
     ]
     for variables, expected in cases:
         assert shape(hive_tree(AGENT + "finish", **variables).root) == expected
