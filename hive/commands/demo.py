@@ -164,6 +164,8 @@ def _environment(settings: Settings, url: str, repo: Path) -> dict[str, str]:
         "HIVE_PUBLISH": "push",
         "HIVE_SHAPER_AGENT": "demo",  # issue 6 comes unshaped
         "HIVE_SHAPE": "apply",
+        # the demo's turns run in the sandbox the user's settings ask for (auto)
+        "HIVE_AGENT_SANDBOX": settings.agent_sandbox,
         "HIVE_LOG_FORMAT": settings.log_format,
         "HIVE_LOG_LEVEL": settings.log_level,
     }
