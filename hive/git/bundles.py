@@ -14,7 +14,9 @@ the limit is refused as soon as it is, not once it is all built.
 from __future__ import annotations
 
 import hashlib
+import os
 import stat
+import tempfile
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ MAX_DELTA_DEPTH = 50
 DELTA_KEEP_RATIO = 0.75
 MIN_DELTA_BYTES = 64
 _COMPRESS_SLICE = 1 << 20  # bytes compressed at once, the size checked after each
+SPILL_BYTES = 4 << 20  # a bundle larger than this is written to a temporary file first
 
 
 class BundleTooLarge(HiveError):
@@ -77,30 +80,46 @@ def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | Non
     out = _Out(f"queen-{issue}", max_bytes)
     out.write(b"".join(header), hashed=False)
     _pack(repo, commits, out)
-    return BundleOut(b"".join(out.parts), base_sha.decode(), head.decode(), len(commits))
+    return BundleOut(out.data(), base_sha.decode(), head.decode(), len(commits))
 
 
 class _Out:
-    """The bundle as it is written: its parts, the pack's checksum so far, and its size
-    held to `max_bytes` (BundleTooLarge the moment it is over)."""
+    """The bundle as it is written: its bytes (past SPILL_BYTES in a temporary file, so
+    a large bundle is held once at the end, not as its slices and their join), the
+    pack's checksum so far, and its size held to `max_bytes` (BundleTooLarge the moment
+    it is over)."""
 
     def __init__(self, branch: str, max_bytes: int) -> None:
         self.branch, self.max_bytes = branch, max_bytes
-        self.parts: list[bytes] = []
+        self.file = tempfile.SpooledTemporaryFile(max_size=SPILL_BYTES)  # noqa: SIM115
         self.size = 0
         self.digest = hashlib.sha1()
 
     def write(self, chunk: bytes, *, hashed: bool = True) -> None:
-        self.parts.append(chunk)
+        self.file.write(chunk)
         self.size += len(chunk)
         if hashed:
             self.digest.update(chunk)
         if self.size > self.max_bytes:
-            self.parts.clear()
+            self.file.close()
             raise BundleTooLarge(
                 f"bundle of {self.branch} is over the limit of {self.max_bytes} bytes "
                 f"(HIVE_BUNDLE_MAX_BYTES): stopped at {self.size} bytes written"
             )
+
+    def data(self) -> bytes:
+        """The bundle's bytes, made once (a buffered `read()` gathers slices and joins
+        them: twice the size)."""
+        with self.file:
+            self.file.flush()
+            if self.size <= SPILL_BYTES:
+                self.file.seek(0)
+                return self.file.read()
+            fd = self.file.fileno()
+            data = os.pread(fd, self.size, 0)
+            if len(data) != self.size:  # a short read: not seen on a regular file
+                data += os.pread(fd, self.size - len(data), len(data))
+            return data
 
 
 def _subject(repo: Repo, sha: bytes) -> bytes:
@@ -179,12 +198,12 @@ def _pack(repo: Repo, commits: list[Commit], out: _Out) -> None:
 def _entry(repo: Repo, item: _Planned, depth: dict[bytes, int], usable: bool, out: _Out) -> None:
     depth[item.sha] = 0
     type_num, size, slices = read_stream(repo.object_store, item.sha)
-    if size > DELTA_MAX_BYTES:  # whole, and read as it is written: never held
-        _write_entry(repo, out, type_num, None, size, slices)
+    if size > DELTA_MAX_BYTES or not usable or item.base is None:
+        _write_entry(repo, out, type_num, None, size, slices)  # whole, read as it is written
         return
     data = b"".join(slices)
     body, header_type, base = data, type_num, None
-    if usable and item.base is not None and len(data) >= MIN_DELTA_BYTES:
+    if len(data) >= MIN_DELTA_BYTES:
         base_depth = depth.get(item.base, 0)
         if base_depth < MAX_DELTA_DEPTH:
             _base_type, base_data = repo.object_store.get_raw(ObjectID(item.base))

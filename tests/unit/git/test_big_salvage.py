@@ -136,9 +136,8 @@ def test_a_large_file_is_checked_out_bundled_and_written_for_checks_a_slice_at_a
 
     made: list[bytes] = []
     peak = _traced_peak(lambda: made.append(bundle(clone, 4, "main", 1 << 30).data))  # type: ignore[union-attr]
-    assert peak < 2.3 * LARGE, (
-        f"the bundle held {peak} bytes at its peak"
-    )  # its bytes, and their join
+    # its bytes, once: the slices went to a temporary file, read back whole at the end
+    assert peak < 1.3 * LARGE, f"the bundle held {peak} bytes at its peak"
     path = tmp_path / "large.bundle"
     path.write_bytes(made[0])
     git("fetch", "-q", str(path), "refs/heads/queen-4:refs/heads/got", cwd=upstream)
