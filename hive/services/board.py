@@ -165,7 +165,7 @@ def _last_event(row: board.CardRow) -> Event:
         add(row.reviewed_at, f"{k} {VERDICTS.get(row.review_state, row.review_state)}")
     add(row.approved_at, f"{k} approved")
     if row.merged_sha:
-        add(row.merged_at, f"merged as {row.merged_sha}")
+        add(row.merged_at, f"merged as {row.merged_sha[:SHA_SHOWN]}")
     add(row.closed_at, f"closed: {row.closed_reason}" if row.closed_reason else "closed")
     if row.said:
         add(row.said_at, f"said: {row.said}")

@@ -60,3 +60,16 @@ def test_backlog_sorts_by_number_and_done_newest_first():
         row(issue_state="closed", merged_sha="b" * 40, merged_at=T0 + timedelta(hours=1))
     )
     assert newer.sort_key < older.sort_key
+
+
+def test_a_whole_sha_in_the_last_event_is_cut_to_twelve_hex_digits():
+    sha = "0123456789abcdef0123456789abcdef01234567"
+    at = T0 + timedelta(minutes=5)
+    card = card_of(
+        row(attempt=1, order_state=ACCEPT, review_state="accept", reviewed_at=at,
+            merged_sha=sha, merged_at=at, issue_state="closed",
+            closed_at=at + timedelta(seconds=1), closed_reason=f"merged as {sha}",
+            said_at=at + timedelta(seconds=2), said=f"merged as {sha}")
+    )  # fmt: skip
+    assert card.last.text == "said: merged as 0123456789ab"
+    assert card.merged_sha == sha
