@@ -1,11 +1,11 @@
 """The claimer (DESIGN 5.2 and 5.3): `RunnerActor` wakes on NOTIFY and polls every
 `HIVE_RUNNER_SECONDS`; each pass fills every free slot.
 
-Per slot: the container guard first (not enough memory: claim nothing, the order stays
-queued for another runner); then one claim; then the key check: the order's `key_index`
-resolved against this runner's own keys, refused (claim released, `refused_by` grows,
-counted and logged) when there is no key at that index or its fingerprint differs. A
-runner never takes another key: that would be another account. A claimed order goes to
+Each pass claims every free slot in one statement (as many as the container guard lets
+start: not enough memory for a bee and the order stays queued for another runner); then,
+per order, the key check: the order's `key_index` resolved against this runner's own
+keys, refused (claim released, `refused_by` grows, counted and logged) when there is no
+key at that index or its fingerprint differs. A runner never takes another key: that would be another account. A claimed order goes to
 a new bee in the pool. Each pass also keeps `queen_runner.seen_at` fresh, with the bees
 running and whether it drains; once the drain began it claims nothing.
 """
@@ -22,7 +22,7 @@ from hive.actors.loop import LoopActor
 from hive.actors.messages import CLAIMER, CLAIMER_WAKES
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
-from hive.agents.guard import free_memory_bytes, may_start_bee
+from hive.agents.guard import bees_that_fit, free_memory_bytes
 from hive.rules.connections import seen_due
 from hive.rules.keys import KeySlot, key_slots
 from hive.settings import Settings
@@ -101,31 +101,47 @@ class Claimer:
         refused: list[int] = []
         held_back = None
         while not rt.work.draining and rt.host.ready:
-            if rt.host.running() >= self.config.slots:
+            free = self.config.slots - rt.host.running()
+            if free <= 0:
                 break
-            if not may_start_bee(self.free_memory(), self.config.bee_memory_mb):
+            room = bees_that_fit(self.free_memory(), self.config.bee_memory_mb, free)
+            if room == 0:
                 held_back = (
                     f"not claiming: less free memory than HIVE_BEE_MEMORY_MB="
                     f"{self.config.bee_memory_mb} for another bee"
                 )
                 break
-            order = orders.claim(rt.db, self.config.name)
-            if order is None:
+            # every free slot (that memory allows) in one statement
+            batch = orders.claim_many(rt.db, self.config.name, room)
+            if not batch or not self._take(batch, started, refused):
                 break
-            rt.metrics.claims.inc()
-            rt.metrics.claim_seconds.observe(
-                max(0.0, (order.claimed_at - order.queued_at).total_seconds())
-            )
-            key = self._key_for(order)
-            if key is None:
-                self._refuse(order)
-                refused.append(order.issue)
-                continue
-            if self._start(order, key):
-                started.append(order.issue)
-            else:
-                break  # the pool went away or the drain began: nothing more starts here
         return ClaimPass(tuple(started), tuple(refused), held_back)
+
+    def _take(self, batch: list[ClaimedOrder], started: list[int], refused: list[int]) -> bool:
+        """Start a bee for each claimed order, refusing those whose key this runner lacks;
+        False once one could not start (the pool went away or the drain began): it and
+        the rest of the batch are given back at once."""
+        rt = self.runtime
+        rest = list(batch)
+        try:
+            while rest:
+                order = rest.pop(0)
+                rt.metrics.claims.inc()
+                rt.metrics.claim_seconds.observe(
+                    max(0.0, (order.claimed_at - order.queued_at).total_seconds())
+                )
+                key = self._key_for(order)
+                if key is None:
+                    self._refuse(order)
+                    refused.append(order.issue)
+                    continue
+                if not self._start(order, key):
+                    return False
+                started.append(order.issue)
+            return True
+        finally:
+            for order in rest:
+                self._release(order)
 
     def close(self) -> None:
         """A last sign of life (running and draining as they stand)."""

@@ -56,3 +56,11 @@ def may_start_bee(free_bytes: int | None, bee_memory_mb: int) -> bool:
     if free_bytes is None:
         return True
     return free_bytes >= bee_memory_mb * BYTES_PER_MB
+
+
+def bees_that_fit(free_bytes: int | None, bee_memory_mb: int, wanted: int) -> int:
+    """How many of `wanted` bees, each needing `bee_memory_mb`, fit in `free_bytes` (all
+    of them when the free memory is unknown or a bee needs none)."""
+    if free_bytes is None or bee_memory_mb <= 0:
+        return max(0, wanted)
+    return max(0, min(wanted, free_bytes // (bee_memory_mb * BYTES_PER_MB)))

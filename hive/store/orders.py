@@ -261,6 +261,15 @@ def claim(db: Db, runner: str) -> ClaimedOrder | None:
     return None if row is None else pick(ClaimedOrder, {**row, "runner": runner})
 
 
+def claim_many(db: Db, runner: str, limit: int) -> list[ClaimedOrder]:
+    """Claim up to `limit` of the oldest claimable orders for `runner` in one statement
+    (a runner's free slots), oldest first; the same rows, one at a time, `claim` takes."""
+    if limit < 1:
+        return []
+    rows = dicts(db, "claim_orders", {"runner": runner, "limit": limit})
+    return [pick(ClaimedOrder, {**row, "runner": runner}) for row in rows]
+
+
 def refuse(db: Db, fence: Fence) -> bool:
     """Release the claim and add the runner to refused_by; other runners are woken."""
     return one(db, "refuse_order", _fence(fence)) is not None

@@ -31,3 +31,11 @@ LEFT JOIN LATERAL (
 ) j ON true
 WHERE d.merged_at IS NOT NULL
 ORDER BY i.number;
+
+-- name: bench_intake_order
+-- An issue's creation and its order's queueing, in ms apart by the server's clock (no row: not queued yet), and whether the order ended, for `hive bench intake`.
+SELECT extract(epoch FROM d.queued_at - i.created_at) * 1000.0 AS queued_ms,
+       d.finished_at IS NOT NULL AS ended
+FROM hive.queen_issue AS i
+JOIN hive.queen_dispatch AS d ON d.issue = i.number
+WHERE i.number = %(issue)s AND d.queued_at IS NOT NULL;

@@ -97,6 +97,24 @@ RETURNING d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha,
     d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at,
     d.credit_account;
 
+-- name: claim_orders
+-- Claim up to `limit` of the oldest queued, unclaimed, unfinished, started orders this runner has not refused, in one statement (a runner with that many free slots); the rows come back oldest first.
+WITH claimed AS (
+    UPDATE hive.queen_dispatch AS d
+    SET claimed_by = %(runner)s, claimed_at = now(), dispatched_at = now()
+    WHERE d.issue = ANY (ARRAY(
+        SELECT c.issue FROM hive.queen_dispatch AS c
+        WHERE c.queued_at IS NOT NULL AND c.claimed_by IS NULL AND c.finished_at IS NULL
+          AND c.started AND %(runner)s <> ALL (c.refused_by)
+        ORDER BY c.queued_at, c.issue
+        LIMIT %(limit)s
+        FOR UPDATE SKIP LOCKED
+    ))
+    RETURNING d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha,
+        d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at
+)
+SELECT * FROM claimed ORDER BY queued_at, issue;
+
 -- name: refuse_order
 -- Release this runner's claim and add it to refused_by (its key does not resolve), waking the other runners.
 WITH released AS (

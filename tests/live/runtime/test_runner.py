@@ -125,3 +125,34 @@ def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
     assert rt.settings.runner_name not in order.refused_by  # not a key refusal
     assert claimer_of(other).run_once().started == (9,)
     assert wait_for_ending(other.db, 9).outcome == "finished"
+
+
+@pytest.mark.through_pgbouncer
+def test_a_pass_claims_its_free_slots_in_one_batch_and_refills_a_refused_ones(make_runtime):
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    for issue, key_index in ((1, 0), (2, 1), (3, 0), (4, 0), (5, 0)):
+        queue(rt, issue, key_index=key_index)  # this runner has no key 1
+    result = claimer_of(rt, slots=3).run_once()
+    # a batch of three (1, 2, 3): 2 refused, so a second batch of one takes 4
+    assert (result.started, result.refused) == ((1, 3, 4), (2,))
+    assert rt.metrics.claims._value.get() == 4
+    claimed = {o.issue: o.claimed_by for o in orders.listing(rt.db)}
+    me = rt.settings.runner_name
+    assert claimed == {1: me, 2: None, 3: me, 4: me, 5: None}
+    agents.RELEASE.set()
+    assert wait_for_ending(rt.db, 4).outcome == "finished"
+
+
+def test_a_batch_claimed_as_the_drain_begins_is_given_back_whole(make_runtime):
+    rt = make_runtime()
+    for issue in (9, 10, 11):
+        queue(rt, issue)
+
+    def drain_begins_now() -> None:
+        rt.work.begin_drain()
+
+    claimer = Claimer(rt, claimer_of(rt, slots=3).config, free_memory=drain_begins_now)
+    assert claimer.run_once().started == ()
+    assert rt.metrics.claims._value.get() == 1  # the first could not start; the rest untouched
+    for order in orders.listing(rt.db):
+        assert order.claimed_by is None and order.finished_at is None, order

@@ -47,3 +47,21 @@ def test_eight_runners_draining_two_thousand_orders_claim_each_exactly_once(conn
     assert sorted(claimed) == list(range(1, DRAIN_ORDERS + 1))
     assert orders.listing(conn, unfinished_only=True) == []
     assert sum(1 for o in orders.listing(conn) if o.outcome == "finished") == DRAIN_ORDERS
+
+
+def test_eight_runners_claiming_in_batches_of_seven_claim_each_order_exactly_once(
+    conn, hive_db_url
+):
+    with conn.transaction():
+        for issue in range(1, DRAIN_ORDERS + 1):
+            queue(conn, issue)
+    children = [
+        Child(workers.drain_batches, hive_db_url, f"r{i}", 7, name=f"r{i}")
+        for i in range(RUNNERS)
+    ]
+    with running(children):
+        ready_then_go(children, WAIT_SECONDS)
+        claimed = [issue for child in children for issue in child.receive(DRAIN_SECONDS)]
+        finish(children, WAIT_SECONDS)
+    assert sorted(claimed) == list(range(1, DRAIN_ORDERS + 1))
+    assert orders.listing(conn, unfinished_only=True) == []

@@ -135,6 +135,28 @@ def test_the_oldest_queued_order_is_claimed_first(conn):
     assert orders.get(conn, 3).claimed_by == "r1"
 
 
+def test_a_batch_claims_the_oldest_claimable_orders_in_one_statement_as_one_claims_them(conn):
+    for issue in (5, 3, 1, 4, 2):
+        queue(conn, issue)
+    queue(conn, 6, key_index=1)
+    assert orders.claim(conn, "r1").issue == 5  # claimed already: not in a batch
+    conn.execute("UPDATE hive.queen_dispatch SET started = false WHERE issue = 4")
+    conn.execute("UPDATE hive.queen_dispatch SET refused_by = '{r2}' WHERE issue = 1")
+    assert orders.claim_many(conn, "r2", 0) == []
+    got = orders.claim_many(conn, "r2", 2)
+    assert [c.issue for c in got] == [3, 2]  # oldest first; 1 refused by r2, 4 not started
+    for claimed in got:
+        row = orders.get(conn, claimed.issue)
+        assert claimed.runner == row.claimed_by == "r2"
+        assert claimed.fence == Fence(row.issue, row.conversation_id, "r2")
+        for name in ClaimedOrder.__dataclass_fields__:
+            column = "claimed_by" if name == "runner" else name
+            assert getattr(claimed, name) == getattr(row, column), name
+    assert [c.issue for c in orders.claim_many(conn, "r2", 10)] == [6]
+    assert [c.issue for c in orders.claim_many(conn, "r3", 10)] == [1]
+    assert orders.claim_many(conn, "r3", 10) == []
+
+
 def test_claimed_finished_and_unstarted_orders_are_not_claimable(conn):
     queue(conn, 1)
     assert orders.claim(conn, "r1") is not None

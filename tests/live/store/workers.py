@@ -57,6 +57,21 @@ def drain(url: str, name: str, conn: Connection) -> None:
     conn.send(mine)
 
 
+def drain_batches(url: str, name: str, batch: int, conn: Connection) -> None:
+    """Claim up to `batch` orders in one statement and end them, until none is left;
+    report the issues claimed."""
+    mine = []
+    with pool.connect(url) as db:
+        conn.send(READY)
+        wait_for(conn, GO)
+        while claimed := orders.claim_many(db, name, batch):
+            for got in claimed:
+                if not orders.end(db, orders.OrderEnding(got.fence, "finished")):
+                    raise AssertionError(f"{name} lost its own claim of {got.issue}")
+                mine.append(got.issue)
+    conn.send(mine)
+
+
 def runner(url: str, name: str, poll_seconds: float, conn: Connection) -> None:
     """The runner's loop: claim and end through a held connection that checks itself,
     sleep on LISTEN, carry on across a server restart, until the test says `stop` (or
