@@ -5,9 +5,10 @@ Each pass claims every free slot in one statement (as many as the container guar
 start: not enough memory for a bee and the order stays queued for another runner); then,
 per order, the key check: the order's `key_index` resolved against this runner's own
 keys, refused (claim released, `refused_by` grows, counted and logged) when there is no
-key at that index or its fingerprint differs. A runner never takes another key: that would be another account. A claimed order goes to
-a new bee in the pool. Each pass also keeps `queen_runner.seen_at` fresh, with the bees
-running and whether it drains; once the drain began it claims nothing.
+key at that index or its fingerprint differs. A runner never takes another key: that
+would be another account. A claimed order goes to a new bee in the pool. Each pass also
+keeps `queen_runner.seen_at` fresh, with the bees running and whether it drains; once
+the drain began it claims nothing.
 """
 
 from __future__ import annotations

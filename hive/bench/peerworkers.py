@@ -38,20 +38,15 @@ PROC_TASK = "noop"
 
 
 def drain_hive(url: str, batch: int, barrier: Any, results: Any) -> None:
-    """Claim up to `batch` orders (one statement each, as a runner of `batch` slots does
-    in one pass), end them, again until none is left."""
+    """Claim up to `batch` orders in one statement (as a runner with `batch` free slots
+    does in one pass), end them, again until none is left."""
     done = 0
     with pool.HeldConnection(url) as db:
         orders.listing(db)  # connected and warm before the clock starts
         barrier.wait()
         began = time.monotonic()
         while True:
-            claimed = []
-            for _ in range(batch):
-                got = orders.claim(db, "peers")
-                if got is None:
-                    break
-                claimed.append(got)
+            claimed = orders.claim_many(db, "peers", batch)
             if not claimed:
                 break
             for got in claimed:

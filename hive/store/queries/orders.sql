@@ -111,7 +111,8 @@ WITH claimed AS (
         FOR UPDATE SKIP LOCKED
     ))
     RETURNING d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha,
-        d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at
+        d.owned_paths, d.key_index, d.key_fingerprint, d.brief, d.queued_at, d.claimed_at,
+        d.credit_account
 )
 SELECT * FROM claimed ORDER BY queued_at, issue;
 

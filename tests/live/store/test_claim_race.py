@@ -56,8 +56,7 @@ def test_eight_runners_claiming_in_batches_of_seven_claim_each_order_exactly_onc
         for issue in range(1, DRAIN_ORDERS + 1):
             queue(conn, issue)
     children = [
-        Child(workers.drain_batches, hive_db_url, f"r{i}", 7, name=f"r{i}")
-        for i in range(RUNNERS)
+        Child(workers.drain_batches, hive_db_url, f"r{i}", 7, name=f"r{i}") for i in range(RUNNERS)
     ]
     with running(children):
         ready_then_go(children, WAIT_SECONDS)

@@ -72,3 +72,14 @@ def test_a_bee_starts_only_when_its_memory_fits(
 def test_this_machine_answers_something_sensible() -> None:
     free = free_memory_bytes()
     assert free is None or free >= 0
+
+
+def test_bees_that_fit_counts_whole_bees_of_free_memory_up_to_the_free_slots():
+    from hive.agents.guard import bees_that_fit
+
+    assert bees_that_fit(None, 1024, 3) == 3  # not measured: every slot
+    assert bees_that_fit(10 * BYTES_PER_MB, 0, 3) == 3  # a bee needs nothing
+    assert bees_that_fit(2500 * BYTES_PER_MB, 1024, 3) == 2
+    assert bees_that_fit(5000 * BYTES_PER_MB, 1024, 3) == 3
+    assert bees_that_fit(1023 * BYTES_PER_MB, 1024, 3) == 0
+    assert bees_that_fit(None, 1024, 0) == bees_that_fit(0, 1024, -1) == 0
