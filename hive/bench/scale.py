@@ -1,6 +1,7 @@
 """scale: N runner processes (one slot each) on one PostgreSQL: connections held, claim
 latency with N listeners, the server's CPU per order, the hive's memory per runner and
-per bee.
+per bee. With `--pgbouncer` (or `--per-process`) up to 1,000 runners, each a claim loop,
+several a process, their work through PgBouncer: hive/bench/scalepool.py.
 
 The benchmark starts its own embedded PostgreSQL under /tmp with `max_connections` set
 (`--max-connections`, 200), so the server's CPU it counts (from /proc: the postmaster,
@@ -26,6 +27,7 @@ runners (HIVE_RUNNER_SLOTS=1, the default poll) run a `command:` agent steered b
 from __future__ import annotations
 
 import argparse
+import math
 import multiprocessing
 import shutil
 import statistics
@@ -40,7 +42,7 @@ from typing import Any
 import psycopg
 
 from hive import demo_data
-from hive.bench import procstat
+from hive.bench import procstat, scalepool
 from hive.bench.arguments import whole
 from hive.bench.processes import LocalHive
 from hive.errors import HiveError
@@ -65,11 +67,31 @@ echo $$ >> "$1/$HIVE_ISSUE.turns"
 while [ -e "$1/hold" ]; do sleep 0.05; done
 """
 APP_PREFIX = "hive-scale-"
+MAX_PROCESSES = 64  # `hive serve` runner processes this machine holds
+PER_PROCESS = 64  # claim loops a process with --pgbouncer
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--runners", type=whole(1, 64), default=64, help="runner processes, 1 slot each (64)"
+        "--runners",
+        type=whole(1, 1000),
+        default=64,
+        help="runners (64; above 64 with --pgbouncer or --per-process)",
+    )
+    parser.add_argument(
+        "--pgbouncer",
+        action="store_true",
+        help="the runners' work through PgBouncer in transaction mode (claim loops, several"
+        " a process: hive/bench/scalepool.py)",
+    )
+    parser.add_argument(
+        "--per-process",
+        type=whole(1, 1000),
+        default=None,
+        help="claim loops a process (64 with --pgbouncer): many runners, each a claim loop",
+    )
+    parser.add_argument(
+        "--poll", type=whole(1, 3600), default=15, help="a claim loop's poll, s (15)"
     )
     parser.add_argument(
         "--orders", type=whole(1, 100_000), default=256, help="orders of the claim phase (256)"
@@ -86,6 +108,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    if args.pgbouncer or args.per_process is not None:
+        args.per_process = args.per_process or PER_PROCESS
+        direct = 0 if args.pgbouncer else args.runners
+        if direct + math.ceil(args.runners / args.per_process) + 10 > args.max_connections:
+            raise HiveError(
+                f"--runners {args.runners} straight to the server need more than"
+                f" --max-connections {args.max_connections}: add --pgbouncer"
+            )
+        with bench_server(args.max_connections, keep=args.keep) as (_, url, postmaster):
+            return scalepool.measure(args, url, postmaster)
+    if args.runners > MAX_PROCESSES:
+        raise HiveError(
+            f"--runners {args.runners}: at most {MAX_PROCESSES} runner processes here;"
+            " more with --pgbouncer or --per-process (claim loops, several a process)"
+        )
     if args.runners * BUSY_CONNECTIONS + 3 > args.max_connections:
         raise HiveError(
             f"--runners {args.runners} may hold {args.runners * BUSY_CONNECTIONS} connections"

@@ -83,8 +83,12 @@ class Listener:
     in STATEMENTS; `hive_orders` unless said); a notification whose payload `skips`
     answers true is not handed to it (a claimer skips endings: with 64 runners, each
     ending woke 64 claim passes that could find nothing). Once built, its channels are
-    listened to. Raises psycopg.OperationalError when there is no connection yet and it
-    cannot be made, ValueError for a channel the hive does not know."""
+    listened to. `one_of`: a notification it does not skip goes to one subscriber of
+    the process that is `one_of` and `hungry` (in turn), not to all of them: a host's
+    runners share one LISTEN, and a queued order wakes one of them, not the herd (none
+    when none is hungry: a loop that is busy polls, or is told when its slot frees).
+    Raises psycopg.OperationalError when there is no connection yet and it cannot be
+    made, ValueError for a channel the hive does not know."""
 
     def __init__(
         self,
@@ -92,9 +96,13 @@ class Listener:
         skips: Callable[[str], bool] | None = None,
         *,
         channels: Iterable[str] = (ORDERS_CHANNEL,),
+        one_of: bool = False,
+        hungry: Callable[[], bool] | None = None,
     ) -> None:
         self.url = url
         self.skips = skips
+        self.one_of = one_of
+        self.hungry = hungry or _always
         self.channels = frozenset(channels)
         unknown = sorted(self.channels - STATEMENTS.keys())
         if unknown or not self.channels:
@@ -135,12 +143,19 @@ class Listener:
         with reason "woken": another thread has something for the owner to do."""
         self._inbox.put(_WOKEN)
 
+    def _skips(self, payload: str) -> bool:
+        return self.skips is not None and self.skips(payload)
+
     def _deliver(self, item: object) -> None:
         if item is _RECONNECTED:
             self.reconnects += 1
-        elif self.skips is not None and self.skips(str(item)):
+        elif self._skips(str(item)):
             return
         self._inbox.put(item)
+
+
+def _always() -> bool:
+    return True
 
 
 class _Shared:
@@ -175,6 +190,7 @@ class _Shared:
     def __init__(self, url: str, channels: frozenset[str]) -> None:
         self.url = url
         self.listeners: set[Listener] = set()
+        self._last = 0  # the `one_of` subscriber the last hint went to (its id; the thread's)
         self._stopping = threading.Event()
         self._conn: psycopg.Connection[Any] | None = _connect(url, channels)
         # what the connection LISTENs now (written by the thread)
@@ -215,8 +231,20 @@ class _Shared:
     def _send(self, note: psycopg.Notify) -> None:
         with _Shared._lock:
             listeners = [one for one in self.listeners if note.channel in one.channels]
+        shared = [one for one in listeners if one.one_of and not one._skips(note.payload)]
         for listener in listeners:
-            listener._deliver(note.payload)
+            if not listener.one_of:
+                listener._deliver(note.payload)
+        if shared:
+            # in turn: the first hungry one after the last woken (in a fixed order)
+            shared.sort(key=id)
+            start = next((k for k, one in enumerate(shared) if id(one) > self._last), 0)
+            for k in range(len(shared)):
+                listener = shared[(start + k) % len(shared)]
+                if listener.hungry():
+                    self._last = id(listener)
+                    listener._deliver(note.payload)
+                    return
 
     def _send_all(self, item: object) -> None:
         with _Shared._lock:

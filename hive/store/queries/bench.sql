@@ -39,3 +39,17 @@ SELECT extract(epoch FROM d.queued_at - i.created_at) * 1000.0 AS queued_ms,
 FROM hive.queen_issue AS i
 JOIN hive.queen_dispatch AS d ON d.issue = i.number
 WHERE i.number = %(issue)s AND d.queued_at IS NOT NULL;
+
+-- name: bench_claim_latencies
+-- Every claimed order's claim latency in ms (claimed_at - queued_at, the server's clock), for `hive bench scale`.
+SELECT extract(epoch FROM claimed_at - queued_at) * 1000.0 AS claim_ms
+FROM hive.queen_dispatch
+WHERE claimed_at IS NOT NULL AND queued_at IS NOT NULL;
+
+-- name: bench_ended_orders
+-- How many orders have ended, for the benchmarks.
+SELECT count(*) FROM hive.queen_dispatch WHERE finished_at IS NOT NULL;
+
+-- name: bench_client_backends
+-- How many client connections the server holds now (pg_stat_activity's client backends), for `hive bench scale`.
+SELECT count(*) FROM pg_catalog.pg_stat_activity WHERE backend_type = 'client backend';

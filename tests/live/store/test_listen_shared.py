@@ -131,3 +131,38 @@ def test_a_listener_woken_by_another_thread_hears_woken_and_no_recheck(hive_db_u
 def test_an_unknown_channel_is_refused_before_anything_listens(hive_db_url):
     with pytest.raises(ValueError, match="hive_nowhere"):
         Listener(hive_db_url, channels=("hive_nowhere",))
+
+
+def test_a_hint_wakes_one_hungry_runner_of_the_process_in_turn_not_the_herd(hive_db_url):
+    url = named(hive_db_url, "test-listen-one-of")
+    full = {"busy": True}
+    with (
+        Listener(url, is_ending, one_of=True) as first,
+        Listener(url, is_ending, one_of=True) as second,
+        Listener(url, is_ending, one_of=True, hungry=lambda: not full["busy"]) as busy,
+        Listener(url) as board_like,
+        pool.connect(hive_db_url) as conn,
+    ):
+        for payload in ("1", "2", "ended:1", "3", "4"):
+            conn.execute("SELECT pg_notify('hive_orders', %s)", (payload,))
+        # every hint reaches the one that is not `one_of`
+        heard = [board_like.wait(5.0).payloads[0] for _ in range(5)]
+        assert heard == ["1", "2", "ended:1", "3", "4"]
+        got = {name: [] for name in ("first", "second", "busy")}
+        for name, listener in (("first", first), ("second", second), ("busy", busy)):
+            while (wake := listener.wait(0.3)).reason == "notified":
+                got[name] += wake.payloads
+        # four orders, two hungry runners: two each, the ending to nobody, none to the busy
+        assert sorted(got["first"] + got["second"]) == ["1", "2", "3", "4"]
+        assert len(got["first"]) == len(got["second"]) == 2 and got["busy"] == []
+        full["busy"] = False
+        conn.execute("SELECT pg_notify('hive_orders', '5')")
+        conn.execute("SELECT pg_notify('hive_orders', '6')")
+        conn.execute("SELECT pg_notify('hive_orders', '7')")
+        assert [board_like.wait(5.0).payloads[0] for _ in range(3)] == ["5", "6", "7"]
+        woken = [
+            name
+            for name, one in (("first", first), ("second", second), ("busy", busy))
+            if one.wait(0.5).reason == "notified"
+        ]
+        assert sorted(woken) == ["busy", "first", "second"]  # in turn, each once
