@@ -21,7 +21,7 @@ from hive.actors.review_inputs import settle
 from hive.agents.base import Ending
 from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
-from hive.rules.credits import Kind, replay
+from hive.rules.credits import Kind, apply, replay, take
 from hive.rules.spend import Cost, CostSource
 from hive.store import credits, orders, pool
 from hive.store.credits import Sale
@@ -266,6 +266,15 @@ def test_the_stored_balance_is_grants_less_sales_less_burns_and_no_lot_goes_nega
     )
     assert all(0 <= lot.left <= lot.granted for lot in book.lots)
     assert all(lot.burned for lot in book.lots if lot.burns_at <= now)
+    # no sale took from a lot past its burn time: each movement burned what was due first
+    moves = credits.movements(db, [account])[account]
+    seen = replay([])
+    for move in moves:
+        if move.kind is Kind.SALE:
+            _, taken = take(seen.lots, move.tokens)
+            by_id = {lot.id: lot for lot in seen.lots}
+            assert all(by_id[lot].burns_at > move.at for lot, _ in taken.parts)
+        seen = apply(seen, move)
 
 
 def review_row(issue: int, conversation_id: uuid.UUID) -> ReviewRow:
