@@ -142,6 +142,7 @@ SAMPLES = {
     "job_states": ["done", "failed", "cancelled"],
     "wait_states": [1, 2, 3],
     "failures": 0,
+    "problem": "no boundary",
     # credits (the sample account and its lot are made before the queries run)
     "account": "team",
     "accounts": ["team"],
@@ -164,6 +165,7 @@ _PARAM = re.compile(r"%\((\w+)\)s")
 def test_every_named_query_runs_against_a_real_postgresql(hive_db_url):
     assert len(QUERIES) >= 30
     with psycopg.connect(hive_db_url) as conn:
+        conn.execute("INSERT INTO hive.queen_issue (number, title) VALUES (1, 'sample')")
         conn.execute("INSERT INTO hive.queen_credit_account (account) VALUES ('team')")
         conn.execute(
             "INSERT INTO hive.queen_credit_ledger (account, kind, tokens, burns_at)"
