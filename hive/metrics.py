@@ -155,8 +155,7 @@ class HiveMetrics:
         )
         self.sandbox_info = Gauge(
             "hive_sandbox_info",
-            "1 for the sandbox this process's turns run in (bwrap+landlock, bwrap, "
-            "landlock or off).",
+            "1 for the sandbox this process's turns run in (bwrap+seccomp, landlock or off).",
             ["kind"],
             registry=r,
         )

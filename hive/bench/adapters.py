@@ -124,9 +124,9 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
 
 
 def sandbox_kinds() -> list[Sandbox]:
-    """Each sandbox this machine runs: the layered one and Landlock alone, as found."""
+    """Each sandbox this machine runs: bubblewrap's and Landlock alone, as found."""
     found = available()
-    kinds = [Kind.BWRAP_LANDLOCK, Kind.LANDLOCK] if found is Kind.BWRAP_LANDLOCK else [found]
+    kinds = [Kind.BWRAP_SECCOMP, Kind.LANDLOCK] if found is Kind.BWRAP_SECCOMP else [found]
     return [Sandbox(kind=kind, bwrap=bwrap_program()) for kind in kinds if kind is not Kind.OFF]
 
 

@@ -28,7 +28,7 @@ from .test_hostile_turn import Lines, sandbox_of
 
 pytestmark = [pytest.mark.e2e]
 
-KINDS = [Kind.BWRAP_LANDLOCK, Kind.LANDLOCK]
+KINDS = [Kind.BWRAP_SECCOMP, Kind.LANDLOCK]
 TURN_SECONDS = 60.0
 
 

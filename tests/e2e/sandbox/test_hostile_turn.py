@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.e2e]
 
 AGENT = Path(__file__).with_name("hostile_agent.py")
 TURN_SECONDS = 60.0
-LAYERED = [Kind.BWRAP_LANDLOCK, Kind.LANDLOCK]
+LAYERED = [Kind.BWRAP_SECCOMP, Kind.LANDLOCK]
 ESCAPES = (
     "read_hive_environ",
     "read_proc_1_environ",

@@ -28,7 +28,7 @@ from .test_hostile_turn import AGENT, ESCAPES, Lines, sandbox_of
 
 pytestmark = [pytest.mark.e2e]
 
-KINDS = [Kind.BWRAP_LANDLOCK, Kind.LANDLOCK]
+KINDS = [Kind.BWRAP_SECCOMP, Kind.LANDLOCK]
 GONE_SECONDS = 15.0
 STARTED_SECONDS = 30.0
 # a stubborn agent: ignores SIGTERM, and leaves two more processes behind

@@ -24,7 +24,7 @@ from hive.settings import Settings, SettingsError
 
 def test_auto_takes_what_the_machine_has_and_says_off_when_it_has_nothing() -> None:
     assert choose(Mode.AUTO, found=Kind.LANDLOCK).kind is Kind.LANDLOCK
-    assert choose(Mode.AUTO, found=Kind.BWRAP_LANDLOCK).kind is Kind.BWRAP_LANDLOCK
+    assert choose(Mode.AUTO, found=Kind.BWRAP_SECCOMP).kind is Kind.BWRAP_SECCOMP
     off = choose(Mode.AUTO, found=Kind.OFF)
     assert not off.on
     assert describe(off).startswith("off")
@@ -37,7 +37,7 @@ def test_on_refuses_to_start_without_a_sandbox_and_says_why() -> None:
 
 
 def test_off_is_off_whatever_the_machine_has() -> None:
-    assert choose(Mode.OFF, found=Kind.BWRAP_LANDLOCK).kind is Kind.OFF
+    assert choose(Mode.OFF, found=Kind.BWRAP_SECCOMP).kind is Kind.OFF
 
 
 def test_a_closed_network_needs_a_sandbox() -> None:
@@ -54,17 +54,22 @@ def test_an_unsandboxed_command_is_left_as_it_is(tmp_path: Path) -> None:
 
 def test_bubblewrap_binds_the_tree_and_the_private_directory_and_no_more(tmp_path: Path) -> None:
     tree, private = tmp_path / "tree", tmp_path / "private"
-    sandbox = Sandbox(kind=Kind.BWRAP, bwrap="/x/bwrap")
+    sandbox = Sandbox(kind=Kind.BWRAP_SECCOMP, bwrap="/x/bwrap")
     argv = sandbox.wrap(["/bin/true"], tree=tree, private=private)
-    # bubblewrap ignores SIGTERM (the launcher inside gives the agent its default back)
+    # bubblewrap ignores SIGTERM, and `env` inside gives the agent its default back
     assert argv[:3] == ["/bin/sh", "-c", 'trap "" TERM; exec "$@"']
-    assert argv[4] == "/x/bwrap" and argv[-2:] == ["--", "/bin/true"]
+    assert argv[4] == "/x/bwrap"
+    assert argv[-4:] == ["--", "env", "--default-signal=TERM", "/bin/true"]
     binds = [argv[i + 1] for i, word in enumerate(argv) if word == "--bind"]
     assert binds == [str(tree), str(private)]
     for flag in ("--unshare-user", "--unshare-pid", "--die-with-parent", "--unshare-ipc"):
         assert flag in argv
     assert "--unshare-net" not in argv
     assert argv[argv.index("--chdir") + 1] == str(tree)
+    # the socket filter is installed before bubblewrap starts, and all inside inherit it
+    confinement = sandbox.confinement(tree=tree, private=private)
+    assert confinement is not None and confinement.rules is None
+    confinement.close()
 
 
 def test_landlock_alone_is_applied_in_the_turn_s_first_process_with_no_launcher(
@@ -82,19 +87,20 @@ def test_landlock_alone_is_applied_in_the_turn_s_first_process_with_no_launcher(
         assert str(tmp_path) in rules.write and rules.open_network
     finally:
         confinement.close()
-    assert Sandbox(kind=Kind.BWRAP_LANDLOCK).confinement(tree=tmp_path, private=tmp_path) is None
+    closed = Sandbox(kind=Kind.BWRAP_SECCOMP, network=Network.ALLOW)
+    assert closed.confinement(tree=tmp_path, private=tmp_path) is None  # the launcher's
 
 
 def test_a_closed_network_under_bubblewrap_has_its_own_namespace_and_a_relay(
     tmp_path: Path,
 ) -> None:
-    sandbox = Sandbox(kind=Kind.BWRAP_LANDLOCK, bwrap="bwrap", network=Network.ALLOW)
+    sandbox = Sandbox(kind=Kind.BWRAP_SECCOMP, bwrap="bwrap", network=Network.ALLOW)
     sandbox = sandbox.with_proxy("/run/proxy.sock", 4000)
     argv = sandbox.wrap(["/bin/true"], tree=tmp_path, private=tmp_path)
     assert "--unshare-net" in argv
     assert "--relay" in argv and argv[argv.index("--relay") + 1] == "3128=/run/proxy.sock"
-    assert argv[argv.index("--port") + 1] == "3128"
-    assert "--open-network" not in argv
+    # the relay connects to the proxy's Unix socket; the agent after it cannot
+    assert argv.index("--no-unix-sockets") < argv.index("/bin/true")
     assert sandbox.proxy_url() == "http://127.0.0.1:3128"
 
 
@@ -175,7 +181,7 @@ def test_the_sandbox_settings_are_read_and_their_mistakes_named() -> None:
 
 
 def test_an_agent_a_signal_killed_inside_bubblewrap_reads_as_killed_by_it() -> None:
-    assert Sandbox(kind=Kind.BWRAP).exit_status(137) == -9
-    assert Sandbox(kind=Kind.BWRAP).exit_status(1) == 1
-    assert Sandbox(kind=Kind.BWRAP).exit_status(128) == 128
+    assert Sandbox(kind=Kind.BWRAP_SECCOMP).exit_status(137) == -9
+    assert Sandbox(kind=Kind.BWRAP_SECCOMP).exit_status(1) == 1
+    assert Sandbox(kind=Kind.BWRAP_SECCOMP).exit_status(128) == 128
     assert Sandbox(kind=Kind.LANDLOCK).exit_status(137) == 137
