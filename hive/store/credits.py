@@ -256,14 +256,3 @@ def history(db: Db, account: str, limit: int = HISTORY_LINES) -> list[dict[str, 
 def sales_of_issue(db: Db, issue: int) -> list[dict[str, Any]]:
     """The sales of an issue's turns, oldest first."""
     return dicts(db, "credit_sales_of_issue", {"issue": issue})
-
-
-def issue_account(db: Db, number: int) -> tuple[bool, str | None]:
-    """(whether issue `number` exists, the account it names)."""
-    row = one(db, "issue_account", {"number": number})
-    return (row is not None, None if row is None else row[0])
-
-
-def set_issue_account(db: Db, number: int, account: str | None) -> bool:
-    """Name the account that pays for an issue (None: the default); False: no such issue."""
-    return one(db, "set_issue_account", {"number": number, "account": account}) is not None

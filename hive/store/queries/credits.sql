@@ -59,16 +59,6 @@ SELECT credit_account, credit_markup, key_index, key_owner
 FROM hive.queen_dispatch
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s;
 
--- name: issue_account
--- The account an issue names (NULL: the default pays), or no row when there is no such issue.
-SELECT account FROM hive.queen_issue WHERE number = %(number)s;
-
--- name: set_issue_account
--- Name the account that pays for an issue's turns (NULL: the default).
-UPDATE hive.queen_issue SET account = %(account)s, updated_at = now()
-WHERE number = %(number)s
-RETURNING number;
-
 -- name: notify_credit
 -- Wake the Queen (hive_issues) when a grant lands: the account's waiting issues may go at once.
 SELECT pg_notify('hive_issues', 'credit:' || %(account)s::text);
