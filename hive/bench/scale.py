@@ -94,6 +94,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--poll", type=whole(1, 3600), default=15, help="a claim loop's poll, s (15)"
     )
     parser.add_argument(
+        "--herd",
+        action="store_true",
+        help="each hint wakes every claim loop of a process (as before one_of), to compare",
+    )
+    parser.add_argument(
         "--orders", type=whole(1, 100_000), default=256, help="orders of the claim phase (256)"
     )
     # well below what the runners can end, so the latency is the claim's, not a queue's

@@ -8,7 +8,8 @@ keeps one LISTEN connection to the server itself (`HIVE_LISTEN_URL`'s part), sha
 its loops; a `hive_orders` hint wakes one hungry loop of the process, not all of them
 (`Listener(..., one_of=True)`). Each loop claims (`claim_orders`, one slot), ends the
 order at once (`end_order`), and otherwise waits for its hint or its poll
-(`--poll` seconds with a tenth of jitter).
+(`--poll` seconds with a tenth of jitter). `--herd` wakes every loop of the process on
+each hint instead, as the shared LISTEN did before: the side-by-side.
 
 `--orders` orders are queued `--rate` a second. Figures: claim latency from the rows
 (`claimed_at - queued_at`, the server's clock); the most server connections (client
@@ -70,6 +71,7 @@ def measure(args: argparse.Namespace, url: str, postmaster: int) -> dict[str, An
             proc = ctx.Process(
                 target=_host,
                 args=(url, work_url, args.pgbouncer, p, loops, args.poll, ready[p], stop, results),
+                kwargs={"herd": args.herd},
             )
             proc.start()
             procs.append(proc)
@@ -111,6 +113,7 @@ def measure(args: argparse.Namespace, url: str, postmaster: int) -> dict[str, An
         "processes": processes,
         "runners_per_process": per,
         "pgbouncer": bool(args.pgbouncer),
+        "herd": bool(args.herd),
         "max_connections": args.max_connections,
         "orders": args.orders,
         "rate_per_s": args.rate,
@@ -185,6 +188,8 @@ def _host(
     ready: Any,
     stop: Any,
     results: Any,
+    *,
+    herd: bool = False,
 ) -> None:
     ended: list[int] = []
     listeners: list[Listener] = []
@@ -194,7 +199,7 @@ def _host(
         threading.Thread(
             target=_loop,
             args=(listen_url, work_url, pooled, f"scale-{index}-{i}", poll, stop, started),
-            kwargs={"ended": ended, "listeners": listeners, "lock": lock},
+            kwargs={"ended": ended, "listeners": listeners, "lock": lock, "herd": herd},
             daemon=True,
         )
         for i in range(loops)
@@ -224,12 +229,13 @@ def _loop(
     ended: list[int],
     listeners: list[Listener],
     lock: threading.Lock,
+    herd: bool,
 ) -> None:
     hungry = threading.Event()
     hungry.set()
     with (
         pool.HeldConnection(work_url, prepare=not pooled) as db,
-        Listener(listen_url, is_ending, one_of=True, hungry=hungry.is_set) as listener,
+        Listener(listen_url, is_ending, one_of=not herd, hungry=hungry.is_set) as listener,
     ):
         db.get()
         with lock:
