@@ -43,6 +43,7 @@ NEEDS = {
     "issues:write": "issues=write",
     "pulls:read": "pull_requests=read",
     "pulls:write": "pull_requests=write",
+    "contents:read": "contents=read",
     "contents:write": "contents=write",
     "checks:read": "checks=read",
     "statuses:read": "statuses=read",
@@ -114,7 +115,8 @@ class FakeGitHub:
         self.ci: Callable[[str, str], list[tuple[str, str | None, str]]] | None = None
         self.pr_opened_at: dict[int, float] = {}
         self.link_base: str | None = None  # where a Link header points (default: here)
-        self.block_merge: str | None = None  # "review", "protected", "conflict", "stale"
+        # "review", "protected", "conflict", "stale", "behind", "draft", "computing"
+        self.block_merge: str | None = None
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
         self._git = make_wsgi_chain(DictBackend({f"/{full_name}.git": Repo(str(repo_path))}))
@@ -249,6 +251,28 @@ class FakeGitHub:
             status = err.code
         self.deliveries.append((event, status))
         return status
+
+    def person_merges(self, number: int) -> str:
+        """A person merges pull request `number` on GitHub; the merge commit's sha."""
+        with self.lock:
+            status, body, _ = self._merged(self.state.pulls[number], None, "merge")
+        assert status == 200, body
+        return str(body["sha"])
+
+    def person_closes(self, number: int) -> None:
+        """A person closes pull request `number` without merging it."""
+        with self.lock:
+            self.state.pulls[number]["state"] = "closed"
+
+    def delete_branch(self, branch: str) -> None:
+        """A person deletes `branch`; GitHub closes the open pull requests from it."""
+        with self.lock, Repo(str(self.repo_path)) as repo:
+            ref = f"refs/heads/{branch}".encode()
+            last = repo.refs[ref].decode()
+            del repo.refs[ref]
+            for pr in self.state.pulls.values():
+                if pr["head_ref"] == branch and pr["state"] == "open":
+                    pr.update(state="closed", last_head=last)  # GitHub keeps its head sha
 
     def base_sha(self) -> str:
         with Repo(str(self.repo_path)) as repo:
@@ -415,6 +439,7 @@ class FakeGitHub:
             (r"/pulls/(\d+)", "GET", "pulls:read", self._pull_get),
             (r"/pulls/(\d+)", "PATCH", "pulls:write", self._pull_patch),
             (r"/pulls/(\d+)/merge", "PUT", "contents:write", self._pull_merge),
+            (r"/branches/([^/]+)", "GET", "contents:read", self._branch_get),
             (r"/commits/([^/]+)/check-runs", "GET", "checks:read", self._check_runs),
             (r"/commits/([^/]+)/status", "GET", "statuses:read", self._status),
         ]
@@ -535,7 +560,7 @@ class FakeGitHub:
         return 201, self._pull_view(self.state.pulls[number]), {}
 
     def _pull_view(self, pr: dict[str, Any]) -> dict[str, Any]:
-        head_sha = self.branch_sha(pr["head_ref"])
+        head_sha = self.branch_sha(pr["head_ref"]) or pr.get("last_head")
         base_sha = self.branch_sha(pr["base_ref"])
         blocked = self.block_merge
         mergeable_state = {
@@ -543,6 +568,8 @@ class FakeGitHub:
             "protected": "blocked",
             "conflict": "dirty",
             "behind": "behind",
+            "draft": "draft",
+            "computing": "unknown",
         }.get(blocked or "", "clean")
         return {
             "number": pr["number"],
@@ -552,7 +579,9 @@ class FakeGitHub:
             "state": pr["state"],
             "merged": pr["merged"],
             "merge_commit_sha": pr["merge_commit_sha"],
-            "mergeable": None if pr["merged"] else blocked != "conflict",
+            "mergeable": None
+            if pr["merged"] or blocked == "computing"
+            else blocked not in ("conflict", "draft"),
             "mergeable_state": "unknown" if pr["merged"] else mergeable_state,
             "head": {"ref": pr["head_ref"], "sha": head_sha},
             "base": {"ref": pr["base_ref"], "sha": base_sha},
@@ -592,26 +621,42 @@ class FakeGitHub:
             )
         if self.block_merge == "protected":
             return 405, {"message": 'Required status check "ci" is expected.'}, {}
-        if self.block_merge == "conflict":
+        if self.block_merge in ("conflict", "computing"):
             return 405, {"message": "Pull Request is not mergeable"}, {}
+        if self.block_merge == "draft":
+            return 405, {"message": "Pull Request is still a draft"}, {}
+        if self.block_merge == "behind":
+            return 405, {"message": "Head branch is not up to date with the base branch"}, {}
         if b.get("merge_method", "merge") not in ("merge", "squash", "rebase"):
             return 422, {"message": "Validation Failed"}, {}
+        return self._merged(pr, b.get("commit_title"), str(b.get("merge_method", "merge")))
+
+    def _merged(
+        self, pr: dict[str, Any], title: str | None, method: str
+    ) -> tuple[int, Any, dict[str, str]]:
+        head_sha = self.branch_sha(pr["head_ref"])
         assert head_sha is not None
         with Repo(str(self.repo_path)) as repo:
             base_ref = f"refs/heads/{pr['base_ref']}".encode()
             base_sha = repo.refs[base_ref].decode()
-            title = b.get("commit_title") or f"Merge pull request #{pr['number']}"
+            title = title or f"Merge pull request #{pr['number']}"
             done = merge(repo, base_sha, head_sha, title + "\n", int(time.time()))
             if isinstance(done, Conflict):
                 return 405, {"message": "Pull Request is not mergeable"}, {}
             repo.refs[base_ref] = done.sha.encode()
         pr.update(merged=True, state="closed", merge_commit_sha=done.sha)
-        self.merge_methods.append(str(b.get("merge_method", "merge")))
+        self.merge_methods.append(method)
         return (
             200,
             {"sha": done.sha, "merged": True, "message": "Pull Request successfully merged"},
             {},
         )
+
+    def _branch_get(self, m: Any, q: dict[str, str], b: Any) -> tuple[int, Any, dict[str, str]]:
+        sha = self.branch_sha(m.group(1))
+        if sha is None:
+            return 404, {"message": "Branch not found"}, {}
+        return 200, {"name": m.group(1), "commit": {"sha": sha}}, {}
 
     def _check_runs(self, m: Any, q: dict[str, str], b: Any) -> tuple[int, Any, dict[str, str]]:
         runs = list(reversed(self.state.check_runs.get(self._sha(m.group(1)), [])))

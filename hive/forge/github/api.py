@@ -34,7 +34,7 @@ class PullRequest:
             state=str(data.get("state", "")),
             merged=bool(data.get("merged")),
             head_ref=str(data["head"]["ref"]),
-            head_sha=str(data["head"]["sha"]),
+            head_sha=str(data["head"].get("sha") or ""),
             base_ref=str(data["base"]["ref"]),
             mergeable=data.get("mergeable"),
             mergeable_state=data.get("mergeable_state"),
@@ -111,6 +111,16 @@ class Repository:
         data = {"title": title, "body": body}
         path = f"{self.base}/pulls/{number}"
         return PullRequest.of(self.client.request("PATCH", path, data).data)
+
+    def branch_sha(self, branch: str) -> str | None:
+        """The tip of `branch` on GitHub, or None when there is no such branch."""
+        try:
+            found = self.client.request("GET", f"{self.base}/branches/{branch}").data
+        except GitHubError as err:
+            if err.status == 404:
+                return None
+            raise
+        return str(found["commit"]["sha"])
 
     def pull(self, number: int) -> PullRequest:
         return PullRequest.of(self.client.request("GET", f"{self.base}/pulls/{number}").data)

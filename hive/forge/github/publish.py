@@ -14,10 +14,12 @@ these steps here:
   person), any other red sends the work back with the check's name and summary. An
   issue opened about a check red on the base is closed once the base's checks show it
   passing.
-- MERGE: the pull request as GitHub sees it now, in one case (`hive.rules.forge.Stuck`):
-  mergeable goes on; a conflict sends the work back; a required review, branch
-  protection or a branch behind its base parks with the Queen's next move as the
-  job's sentence; a head that moved goes back to CHECKS.
+- MERGE: the pull request as GitHub sees it now, in one of ten cases
+  (`hive.rules.forge.Stuck`): mergeable goes on; a conflict or a branch behind its base
+  sends the work back; mergeability being worked out, a required review, branch
+  protection or a draft parks with the Queen's next move as the job's sentence; a head
+  that moved, a deleted head branch or a closed pull request goes back to CHECKS (which
+  pushes the accepted head and opens a new one); merged by a person is taken as merged.
 - PUSH: merge through the API with the method configured, compare-and-swap on the head
   sha (GitHub's `sha`), journaled as `push:<merge sha>` once it landed.
 - after CLOSE: the merge is commented on the issue and the issue closed; an issue
@@ -42,15 +44,18 @@ from hive.git.auth import GitAuth
 from hive.git.repo import Checkout, own_repo
 from hive.jobs.engine import StepContext
 from hive.rules.forge import (
+    PUSHES_AGAIN,
+    SENDS_BACK,
     CheckFact,
     CheckState,
     Gate,
+    PullFacts,
     Stuck,
     gate_case,
     inherited_tail,
     is_inherited,
+    stuck_of_pull,
     stuck_of_refusal,
-    stuck_of_state,
     stuck_sentence,
 )
 from hive.rules.jobs import Result
@@ -171,14 +176,11 @@ class GitHubSteps:
 
     def merge(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
         pr = self.repo.pull(self._pr_number(facts))
-        if pr.merged:
-            return Result.MERGED
-        stuck = (
-            Stuck.CLOSED if pr.state != "open" else stuck_of_state(pr.mergeable, pr.mergeable_state)
-        )
-        if pr.state == "open" and pr.head_sha != facts.head_sha:
-            stuck = Stuck.STALE
-        return self._stuck(ctx, facts, pr, stuck, red, at_push=False)
+        head = pr.head_sha
+        if pr.state != "open" and not pr.merged and self.repo.branch_sha(pr.head_ref) is None:
+            head = ""  # GitHub keeps a closed pull request's head sha after its branch goes
+        seen = PullFacts(pr.state, pr.merged, head, pr.mergeable, pr.mergeable_state)
+        return self._stuck(ctx, facts, pr, stuck_of_pull(seen, facts.head_sha or ""), red)
 
     def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
         number = self._pr_number(facts)
@@ -223,23 +225,28 @@ class GitHubSteps:
         stuck: Stuck,
         red: Red,
         *,
-        at_push: bool,
+        at_push: bool = False,
     ) -> Result:
+        """The Queen's move for a pull request in case `stuck` (rules.forge.NEXT_MOVE)."""
         if stuck == Stuck.NONE:
             ctx.say(f"pull request #{pr.number} can merge")
             return Result.MERGED
         sentence = stuck_sentence(pr.number, stuck)
         log.info("%s", sentence, extra={"issue": facts.issue})
-        if stuck in (Stuck.STALE, Stuck.CLOSED):
+        if stuck == Stuck.MERGED:
+            ctx.say(sentence)
+            return Result.MERGED  # PUSH is refused, reads the merge and records its sha
+        if stuck in PUSHES_AGAIN:
             # CHECKS pushes the accepted head again and opens or updates the pull request
             forge.put_note(self.db, subject(facts.issue), PR_NOTE, pr.number, "")
             ctx.say(sentence)
             return Result.MOVED
-        if stuck == Stuck.CONFLICT:
+        if stuck in SENDS_BACK:
             if at_push:
                 ctx.say(sentence)
-                return Result.MOVED  # MERGE reads the conflict and sends the work back
-            red(ctx, facts, f"pull request #{pr.number} conflicts with {self.config.base}")
+                return Result.MOVED  # MERGE reads the case and sends the work back
+            why = "conflicts with" if stuck == Stuck.CONFLICT else "is behind"
+            red(ctx, facts, f"pull request #{pr.number} {why} {self.config.base}: {sentence}")
             return Result.CONFLICT
         wake = (
             COMPUTING_RECHECK_SECONDS if stuck == Stuck.COMPUTING else self.config.recheck_seconds

@@ -7,6 +7,11 @@ import pytest
 
 from hive.rules.forge import (
     NEXT_MOVE,
+    PARKS,
+    PUSHES_AGAIN,
+    SENDS_BACK,
+    TAKES_MERGE,
+    PullFacts,
     CheckFact,
     CheckState,
     Gate,
@@ -24,6 +29,7 @@ from hive.rules.forge import (
     note_action,
     note_body,
     status_state,
+    stuck_of_pull,
     stuck_of_refusal,
     stuck_of_state,
     stuck_sentence,
@@ -145,6 +151,51 @@ def test_a_pull_request_state_names_one_case():
     assert stuck_of_state(None, "unknown") == Stuck.COMPUTING
     assert stuck_of_state(True, "blocked") == Stuck.NONE  # the merge's refusal says which
     assert stuck_of_state(True, "behind") == Stuck.BEHIND
+    assert stuck_of_state(False, "draft") == Stuck.DRAFT
+
+
+HEAD = "a" * 40
+OTHER = "b" * 40
+
+
+@pytest.mark.parametrize(
+    ("state", "merged", "head", "mergeable", "mergeable_state", "case"),
+    [
+        ("open", False, HEAD, True, "clean", Stuck.NONE),
+        ("open", False, HEAD, None, "unknown", Stuck.COMPUTING),
+        ("open", False, HEAD, False, "dirty", Stuck.CONFLICT),
+        ("open", False, HEAD, True, "behind", Stuck.BEHIND),
+        ("open", False, HEAD, False, "draft", Stuck.DRAFT),
+        ("open", False, OTHER, True, "clean", Stuck.STALE),
+        ("open", False, OTHER, False, "dirty", Stuck.STALE),  # a moved head is read first
+        ("open", False, "", True, "clean", Stuck.HEAD_GONE),
+        ("closed", False, "", None, "unknown", Stuck.HEAD_GONE),
+        ("closed", False, HEAD, None, "unknown", Stuck.CLOSED),
+        ("closed", False, OTHER, True, "clean", Stuck.CLOSED),
+        ("closed", True, HEAD, None, "unknown", Stuck.MERGED),
+        ("closed", True, OTHER, None, "unknown", Stuck.MERGED),
+    ],
+)
+def test_a_pull_request_is_in_exactly_one_case(
+    state, merged, head, mergeable, mergeable_state, case
+):
+    assert stuck_of_pull(PullFacts(state, merged, head, mergeable, mergeable_state), HEAD) == case
+
+
+def test_the_ten_cases_each_have_one_kind_of_move():
+    moves = [PARKS, SENDS_BACK, PUSHES_AGAIN, TAKES_MERGE]
+    cases = set(Stuck) - {Stuck.NONE}
+    assert len(cases) == 10
+    for case in cases:
+        assert sum(case in move for move in moves) == 1, case
+    assert set().union(*moves) == cases
+    # the sentence says what the move does
+    for case in SENDS_BACK:
+        assert "sends the work back" in NEXT_MOVE[case]
+    for case in PUSHES_AGAIN:
+        assert "pushes the accepted head again" in NEXT_MOVE[case] or "opens a new" in (
+            NEXT_MOVE[case]
+        )
 
 
 def test_a_refused_merge_names_one_case():
@@ -161,6 +212,7 @@ def test_a_refused_merge_names_one_case():
     assert stuck_of_refusal(405, 'Required status check "ci" is expected.') == Stuck.PROTECTED
     assert stuck_of_refusal(405, "Pull Request is not mergeable") == Stuck.CONFLICT
     assert stuck_of_refusal(405, "Head branch is not up to date with the base") == Stuck.BEHIND
+    assert stuck_of_refusal(405, "Pull Request is still a draft") == Stuck.DRAFT
 
 
 def test_every_case_has_the_queens_next_move():
