@@ -178,14 +178,12 @@ NEXT_MOVE = {
     "reviewer approves",
     Stuck.PROTECTED: "branch protection holds it (a required check or rule): the Queen "
     "merges it once GitHub allows",
-    Stuck.DRAFT: "a person made it a draft: the Queen merges it once it is marked ready "
-    "for review",
+    Stuck.DRAFT: "a person made it a draft: the Queen merges it once it is marked ready for review",
     Stuck.STALE: "its head moved since the checks were read: the Queen pushes the "
     "accepted head again and reads its checks again",
     Stuck.HEAD_GONE: "its head branch was deleted: the Queen pushes the accepted head "
     "again and opens a new pull request",
-    Stuck.CLOSED: "someone closed it: the Queen opens a new pull request with the "
-    "accepted head",
+    Stuck.CLOSED: "someone closed it: the Queen opens a new pull request with the accepted head",
     Stuck.MERGED: "a person merged it: the Queen takes that merge as the work's and "
     "closes the issue",
 }

@@ -62,7 +62,7 @@ def test_a_pull_request_still_computed_or_a_draft_parks_then_merges(
 def test_a_draft_refused_at_the_merge_parks_and_is_not_sent_back(
     db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
 ):
-    number, _work, job = _green(github, finished_work, hive_db_url, db)
+    _number, _work, job = _green(github, finished_work, hive_db_url, db)
     real_merge = forge.steps.merge
 
     def made_a_draft_after_the_look(ctx: Any, facts: Any, red: Any) -> Any:

@@ -11,11 +11,11 @@ from hive.rules.forge import (
     PUSHES_AGAIN,
     SENDS_BACK,
     TAKES_MERGE,
-    PullFacts,
     CheckFact,
     CheckState,
     Gate,
     Note,
+    PullFacts,
     Stuck,
     base_red_closes,
     body_sections,
@@ -193,8 +193,9 @@ def test_the_ten_cases_each_have_one_kind_of_move():
     for case in SENDS_BACK:
         assert "sends the work back" in NEXT_MOVE[case]
     for case in PUSHES_AGAIN:
-        assert "pushes the accepted head again" in NEXT_MOVE[case] or "opens a new" in (
-            NEXT_MOVE[case]
+        assert (
+            "pushes the accepted head again" in NEXT_MOVE[case]
+            or "opens a new" in (NEXT_MOVE[case])
         )
 
 
