@@ -8,6 +8,7 @@ from .conftest import Child, finish, queue, ready_then_go, running
 RUNNERS = 8
 TRIALS = 100
 DRAIN_ORDERS = 2000
+BATCH_ORDERS = 700  # a hundred batches of seven
 # every wait on a worker is bounded: a lost worker fails the test, never hangs it
 WAIT_SECONDS = 60.0
 DRAIN_SECONDS = 120.0
@@ -53,7 +54,7 @@ def test_eight_runners_claiming_in_batches_of_seven_claim_each_order_exactly_onc
     conn, hive_db_url
 ):
     with conn.transaction():
-        for issue in range(1, DRAIN_ORDERS + 1):
+        for issue in range(1, BATCH_ORDERS + 1):
             queue(conn, issue)
     children = [
         Child(workers.drain_batches, hive_db_url, f"r{i}", 7, name=f"r{i}") for i in range(RUNNERS)
@@ -62,5 +63,5 @@ def test_eight_runners_claiming_in_batches_of_seven_claim_each_order_exactly_onc
         ready_then_go(children, WAIT_SECONDS)
         claimed = [issue for child in children for issue in child.receive(DRAIN_SECONDS)]
         finish(children, WAIT_SECONDS)
-    assert sorted(claimed) == list(range(1, DRAIN_ORDERS + 1))
+    assert sorted(claimed) == list(range(1, BATCH_ORDERS + 1))
     assert orders.listing(conn, unfinished_only=True) == []
