@@ -54,7 +54,7 @@ def ledger(db: psycopg.Connection[Any], account: str) -> Ledger:
     turns = tuple(str(s["turn"]) for s in credits.history(db, account, limit=1_000_000)
                   if s["kind"] == "sale")  # fmt: skip
     try:
-        book = replay(credits.movements(db, [account])[account])
+        book = replay(credits.movements(db, [account], every_row=True)[account])
     except LedgerError as err:
         return Ledger(turns, f"the ledger does not replay: {err}")
     sums = credits.sums(db)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
 from fractions import Fraction
+from typing import Any
 
 MICROS_PER_USD = 1_000_000
 TOKEN_MICROS = 5_000  # a token is half a US cent
@@ -207,11 +208,46 @@ def apply(book: Book, move: Movement) -> Book:
 
 
 def replay(moves: Iterable[Movement]) -> Book:
-    """The account's book from its ledger rows, in the order they were written."""
-    book = Book()
+    """The account's book from its ledger rows, in the order they were written: `apply`
+    over each, in one pass whose cost grows with the rows, not rows x lots (a lot once
+    empty or burned is never taken from again, so the oldest open lot only moves on)."""
+    lots: list[list[Any]] = []  # [id, landed_at, burns_at, granted, left, burned]
+    at_lot: dict[int, int] = {}
+    front = owed = granted = sold = burned = 0
     for move in moves:
-        book = apply(book, move)
-    return book
+        if move.tokens < 0:
+            raise LedgerError(f"ledger row {move.id}: {move.tokens} tokens")
+        if move.kind is Kind.GRANT:
+            if move.burns_at is None:
+                raise LedgerError(f"ledger row {move.id}: a grant without its burn time")
+            paid = min(owed, move.tokens)
+            owed -= paid
+            at_lot[move.id] = len(lots)
+            lots.append([move.id, move.at, move.burns_at, move.tokens, move.tokens - paid, False])
+            granted += move.tokens
+        elif move.kind is Kind.SALE:
+            need = move.tokens
+            while front < len(lots) and (lots[front][5] or not lots[front][4]):
+                front += 1
+            at = front
+            while need and at < len(lots):
+                lot = lots[at]
+                if not lot[5] and lot[4]:
+                    got = min(lot[4], need)
+                    lot[4] -= got
+                    need -= got
+                at += 1
+            owed += need
+            sold += move.tokens
+        elif move.kind is Kind.BURN:
+            index = at_lot.get(move.lot) if move.lot is not None else None
+            if index is None or lots[index][5] or lots[index][4] != move.tokens:
+                raise LedgerError(f"ledger row {move.id}: not the remainder of lot {move.lot}")
+            lots[index][4], lots[index][5] = 0, True
+            burned += move.tokens
+        else:
+            raise LedgerError(f"ledger row {move.id}: kind {move.kind!r}")
+    return Book(tuple(Lot(*lot) for lot in lots), owed, granted, sold, burned)
 
 
 def due_burns(book: Book, now: datetime) -> list[tuple[int, int]]:

@@ -5,7 +5,23 @@ ON CONFLICT (account) DO UPDATE SET account = a.account
 RETURNING clock_timestamp() AS now;
 
 -- name: credit_ledger
--- The ledger rows of some accounts as the replay reads them, in the order they were written.
+-- The ledger of some accounts as the replay reads it, in the order it was written, each run of sales between two other movements summed into one (they replay as one sale of their sum).
+-- `run` counts the grants and burns up to each row, so a run is one grant or burn and
+-- the sales after it; its sales are summed, its grant or burn kept as it is.
+WITH numbered AS (
+    SELECT id, account, kind, tokens, at, burns_at, lot,
+        count(*) FILTER (WHERE kind <> 'sale') OVER (PARTITION BY account ORDER BY id) AS run
+    FROM hive.queen_credit_ledger
+    WHERE account = ANY (%(accounts)s::text[])
+)
+SELECT min(id) AS id, account, kind, sum(tokens)::bigint AS tokens, min(at) AS at,
+    min(burns_at) AS burns_at, min(lot) AS lot
+FROM numbered
+GROUP BY account, run, kind
+ORDER BY account, min(id);
+
+-- name: credit_ledger_rows
+-- Every ledger row of some accounts, in the order they were written (the chaos run's and the tests' evidence).
 SELECT id, account, kind, tokens, at, burns_at, lot
 FROM hive.queen_credit_ledger
 WHERE account = ANY (%(accounts)s::text[])
