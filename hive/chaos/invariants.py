@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from hive.chaos.agent import TurnEvent
 
@@ -206,3 +207,27 @@ def table(checks: Sequence[Check]) -> str:
         if len(c.violations) > _SHOWN:
             lines.append(f"  {c.name}: ... and {len(c.violations) - _SHOWN} more")
     return "\n".join(lines)
+
+
+def as_json(
+    checks: Sequence[Check],
+    seed: int,
+    seconds: float,
+    faults: Sequence[str],
+    unasked: Sequence[tuple[str, int, str]],
+) -> dict[str, Any]:
+    """The run as one JSON object (DESIGN 11): each invariant's `ok` and `measured` (and
+    every violation), the seed that replays it, and what happened on the way."""
+    return {
+        "ok": all(c.ok for c in checks),
+        "seed": seed,
+        "seconds": round(seconds, 1),
+        "invariants": {
+            c.name: {"ok": c.ok, "measured": c.measured, "violations": list(c.violations)}
+            for c in checks
+        },
+        "faults": list(faults),
+        "exited_by_itself": [
+            {"name": name, "exit": code, "last_line": last} for name, code, last in unasked
+        ],
+    }

@@ -1,21 +1,25 @@
 """`hive chaos [--size small|big] [--seed N] [--orders N] [--runners N] [--minutes M]
-[--dir D]`: a Queen and runners as real processes on a private embedded PostgreSQL, the
-orders of a `command:` agent of random length, and seeded faults (SIGKILL and SIGTERM of
-runners and of the Queen, PostgreSQL restarts, a runner stalled past its silent window);
+[--dir D] [--json]`: a Queen and runners as real processes on a private embedded
+PostgreSQL, the orders of a `command:` agent of random length, and seeded faults
+(SIGKILL and SIGTERM of runners and of the Queen, PostgreSQL restarts, a runner stalled
+past its silent window);
 then the invariants as a table (hive/chaos). The seed is printed first: the same seed
 replays the same orders and faults. Exit 0 when every invariant holds, 1 when one broke.
+With --json the invariants are one JSON object on stdout (`{"invariants": {name: {"ok",
+"measured", "violations"}}, "seed": N, ...}`) and every other line goes to stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import shutil
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from hive.chaos.invariants import table
+from hive.chaos.invariants import as_json, table
 from hive.chaos.plan import big, small
 from hive.chaos.run import run as run_chaos
 from hive.errors import HiveError
@@ -47,6 +51,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--dir", type=Path, default=Path(".hive/chaos"), help="where it works (.hive/chaos)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="the invariants as one JSON object on stdout (the rest on stderr)",
     )
     parser.set_defaults(func=run)
 
@@ -80,19 +89,30 @@ def run(args: argparse.Namespace) -> int:
         shape = replace(shape, runners=args.runners)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     root = _fresh_directory(args.dir)
-    print(f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed})")
-    sys.stdout.flush()
-    result = run_chaos(root, shape, seed, finish_seconds=FINISH_SECONDS[args.size], say=_say)
-    print(table(result.checks))
+    out = sys.stderr if args.json else sys.stdout
+
+    def say(line: str) -> None:
+        print(f"  {line}", file=out, flush=True)
+
+    print(
+        f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed})",
+        file=out,
+        flush=True,
+    )
+    result = run_chaos(root, shape, seed, finish_seconds=FINISH_SECONDS[args.size], say=say)
+    print(table(result.checks), file=out)
     for name, code, last in result.unasked:
-        print(f"exited by itself (replaced): {name}, exit {code}: {last}")
+        print(f"exited by itself (replaced): {name}, exit {code}: {last}", file=out)
     verdict = "every invariant holds" if result.ok else "an invariant broke"
-    print(f"hive chaos: seed {seed}, {result.seconds:.1f} s, {verdict} (logs in {root / 'logs'})")
+    print(
+        f"hive chaos: seed {seed}, {result.seconds:.1f} s, {verdict} (logs in {root / 'logs'})",
+        file=out,
+        flush=True,
+    )
+    if args.json:
+        found = as_json(result.checks, seed, result.seconds, result.acted, result.unasked)
+        print(json.dumps(found, sort_keys=True), flush=True)
     return 0 if result.ok else 1
-
-
-def _say(line: str) -> None:
-    print(f"  {line}", flush=True)
 
 
 def _fresh_directory(path: Path) -> Path:

@@ -1,10 +1,12 @@
-"""A small chaos run as `make test` makes it: `hive chaos --size small` with a fixed seed
+"""A small chaos run as `make test` makes it: `hive chaos --size small --json` with a fixed seed
 (one fault of each kind: a runner SIGKILLed and one SIGTERMed, the Queen SIGKILLed and
 SIGTERMed, a PostgreSQL restart, a runner stopped past its silent window) keeps every
-invariant, and prints its seed first so a failure can be replayed."""
+invariant, prints its seed first so a failure can be replayed, and its invariants as one
+JSON object on stdout (the table and the rest on stderr)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +32,17 @@ INVARIANTS = (
 
 def test_a_small_chaos_run_keeps_every_invariant(tmp_path: Path):
     root = tmp_path / "chaos"
-    command = [sys.executable, "-m", "hive", "chaos", "--size", "small", "--seed", str(SEED)]
+    command = [
+        sys.executable,
+        "-m",
+        "hive",
+        "chaos",
+        "--size",
+        "small",
+        "--seed",
+        str(SEED),
+        "--json",
+    ]
     done = subprocess.run(
         [*command, "--dir", str(root)],
         env=clean_environment({}),
@@ -39,9 +51,14 @@ def test_a_small_chaos_run_keeps_every_invariant(tmp_path: Path):
         timeout=RUN_SECONDS,
         check=False,
     )
-    out = done.stdout + done.stderr
-    assert done.returncode == 0, out
+    out = done.stderr
+    assert done.returncode == 0, out + done.stdout
     lines = out.splitlines()
+    found = json.loads(done.stdout)  # one object, nothing else on stdout
+    assert found["seed"] == SEED and found["ok"] is True
+    assert set(found["invariants"]) == set(INVARIANTS)
+    assert all(v["ok"] and v["measured"] for v in found["invariants"].values()), found
+    assert len(found["faults"]) == 6
     assert lines[0].startswith(f"hive chaos: seed {SEED} (replay: hive chaos --size small")
     for name in INVARIANTS:
         row = next(line for line in lines if line.startswith(name))

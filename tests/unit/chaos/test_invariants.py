@@ -6,8 +6,10 @@ from __future__ import annotations
 from hive.chaos.agent import TurnEvent, parse_log, work_line
 from hive.chaos.invariants import (
     BundleCheck,
+    Check,
     Ledger,
     Outliving,
+    as_json,
     ended_once,
     lost_bundles,
     outliving,
@@ -148,3 +150,20 @@ def test_each_finished_turn_sold_once_holds_and_every_other_sale_is_named():
     )
     twice = sold_once({"a": "handed back"}, Ledger(("bee:a", "bee:a")))
     assert twice.violations == ("attempt a (handed back) was sold 2 times",)
+
+
+def test_the_json_object_carries_each_invariant_the_seed_and_what_happened():
+    checks = [Check("a holds", "3 of 3"), Check("b holds", "1 of 2", ("#7 lost",))]
+    found = as_json(checks, 15, 61.234, ["4.0 s  SIGKILL runner 1"], [("runner0-2", 1, "boom")])
+    assert found == {
+        "ok": False,
+        "seed": 15,
+        "seconds": 61.2,
+        "invariants": {
+            "a holds": {"ok": True, "measured": "3 of 3", "violations": []},
+            "b holds": {"ok": False, "measured": "1 of 2", "violations": ["#7 lost"]},
+        },
+        "faults": ["4.0 s  SIGKILL runner 1"],
+        "exited_by_itself": [{"name": "runner0-2", "exit": 1, "last_line": "boom"}],
+    }
+    assert as_json(checks[:1], 1, 0.0, [], [])["ok"] is True
