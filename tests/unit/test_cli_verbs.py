@@ -22,6 +22,7 @@ BENCH_HELPERS = {
     "gitclone",
     "gitdaemon",
     "gitrepo",
+    "gitbig",
     "procstat",
     "http_load",
     "peerworkers",
