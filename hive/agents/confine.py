@@ -8,6 +8,7 @@ give is a UsageError: the process does not start.
 
 from __future__ import annotations
 
+import atexit
 import logging
 
 from hive.agents import sandbox
@@ -35,6 +36,7 @@ def start(settings: Settings) -> sandbox.Sandbox:
     chosen_one = chosen(settings)
     if chosen_one.network is sandbox.Network.ALLOW:
         proxy = Proxy(frozenset(settings.agent_allow_hosts)).start()
+        atexit.register(proxy.close)  # its socket's directory goes with the process
         chosen_one = chosen_one.with_proxy(proxy.socket_path, proxy.port)
     sandbox.install(chosen_one)
     if chosen_one.on:

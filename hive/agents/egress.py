@@ -23,6 +23,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hive.agents.sandbox_exec import pipe
+
 log = logging.getLogger("hive.egress")
 
 HEAD_MAX_BYTES = 64 * 1024
@@ -160,9 +162,9 @@ class Proxy:
             upstream.sendall(request.head)
         if extra:
             upstream.sendall(extra)
-        other = threading.Thread(target=_pipe, args=(upstream, client), daemon=True)
+        other = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
         other.start()
-        _pipe(client, upstream)
+        pipe(client, upstream)
         other.join()
 
 
@@ -186,14 +188,3 @@ def _answer(client: socket.socket, status: bytes, reason: str) -> None:
             b"HTTP/1.1 " + status + b"\r\nContent-Type: text/plain\r\nConnection: close\r\n"
             b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
         )
-
-
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while chunk := source.recv(CHUNK_BYTES):
-            sink.sendall(chunk)
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)

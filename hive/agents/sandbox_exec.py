@@ -243,11 +243,13 @@ def _carry(conn: Any, target: str) -> None:
     except OSError:
         conn.close()
         return
-    threading.Thread(target=_pipe, args=(upstream, conn), daemon=True).start()
-    _pipe(conn, upstream)
+    threading.Thread(target=pipe, args=(upstream, conn), daemon=True).start()
+    pipe(conn, upstream)
 
 
-def _pipe(source: Any, sink: Any) -> None:
+def pipe(source: Any, sink: Any) -> None:
+    """Carry `source`'s bytes to `sink` until the end, then end `sink`'s writing half
+    (the egress proxy's tunnels use it too)."""
     try:
         while chunk := source.recv(RELAY_CHUNK_BYTES):
             sink.sendall(chunk)
