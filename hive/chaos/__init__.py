@@ -14,4 +14,6 @@ lengths and fault schedule, so a failure can be replayed.
 - `world`: the server, the repository and the `hive serve` processes.
 - `faults`: each fault acted on the world, recording what it saw.
 - `run`: one whole run, from an empty directory to the table.
+- `loop`: `--loop`'s reviewer, check and two invariants (pure): the issues carry a
+  criterion and go on through review, a check and publish by push into main.
 """

@@ -15,6 +15,7 @@ import psycopg
 
 from hive.chaos.agent import TurnEvent, parse_log, work_line
 from hive.chaos.invariants import FINISHED, BundleCheck, Ledger
+from hive.chaos.loop import IssueEnd
 from hive.chaos.world import issue_file
 from hive.errors import HiveError
 from hive.git.safety import git_environment
@@ -101,7 +102,8 @@ def check_bundles(
         text = _git("show", f"{ref}:{issue_file(issue)}", cwd=clone) if fetched else None
         lines = set((text or "").splitlines())
         holds = any(work_line(issue, turn) in lines for turn in ended.get(issue, ()))
-        changed = _git("diff", "--name-only", "HEAD", ref, cwd=clone) if fetched else None
+        # from where the branch left main: with --loop, main has moved on since
+        changed = _git("diff", "--name-only", f"HEAD...{ref}", cwd=clone) if fetched else None
         outside = tuple(p for p in (changed or "").splitlines() if p != issue_file(issue))
         found.append(BundleCheck(issue, True, verified, fetched, holds, outside))
     return found
@@ -124,3 +126,36 @@ def _git(*args: str, cwd: Path) -> str | None:
         check=False,
     )
     return done.stdout if done.returncode == 0 else None
+
+
+def issue_ends(db: psycopg.Connection[Any], issues: Iterable[int]) -> list[IssueEnd]:
+    """Each issue's end as the store tells it: closed with its merge, or escalated."""
+    found = []
+    for n in issues:
+        row = db.execute(
+            "SELECT i.state, d.merged_sha, d.review_state, d.review_note"
+            " FROM hive.queen_issue AS i LEFT JOIN hive.queen_dispatch AS d ON d.issue = i.number"
+            " WHERE i.number = %s",
+            (n,),
+        ).fetchone()
+        if row is None:
+            found.append(IssueEnd(n, None, False))
+            continue
+        state, sha, review, note = row
+        escalated = (note or "") if review == "escalate" else None
+        found.append(IssueEnd(n, sha, state == "closed", escalated))
+    return found
+
+
+def main_changes(
+    upstream: Path, merged: dict[int, str]
+) -> tuple[dict[int, bool], dict[int, list[str]]]:
+    """For each merged issue: whether its merge sha is main or an ancestor of it, and the
+    work lines (`work_line`'s form) main's file of the issue holds, in order."""
+    on_main: dict[int, bool] = {}
+    lines: dict[int, list[str]] = {}
+    for n, sha in merged.items():
+        on_main[n] = _git("merge-base", "--is-ancestor", sha, "main", cwd=upstream) is not None
+        text = _git("show", f"main:{issue_file(n)}", cwd=upstream) or ""
+        lines[n] = [line for line in text.splitlines() if line.startswith(f"chaos {n} turn ")]
+    return on_main, lines

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -30,6 +31,7 @@ from hive.chaos.invariants import (
     sigterm_exits,
     sold_once,
 )
+from hive.chaos.loop import merged_once, on_main_once, review_counts
 from hive.chaos.plan import Plan, Shape, make_plan
 from hive.chaos.world import ACCOUNT, World
 from hive.store import orders
@@ -64,11 +66,13 @@ def run(
     *,
     finish_seconds: float,
     say: Callable[[str], None] = lambda line: None,
+    loop: bool = False,
 ) -> Result:
     """The whole run under `root` (an empty directory); every order gets
-    `finish_seconds` after the last fault to finish."""
+    `finish_seconds` after the last fault to finish (with `loop`, every issue to be
+    merged or escalated)."""
     plan = make_plan(shape, seed)
-    world = World(root, shape)
+    world = World(root, shape, loop=loop)
     seen = Seen()
     started = began = time.monotonic()
     try:
@@ -85,7 +89,7 @@ def run(
             pause.wait(max(0.0, began + fault.at_seconds - time.monotonic()))  # the schedule
             act(world, fault, seen, began)
             say(seen.acted[-1])
-        _wait_finished(world, plan, finish_seconds)
+        _wait_finished(world, plan, finish_seconds, _all_ended if loop else _all_finished)
         say(f"{time.monotonic() - began:.1f} s: stopping every process")
         exits = _stop_all(world)
         seen.outliving.append(_left_at_the_end(world))
@@ -111,23 +115,36 @@ def _wait_serving(world: World) -> None:
         log.warning("%s", err)
 
 
-def _wait_finished(world: World, plan: Plan, seconds: float) -> None:
-    """Until every order's row has finished; past `seconds`, the checks say which not."""
+def _all_finished(db: psycopg.Connection[Any], issues: set[int]) -> bool:
+    return {o.issue for o in orders.listing(db) if o.outcome == "finished"} >= issues
+
+
+def _all_ended(db: psycopg.Connection[Any], issues: set[int]) -> bool:
+    """Every issue merged and closed, or escalated (the loop's end)."""
+    ends = evidence.issue_ends(db, sorted(issues))
+    return all((e.closed and e.merged_sha) or e.escalated_note is not None for e in ends)
+
+
+def _wait_finished(
+    world: World,
+    plan: Plan,
+    seconds: float,
+    done: Callable[[psycopg.Connection[Any], set[int]], bool],
+) -> None:
+    """Until `done` says every issue is through; past `seconds`, the checks say which not."""
     issues = set(plan.ticks)
 
-    def all_finished() -> bool:
+    def all_through() -> bool:
         world.replace_exited()
         try:
             with world.connect() as db:
-                rows = orders.listing(db)
+                return done(db, issues)
         except psycopg.Error:
             return False  # the server restarts: look again
-        done = {o.issue for o in rows if o.outcome == "finished"}
-        return done >= issues
 
     try:
         wait_for(
-            all_finished,
+            all_through,
             seconds,
             "every order to finish",
             poll_seconds=POLL_SECONDS,
@@ -179,8 +196,18 @@ def _check(
         scratch.mkdir()
         stored = evidence.check_bundles(db, finished, events, world.upstream, scratch)
         sold = sold_once(evidence.conversations(db, plan.ticks), evidence.ledger(db, ACCOUNT))
+        ends = evidence.issue_ends(db, sorted(plan.ticks)) if world.loop else []
+    first: tuple[Check, ...] = (ended_once(outcomes),)
+    if world.loop:
+        merged = {e.issue: e.merged_sha for e in ends if e.closed and e.merged_sha}
+        on_main, lines = evidence.main_changes(world.upstream, merged)
+        log = world.ctl / "reviews.log"
+        back, crashed = review_counts(log.read_text() if log.exists() else "")
+        red = "a check red once" if (world.ctl / "check-red").exists() else "no check red"
+        way = f" ({back} reviews sent back, {crashed} crashed, {red})"
+        first = (merged_once(ends, way), on_main_once(merged, on_main, lines))
     return (
-        ended_once(outcomes),
+        *first,
         overlapping_turns(events),
         lost_bundles(stored),
         outside_boundaries(stored),

@@ -21,6 +21,7 @@ from typing import Any
 
 import psycopg
 
+from hive.chaos import loop
 from hive.chaos.agent import LOG_NAME, SCRIPT
 from hive.chaos.plan import Plan, Shape
 from hive.errors import HiveError
@@ -53,6 +54,7 @@ CLOCKS = {
 class World:
     root: Path
     shape: Shape
+    loop: bool = False  # --loop: criteria, a reviewer, a check, publish by push
     url: str = ""
     runners: dict[int, Serve] = field(default_factory=dict)  # slot -> its live runner
     queen: Serve | None = None
@@ -112,12 +114,20 @@ class World:
         self.turns_log.touch()
         for n, ticks in plan.ticks.items():
             (self.ctl / "ticks" / str(n)).write_text(f"{ticks}\n")
+        if self.loop:
+            (self.ctl / "reviews").mkdir()
+            (self.ctl / "reviewer.sh").write_text(loop.REVIEWER)
+            for n, said in loop.verdicts(sorted(plan.ticks), plan.seed).items():
+                (self.ctl / "reviews" / str(n)).write_text("".join(f"{v}\n" for v in said))
         with self.connect() as db:
             for n in plan.ticks:
                 issue = NewIssue(
                     title=f"chaos {n}",
                     body=f"A line in {issue_file(n)}.",
                     boundary=(issue_file(n),),
+                    criteria=(f"file `{issue_file(n)}` contains `chaos {n} turn`",)
+                    if self.loop
+                    else (),
                     account=ACCOUNT,
                 )
                 issues.upsert(db, n, issue)
@@ -149,6 +159,10 @@ class World:
             env["HIVE_WORKER_KEY" + ("" if k == 0 else f"_{k + 1}")] = f"sk-chaos-{k:04d}"
         if role == "queen":
             env["HIVE_QUEEN_BEES_RUN_ELSEWHERE"] = "on"
+        if self.loop:
+            env["HIVE_PUBLISH"] = "push"
+            env["HIVE_REVIEWER_AGENT"] = f"command:sh {self.ctl / 'reviewer.sh'} {self.ctl}"
+            env["HIVE_CHECK_CI"] = loop.check_red_once(str(self.ctl))
         return env
 
     def _start(self, prefix: str, role: str) -> Serve:

@@ -1,12 +1,16 @@
 """`hive chaos [--size small|big] [--seed N] [--orders N] [--runners N] [--minutes M]
-[--dir D] [--json]`: a Queen and runners as real processes on a private embedded
+[--dir D] [--loop] [--json]`: a Queen and runners as real processes on a private embedded
 PostgreSQL, the orders of a `command:` agent of random length, and seeded faults
 (SIGKILL and SIGTERM of runners and of the Queen, PostgreSQL restarts, a runner stalled
 past its silent window);
 then the invariants as a table (hive/chaos). The seed is printed first: the same seed
 replays the same orders and faults. Exit 0 when every invariant holds, 1 when one broke.
-With --json the invariants are one JSON object on stdout (`{"invariants": {name: {"ok",
-"measured", "violations"}}, "seed": N, ...}`) and every other line goes to stderr.
+With --loop the issues carry a criterion and go on through a `command:` reviewer that
+sends back and crashes (seeded), a check red once and publish by push into the
+repository's main; two invariants more: every issue merged once or escalated with a
+sentence, and main holds each change once. With --json the invariants are one JSON
+object on stdout (`{"invariants": {name: {"ok", "measured", "violations"}}, "seed": N,
+...}`) and every other line goes to stderr.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ MARKER = ".hive-chaos"  # a directory holding it is a chaos run's own, safe to c
 # after the last fault, how long every order has to finish
 # (two failed attempts in a row wait 60 s: hive/rules/retry.py)
 FINISH_SECONDS = {"small": 90.0, "big": 600.0}
+# --loop: reviews, a crashed review's 30 s pause, checks and pushes come after the bee
+LOOP_MORE_SECONDS = 120.0
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -51,6 +57,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     parser.add_argument(
         "--dir", type=Path, default=Path(".hive/chaos"), help="where it works (.hive/chaos)"
+    )
+    parser.add_argument(
+        "--loop",
+        action="store_true",
+        help="the whole loop: criteria, a reviewer that sends back and crashes, a check red "
+        "once, publish by push; every issue merged once or escalated",
     )
     parser.add_argument(
         "--json",
@@ -95,11 +107,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  {line}", file=out, flush=True)
 
     print(
-        f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed})",
+        f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed}"
+        f"{' --loop' if args.loop else ''})",
         file=out,
         flush=True,
     )
-    result = run_chaos(root, shape, seed, finish_seconds=FINISH_SECONDS[args.size], say=say)
+    finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if args.loop else 0.0)
+    result = run_chaos(root, shape, seed, finish_seconds=finish, say=say, loop=args.loop)
     print(table(result.checks), file=out)
     for name, code, last in result.unasked:
         print(f"exited by itself (replaced): {name}, exit {code}: {last}", file=out)

@@ -1,0 +1,54 @@
+"""A small `hive chaos --loop` run as `make test` makes it: 20 issues with a criterion
+through the bees, a `command:` reviewer that sends some back and crashes on others, a
+check red once and publish by push, under one fault of each kind; every issue is merged
+once or escalated, main holds each change once, and every other invariant holds. Main is
+read again here with the git binary."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hive.swarm import clean_environment, processes_under
+from hive.testing import git
+
+pytestmark = [pytest.mark.e2e, pytest.mark.live]
+
+SEED = 15
+ORDERS = 20
+RUN_SECONDS = 400  # a run is under a minute here; its own deadlines come well before this
+LOOP = ("every issue merged once or escalated", "main holds each change once")
+
+
+def test_a_small_loop_run_merges_every_issue_once(tmp_path: Path):
+    root = tmp_path / "chaos"
+    args = ["--size", "small", "--orders", str(ORDERS), "--seed", str(SEED), "--loop", "--json"]
+    done = subprocess.run(
+        [sys.executable, "-m", "hive", "chaos", *args, "--dir", str(root)],
+        env=clean_environment({}),
+        capture_output=True,
+        text=True,
+        timeout=RUN_SECONDS,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert done.stderr.splitlines()[0].endswith(f"--seed {SEED} --loop)")
+    found = json.loads(done.stdout)
+    assert found["ok"] is True and found["seed"] == SEED
+    for name in LOOP:
+        assert found["invariants"][name]["ok"], found["invariants"][name]
+    measured = found["invariants"][LOOP[0]]["measured"]
+    assert measured.startswith(f"{ORDERS} merged, 0 escalated of {ORDERS}"), measured
+    assert "a check red once" in measured
+    # the reviewer sent work back and crashed: neither count is 0
+    assert " 0 reviews sent back" not in measured and " 0 crashed" not in measured
+    assert len(found["faults"]) == 6
+    upstream = root / "upstream"
+    git("fsck", "--strict", cwd=upstream)
+    for n in range(1, ORDERS + 1):
+        assert f"chaos {n} turn " in git("show", f"main:files/f{n}.txt", cwd=upstream)
+    assert processes_under(tmp_path) == []

@@ -1,0 +1,74 @@
+"""`hive chaos --loop`'s pure parts: the reviewer's seeded verdicts, and the two
+invariants of the whole loop."""
+
+from __future__ import annotations
+
+from hive.chaos.loop import (
+    CRASH,
+    SEND_BACK,
+    IssueEnd,
+    check_red_once,
+    merged_once,
+    on_main_once,
+    review_counts,
+    verdicts,
+)
+
+
+def test_the_verdicts_are_the_seeds_and_hold_send_backs_crashes_and_accepts():
+    issues = list(range(1, 61))
+    plan = verdicts(issues, 15)
+    assert plan == verdicts(issues, 15) and plan != verdicts(issues, 16)
+    kinds = [said[0] if said else "accept" for said in plan.values()]
+    assert {SEND_BACK, CRASH, "accept"} == set(kinds)
+    assert all(len(said) <= 1 for said in plan.values())
+
+
+def test_the_check_is_red_for_the_first_merge_only():
+    assert check_red_once("/c").startswith('if mkdir "/c/check-red"')
+
+
+def test_review_counts_reads_the_reviewers_log():
+    log = "review 1 unmet\nreview 1 met\nreview 2 crash\nreview 2 met\ntorn\n"
+    assert review_counts(log) == (1, 1)
+
+
+def test_merged_or_escalated_with_a_sentence_holds_and_anything_else_is_named():
+    ends = [
+        IssueEnd(1, "a" * 40, True),
+        IssueEnd(2, None, False, "criterion 1 unmet three times"),
+    ]
+    check = merged_once(ends, " (1 sent back)")
+    assert check.ok and check.measured == "1 merged, 1 escalated of 2 (1 sent back)"
+    bad = merged_once(
+        [
+            IssueEnd(3, None, False),  # waits for ever
+            IssueEnd(4, "b" * 40, False),  # merged, left open
+            IssueEnd(5, None, True),  # closed without its merge
+            IssueEnd(6, None, False, "  "),  # escalated with no sentence
+        ]
+    )
+    assert bad.violations == (
+        "#3: open, not merged and not escalated",
+        "#4: open, not merged and not escalated",
+        "#5: closed, not merged and not escalated",
+        "#6: escalated without a sentence",
+    )
+
+
+def test_main_holds_each_change_once_none_lost_none_twice():
+    merged = {1: "a" * 40, 2: "b" * 40, 3: "c" * 40, 4: "d" * 40}
+    on_main = {1: True, 2: False, 3: True, 4: True}
+    lines = {
+        1: ["chaos 1 turn r/1", "chaos 1 turn r/2"],
+        3: [],
+        4: ["chaos 4 turn r/9", "chaos 4 turn r/9"],
+    }
+    check = on_main_once(merged, on_main, lines)
+    assert check.measured == "4 merges on main"
+    assert check.violations == (
+        f"#2: its merge {'b' * 12} is not on main",
+        "#3: main's file holds none of its turns' work",
+        "#4: main holds 'chaos 4 turn r/9' 2 times",
+    )
+    assert on_main_once({1: "a" * 40}, {1: True}, {1: ["chaos 1 turn r/1"]}).ok
