@@ -40,9 +40,9 @@ def start(settings: Settings) -> sandbox.Sandbox:
         chosen_one = chosen_one.with_proxy(proxy.socket_path, proxy.port)
     sandbox.install(chosen_one)
     if chosen_one.on:
-        log.info("sandbox: %s", sandbox.describe(chosen_one))
+        log.info("%s", sandbox.describe(chosen_one))
     else:
-        log.warning("sandbox: %s", sandbox.describe(chosen_one))
+        log.warning("%s", sandbox.describe(chosen_one))
     return chosen_one
 
 

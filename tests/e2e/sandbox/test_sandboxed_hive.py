@@ -106,4 +106,4 @@ def test_a_hostile_agent_and_check_in_a_real_hive_reach_nothing_and_the_work_mer
     assert secret not in tails
     assert not (world.root / "escaped.txt").exists()
     for serve in (queen, runner):
-        assert "sandbox: " in serve.tail(200)
+        assert f"sandbox: {available()} (every turn" in serve.tail(200)
