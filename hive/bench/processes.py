@@ -73,6 +73,9 @@ class LocalHive:
             "HIVE_ROLE": role,
             "HIVE_RUNNER_NAME": name,
             "HIVE_AGENT": f"command:sh {self.root / 'agent.sh'} {self.ctl}",
+            # the bench's agent is steered through a control directory outside its tree:
+            # a sandbox would hide it (the sandbox's own cost: `hive bench adapters`)
+            "HIVE_AGENT_SANDBOX": "off",
             "HIVE_LOG_LEVEL": self.settings.log_level,
             **CLOCKS,
             **extra,

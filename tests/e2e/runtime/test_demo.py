@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from hive.commands.demo import shown_url
+from hive.demo_data import ISSUES, SHAPED
 from hive.swarm import processes_under
 
 from .harness import git
@@ -53,7 +54,9 @@ def test_hive_demo_runs_the_whole_loop_and_merges_every_issue_into_main(
         done = demo(tmp_path, hive_pg_url)
         assert done.returncode == 0, done.stdout + done.stderr
         rows = summary(done.stdout)
-        assert sorted(rows) == [1, 2, 3, 4, 5], done.stdout
+        # the five sample issues, and the sixth that arrives unshaped and is shaped
+        numbers = [*(sample.number for sample in ISSUES), SHAPED.number]
+        assert sorted(rows) == numbers == [1, 2, 3, 4, 5, 6], done.stdout
         for issue, (attempts, verdicts, runner, _) in rows.items():
             assert runner in ("runner-1", "runner-2")
             if issue == 3:  # sent back once, accepted on its second attempt
@@ -72,10 +75,10 @@ def test_hive_demo_runs_the_whole_loop_and_merges_every_issue_into_main(
         git("fsck", "--strict", cwd=repo)
         assert "git log --oneline main (read with dulwich)" in done.stdout
 
-        # a second run starts clean: the same five issues, merged once more
+        # a second run starts clean: the same six issues, merged once more
         again = demo(tmp_path, hive_pg_url)
         assert again.returncode == 0, again.stdout + again.stderr
-        assert sorted(summary(again.stdout)) == [1, 2, 3, 4, 5]
+        assert sorted(summary(again.stdout)) == numbers
     finally:
         left = processes_under(tmp_path)
         for pid in left:
