@@ -23,6 +23,7 @@ BENCH_HELPERS = {
     "gitdaemon",
     "gitrepo",
     "gitbig",
+    "scalepool",
     "procstat",
     "http_load",
     "peerworkers",

@@ -25,6 +25,7 @@ MOVE_NO_STATE = {
     "mark_order_started": "resets dispatched_at, the running turn's clock",
     "record_salvage": "records the salvage commit of an attempt already ended",
     "claim_order": "a runner takes a running order: claimed_by and its clocks",
+    "claim_orders": "claim_order for a batch: a runner takes running orders, each as one",
     "refuse_order": "a runner gives a running order back, its name in refused_by",
     "release_order": "a runner gives back a running order it could not start",
     "bench_fill_orders": "fills a scratch database for the benchmarks",
