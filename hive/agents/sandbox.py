@@ -61,9 +61,9 @@ PROBE_SECONDS = 10.0
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc")
 # the turn's user inside its namespace (not root: the CLIs behave as for a person)
 TURN_UID = 1000
-# what of /proc a turn sees under Landlock alone: its own process and the machine's figures
+# what of /proc a turn sees under Landlock alone: the machine's figures (and its own entry,
+# granted in its first process: Confinement)
 PROC_FILES = [
-    "/proc/self",
     "/proc/cpuinfo",
     "/proc/meminfo",
     "/proc/stat",
@@ -214,8 +214,7 @@ class Sandbox:
         figures and the process's own entry (added in the turn's first process): another
         process's environ is readable to a process of the same user under Landlock (seen
         on Linux 6.18)."""
-        proc = [path for path in PROC_FILES if path != "/proc/self"]
-        read = [*_existing(SYSTEM_PATHS), *seen, *proc]
+        read = [*_existing(SYSTEM_PATHS), *seen, *PROC_FILES]
         closed = self.network is Network.ALLOW
         port = self.proxy_port if closed else None
         return Rules(read, [*writable, *DEVICES], port, open_network=not closed)

@@ -1,30 +1,18 @@
-"""The sandbox's last step inside the turn: apply Landlock, start the network relay, exec.
+"""The sandbox's parts that run in a turn's processes: Landlock and the seccomp filter
+(applied in the turn's first process, between fork and exec: sandbox.Confinement), and
+the launcher a closed network starts inside bubblewrap.
 
-Run as `python -I -S -c <LAUNCH> [options] -- PROGRAM ARGS...` (sandbox.py's LAUNCH
-imports this module from its own directory, its compiled form included, and nothing of
-the hive, so it starts in a few milliseconds inside bubblewrap or alone).
+The launcher runs as `python -I -S -c <LAUNCH> --relay PORT=SOCKET --no-unix-sockets --
+PROGRAM ARGS...` (sandbox.py's LAUNCH imports this module from its own directory, its
+compiled form included, and nothing of the hive). It listens on 127.0.0.1:PORT in the
+sandbox's own network namespace and carries each connection to the Unix socket SOCKET
+(the runner's proxy), then refuses socket(AF_UNIX) to itself and what it execs, gives
+SIGTERM its default back (bubblewrap outside ignores it), and execs the program. A filter
+it cannot install exits 126 with one line.
 
-Options:
-    --landlock       restrict this process (and what it execs) with Landlock
-    --ro PATH        with --landlock: PATH (a directory and all under it, or a file) may
-                     be read and executed
-    --rw PATH        with --landlock: PATH may be read, written, created and removed
-    --port N         with --landlock: TCP connections only to port N (the relay's or the
-                     proxy's); without --port every TCP connection is refused
-    --open-network   with --landlock: TCP is not restricted
-    --no-unix-sockets
-                     refuse socket(AF_UNIX) (a seccomp filter): with Landlock alone, a
-                     pathname socket (the embedded database's, a Docker socket) is
-                     otherwise reachable by its path; pipes and socketpair still work
-    --relay PORT=SOCKET
-                     listen on 127.0.0.1:PORT and carry each connection to the Unix
-                     socket SOCKET (the runner's proxy, seen through the sandbox's own
-                     network namespace)
-
-Landlock refuses every file access outside the listed paths, every signal and ptrace to a
-process outside the sandbox (so `/proc/<pid>/environ` of the hive cannot be read), and
-abstract Unix sockets outside it. A kernel without Landlock, or with an ABI older than
-LANDLOCK_ABI_MIN, exits 126 with one line: the hive asked for a sandbox it cannot have.
+Landlock refuses every file access outside the granted paths, every signal and ptrace to a
+process outside the sandbox, and abstract Unix sockets outside it; a kernel with an ABI
+older than LANDLOCK_ABI_MIN is refused.
 """
 
 from __future__ import annotations
@@ -152,15 +140,6 @@ def enforce(fd: int) -> None:
         raise Refused(f"landlock_restrict_self: {os.strerror(ctypes.get_errno())}")
 
 
-def restrict(ro: list[str], rw: list[str], port: int | None, open_network: bool) -> None:
-    """Apply Landlock to this process: see the module docstring."""
-    fd = ruleset(ro, rw, port, open_network)
-    try:
-        enforce(fd)
-    finally:
-        os.close(fd)
-
-
 def allow_path(ruleset_fd: int, path: str, rights: int) -> None:
     """Grant `rights` beneath `path` (a file: its file rights only); a path that is not
     there grants nothing."""
@@ -261,32 +240,17 @@ def pipe(source: Any, sink: Any) -> None:
 
 
 def main(argv: list[str]) -> int:
-    ro: list[str] = []
-    rw: list[str] = []
-    port: int | None = None
     relays: list[tuple[int, str]] = []
-    landlock = open_network = no_unix = False
+    no_unix = False
     args = iter(argv)
     for arg in args:
         if arg == "--":
             break
-        if arg == "--landlock":
-            landlock = True
-        elif arg == "--open-network":
-            open_network = True
-        elif arg == "--no-unix-sockets":
+        if arg == "--no-unix-sockets":
             no_unix = True
-        elif arg in ("--ro", "--rw", "--port", "--relay"):
-            value = next(args)
-            if arg == "--ro":
-                ro.append(value)
-            elif arg == "--rw":
-                rw.append(value)
-            elif arg == "--port":
-                port = int(value)
-            else:
-                listen, _, sock = value.partition("=")
-                relays.append((int(listen), sock))
+        elif arg == "--relay":
+            listen, _, sock = next(args).partition("=")
+            relays.append((int(listen), sock))
         else:
             print(f"hive sandbox: unknown option {arg}", file=sys.stderr)
             return EXIT_NO_SANDBOX
@@ -297,8 +261,6 @@ def main(argv: list[str]) -> int:
     try:
         for relay_port, sock in relays:
             relay(relay_port, sock)
-        if landlock:
-            restrict(ro, rw, port, open_network)
         if no_unix:
             refuse_unix_sockets()
     except (Refused, OSError) as exc:

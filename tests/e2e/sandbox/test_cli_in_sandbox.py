@@ -189,16 +189,24 @@ def test_codex_runs_its_shell_tool_and_resumes_inside_the_sandbox(
     assert second.conversation.session_id == first.conversation.session_id
 
 
-def test_the_sandbox_probe_agrees_with_what_runs() -> None:
+def test_the_sandbox_probe_agrees_with_what_runs(tmp_path: Path) -> None:
     found = available()
     if found is Kind.OFF:
         pytest.skip("no sandbox on this machine")
-    done = subprocess.run(
-        Sandbox(kind=found, bwrap=bwrap_program()).wrap(
-            ["/bin/sh", "-c", "echo inside"], tree=Path("/tmp"), private=Path("/tmp")
-        ),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    sandbox = Sandbox(kind=found, bwrap=bwrap_program())
+    argv = ["/bin/sh", "-c", "echo inside; python3 -c 'import socket; socket.socket(1)'"]
+    setup = sandbox.confinement(tree=tmp_path, private=tmp_path)
+    try:
+        done = subprocess.run(
+            sandbox.wrap(argv, tree=tmp_path, private=tmp_path),
+            capture_output=True,
+            text=True,
+            check=False,
+            preexec_fn=setup,
+        )
+    finally:
+        if setup is not None:
+            setup.close()
+    # it runs, and inside it a Unix socket is refused (the filter every kind carries)
     assert done.stdout.strip() == "inside", done.stderr
+    assert "PermissionError" in done.stderr
