@@ -4,9 +4,11 @@ config or hooks directory says, making the commit starts no program."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
@@ -55,3 +57,18 @@ def init_repository(
         return commit_staged(repo, message, author, at=at)
     finally:
         repo.close()
+
+
+def hive_commit(
+    tree: bytes, parent: bytes, identity: str, message: str, now: float | None = None
+) -> Commit:
+    """A commit of `tree` on `parent` by the hive (`identity` as author and committer, at
+    `now` or the present, UTC), not yet stored: a salvage's or a cut-back's."""
+    commit = Commit()
+    commit.tree = ObjectID(tree)
+    commit.parents = [ObjectID(parent)]
+    commit.author = commit.committer = identity.encode()
+    commit.author_time = commit.commit_time = int(time.time() if now is None else now)
+    commit.author_timezone = commit.commit_timezone = 0
+    commit.message = message.encode()
+    return commit

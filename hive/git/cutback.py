@@ -14,7 +14,6 @@ each. Only changed subtrees are read.
 from __future__ import annotations
 
 import stat
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from dulwich.objects import Commit, ObjectID, ShaFile
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.commits import hive_commit
 from hive.git.repo import GitError, branch_ref, resolve
 from hive.git.salvage import HIVE_IDENTITY, apply_updates
 from hive.git.status import LINK_MODE, Entry, flatten, tree_entries
@@ -252,22 +252,15 @@ def _commit(
     identity: str,
     now: float | None,
 ) -> Commit:
-    when = int(time.time() if now is None else now)
-    commit = Commit()
-    commit.tree = ObjectID(tree)
-    commit.parents = [ObjectID(base)]
-    commit.author = commit.committer = identity.encode()
-    commit.author_time = commit.commit_time = when
-    commit.author_timezone = commit.commit_timezone = 0
     why = refused_sentence(refused) or f"over {JUDGE_MAX_COMMITS} commits to judge"
     subjects = [
         "- " + c.message.split(b"\n", 1)[0].decode("utf-8", "replace")[:200]
         for c in reversed(commits[:NAMED_MAX])
     ]
-    commit.message = (
+    message = (
         f"cut back to the boundary: queen-{issue} carried what it may not\n\n{why}\n\n"
         "Its commits, of which only the changes inside the boundary are kept here:\n"
         + "\n".join(subjects)
         + "\n"
-    ).encode()
-    return commit
+    )
+    return hive_commit(tree, base, identity, message, now)

@@ -7,11 +7,10 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
-from dulwich.objects import Commit
 from dulwich.patch import write_tree_diff
 from dulwich.repo import Repo
 
-from hive.git.repo import GitError
+from hive.git.changes import commit_trees
 
 DIFF_MAX_BYTES = 64 * 1024
 
@@ -53,18 +52,10 @@ class Diff:
 def bounded_diff(repo: Repo, base_sha: str, head_sha: str, max_bytes: int = DIFF_MAX_BYTES) -> Diff:
     """The unified diff from `base_sha`'s tree to `head_sha`'s, at most `max_bytes`.
     Raises GitError when either commit is missing."""
-    trees = []
-    for sha in (base_sha, head_sha):
-        try:
-            commit = repo[sha.encode()]
-        except KeyError:
-            raise GitError(f"commit {sha[:12]} is not in {repo.path}") from None
-        if not isinstance(commit, Commit):
-            raise GitError(f"{sha[:12]} in {repo.path} is not a commit")
-        trees.append(commit.tree)
+    base_tree, head_tree = commit_trees(repo, base_sha, head_sha)
     out = _Bounded(max_bytes)
     with contextlib.suppress(_Full):
-        write_tree_diff(out, repo.object_store, trees[0], trees[1])  # type: ignore[arg-type]
+        write_tree_diff(out, repo.object_store, base_tree, head_tree)  # type: ignore[arg-type]
     data = b"".join(out.parts)
     if out.cut and b"\n" in data:
         data = data[: data.rindex(b"\n") + 1]

@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from hive.errors import HiveError
-from hive.rules import carried, shape
+from hive.rules import shape
 
 # Transports dulwich speaks in this process, spawning nothing. `ssh` is left out: it
 # would start the ssh client with this process's environment (and whatever its config
@@ -131,9 +131,3 @@ def disk_problem(root: Path, plain: str) -> str | None:
         if walk.is_symlink():
             return f"passes through the symlink {part!r}"
     return None
-
-
-def in_boundary(path: str, boundary: Iterable[str]) -> bool:
-    """Whether repository path `path` is one of the boundary's paths or under one of them
-    (a boundary entry may name a directory): `hive.rules.carried.in_boundary`."""
-    return carried.in_boundary(path, boundary)

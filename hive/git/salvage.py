@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import stat
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,9 +21,10 @@ from dulwich.objects import Commit, ObjectID, ShaFile, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.commits import hive_commit
 from hive.git.index import IndexFile, read_index
 from hive.git.repo import GitError
-from hive.git.safety import disk_problem, in_boundary, plain_path
+from hive.git.safety import disk_problem, plain_path
 from hive.git.status import (
     LINK_MODE,
     Change,
@@ -36,6 +36,7 @@ from hive.git.status import (
     remember,
 )
 from hive.git.storing import store_files, store_objects
+from hive.rules.carried import in_boundary
 
 SALVAGE_MAX_PATHS = 200
 STREAMED_BYTES = 1 << 20  # a file this large goes into its own pack a slice at a time
@@ -245,17 +246,10 @@ def _commit(
     identity: str,
     now: float | None,
 ) -> Commit:
-    when = int(time.time() if now is None else now)
-    commit = Commit()
-    commit.tree = ObjectID(tree)
-    commit.parents = [ObjectID(parent)]
-    commit.author = commit.committer = identity.encode()
-    commit.author_time = commit.commit_time = when
-    commit.author_timezone = commit.commit_timezone = 0
     name = branch.decode().removeprefix("refs/heads/")
     files = "file" if count == 1 else "files"
-    commit.message = f"salvage ({reason}): {count} {files} left uncommitted on {name}\n".encode()
-    return commit
+    message = f"salvage ({reason}): {count} {files} left uncommitted on {name}\n"
+    return hive_commit(tree, parent, identity, message, now)
 
 
 def _refresh_index(index: IndexFile, root: Path, final: dict[str, Entry | None]) -> None:

@@ -91,7 +91,13 @@ def test_a_branch_inside_the_boundary_is_left_as_the_agent_committed_it(
     assert head_of(git, cut.path, "refs/heads/queen-21") == head
 
 
-def test_an_untouched_branch_is_not_judged(clone: Repo, cut: Cut) -> None:
+def test_an_untouched_branch_is_not_judged(
+    clone: Repo, cut: Cut, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def judged(*args: object) -> None:
+        raise AssertionError("a branch at its base was judged")
+
+    monkeypatch.setattr(cutback, "_judge_range", judged)
     assert cut_back(clone, 21, "main", ["src"]) == cutback.CutBack(None)
 
 
