@@ -17,7 +17,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from hive import prices
-from hive.agents import REASON_BOUND, REFUSED, STOPPED, Ending
+from hive.agents import REFUSED, STOPPED, Ending
 from hive.agents.conversation import RESUMING_AGENTS, Conversation
 from hive.agents.protocol import Usage
 from hive.git.bundles import BundleTooLarge, bundle
@@ -58,7 +58,7 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
     if ending.outcome == STOPPED:
         if handed_back:
             return HANDED_BACK, None
-        if ending.stop_reason == REASON_BOUND:
+        if ending.at_bound:
             return ENDED_BADLY, "stopped past its bound (HIVE_TURN_MAX_SECONDS)"
         return ENDED_BADLY, f"stopped: {ending.stop_reason}"
     if ending.outcome == REFUSED:

@@ -48,7 +48,7 @@ from hive.actors.messages import REVIEWER, REVIEWER_WAKES
 from hive.actors.review_config import ReviewerConfig as ReviewerConfig
 from hive.actors.review_inputs import context_of, how_it_ended, key_for, settle
 from hive.actors.runtime import Runtime
-from hive.agents.base import REASON_BOUND, TurnStartError
+from hive.agents.base import TurnStartError
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Context, Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
@@ -247,7 +247,7 @@ class Reviewer:
         ending = done.ending
         reason = failure_reason(
             ending.outcome,
-            bound=ending.stop_reason == REASON_BOUND,
+            bound=ending.at_bound,
             refused=ending.refusal is not None,
             judged=judgement.judged,
             criteria=judgement.criteria,

@@ -27,7 +27,7 @@ from datetime import UTC, datetime
 from hive.actors.loop import LoopActor
 from hive.actors.review_config import ReviewerConfig
 from hive.actors.runtime import Runtime
-from hive.agents.base import REASON_BOUND, Ending, TurnStartError
+from hive.agents.base import Ending, TurnStartError
 from hive.agents.review import ReviewTurn, demo_command
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, own_repo, resolve
@@ -171,7 +171,7 @@ class Shaper:
         ending = done.ending
         reason = failure_reason(
             ending.outcome,
-            bound=ending.stop_reason == REASON_BOUND,
+            bound=ending.at_bound,
             refused=ending.refusal is not None,
             judged=1 if proposal.boundary or proposal.criteria else 0,
             criteria=1,

@@ -84,6 +84,11 @@ class Ending:
     # when the provider said the refused key works again (None: not said)
     resets_at: datetime | None = None
 
+    @property
+    def at_bound(self) -> bool:
+        """Stopped by its own timer, past HIVE_TURN_MAX_SECONDS (or a review's bound)."""
+        return self.stop_reason == REASON_BOUND
+
 
 @dataclass(frozen=True)
 class Report:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from hive.agents.base import FINISHED, REASON_BOUND, STOPPED, Turn, TurnContext, TurnStartError
+from hive.agents.base import FINISHED, STOPPED, Turn, TurnContext, TurnStartError
 from hive.agents.command import start_command
 from hive.agents.transcript import HIVE
 
@@ -88,7 +88,7 @@ class CheckTurn:
         assert ending is not None
         if ending.outcome == FINISHED:
             result = CheckResult.PASS
-        elif ending.outcome == STOPPED and ending.stop_reason == REASON_BOUND:
+        elif ending.outcome == STOPPED and ending.at_bound:
             result = CheckResult.TIMEOUT
         elif ending.outcome == STOPPED:
             result = CheckResult.ERROR

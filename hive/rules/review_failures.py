@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hive.rules.reviewer import WAIT_PAUSE_CAP_SECONDS, WAIT_PAUSE_START_SECONDS
+from hive.rules.reviewer import WAIT_PAUSE_START_SECONDS, next_pause_seconds
+from hive.rules.states import WAIT
 
 REVIEW_FAILURES_MAX = 3  # HIVE_REVIEW_FAILURES_MAX's default
 START, CRASH, TIMEOUT, NO_VERDICT, REFUSED, ERROR = (
@@ -115,9 +116,6 @@ def after_failure(
             f"({_NEXT[who]})"
         )
         return AfterFailure(True, failures, 0, note)
-    if pause_seconds < pause_start_seconds:
-        pause = pause_start_seconds
-    else:
-        pause = min(pause_seconds * 2, WAIT_PAUSE_CAP_SECONDS)
+    pause = next_pause_seconds(pause_seconds, WAIT, pause_start_seconds)
     note = f"{why}: tried again in {pause} s (failure {failures} of {failures_max})"
     return AfterFailure(False, failures, pause, note)

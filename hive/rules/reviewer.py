@@ -60,12 +60,15 @@ def rows_to_review(rows: Iterable[ReviewRow], in_review: frozenset[int], n: int)
     return [row.issue for row in free[: max(n, 0)]]
 
 
-def next_pause_seconds(pause_seconds: int, verdict: int) -> int:
-    """The pause before a row is revisited: `wait` starts or doubles it, anything resets it."""
+def next_pause_seconds(
+    pause_seconds: int, verdict: int, start_seconds: int = WAIT_PAUSE_START_SECONDS
+) -> int:
+    """The pause before a row is revisited: `wait` starts it (at `start_seconds`) or
+    doubles it, up to the cap; anything else resets it."""
     if verdict != WAIT:
         return 0
-    if pause_seconds < WAIT_PAUSE_START_SECONDS:
-        return WAIT_PAUSE_START_SECONDS
+    if pause_seconds < start_seconds:
+        return start_seconds
     return min(pause_seconds * 2, WAIT_PAUSE_CAP_SECONDS)
 
 
