@@ -116,6 +116,8 @@ class Claimer:
             batch = orders.claim_many(rt.db, self.config.name, room)
             if not batch or not self._take(batch, started, refused):
                 break
+            if len(batch) < room:
+                break  # the queue held no more for this runner: no second statement
         return ClaimPass(tuple(started), tuple(refused), held_back)
 
     def _take(self, batch: list[ClaimedOrder], started: list[int], refused: list[int]) -> bool:

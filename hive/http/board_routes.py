@@ -106,7 +106,7 @@ class BoardRoutes:
         if path in (BOARD_PREFIX, BOARD_PREFIX + "/"):
             return _html(board.page(self.pages.make()))
         if path == "/board/pulse":
-            return Response(200, board.pulse().encode(), HTML, NO_STORE)
+            return _html(board.pulse())  # the pages' own headers (CSP, nosniff)
         if path == "/board/events":
             return _events(board, request, query)
         found = _ISSUE.fullmatch(path)

@@ -25,6 +25,15 @@ def test_the_transcript_part_carries_the_same_security_headers_as_the_pages(worl
     assert part.headers["X-Content-Type-Options"] == "nosniff"
 
 
+def test_the_board_s_pulse_part_carries_the_pages_security_headers(world, serve):
+    server = serve()
+    page = call(server, "GET", "/board")
+    pulse = call(server, "GET", "/board/pulse")
+    assert pulse.status == 200
+    for name in SECURITY_HEADERS:
+        assert pulse.headers[name] == page.headers[name], name
+
+
 def test_an_issue_body_keeps_its_line_breaks_and_escapes_the_rest(world, serve):
     body = "First line.\n\n## Boundary\n- `a.py`\n\tindented\x1b[2J"
     issues.upsert(world.db, 9, NewIssue(title="lines", body=body))

@@ -74,4 +74,7 @@ def test_the_brief_names_the_problem_the_files_and_the_lines_to_print() -> None:
     assert "It is not work yet: no boundary." in brief
     assert "  f0299.md" in brief and "f0300.md" not in brief and "... and 5 more" in brief
     assert "HIVE-SHAPE-BOUNDARY: <path>" in brief and "HIVE-SHAPE-CRITERION: <text>" in brief
-    assert "the body" not in shaper_brief("T", "  ", "p", [])
+    # a blank body adds no paragraph: the problem follows the title
+    assert shaper_brief("T", "  ", "p", []).startswith(
+        "Shape this issue so it can become work: T\n\nIt is not work yet: p."
+    )
