@@ -16,6 +16,8 @@ from collections.abc import Iterable
 
 # GitHub allows at most 100 labels on an issue
 LABELS_MAX = 100
+# an issue's body, in characters (what a person, the API, GitHub or a shaper may write)
+BODY_MAX_CHARS = 60_000
 CRITERIA_MAX = 100
 # the shape rule takes at most 12 paths as work (shape.MAX_BOUNDARY_PATHS); past this the
 # issue is not stored at all

@@ -17,7 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from hive.rules.intake import BODY_MAX_CHARS
 from hive.rules.shape import shape_problem
+from hive.rules.text import first_control, named, shown
 
 BOUNDARY_MARK = "HIVE-SHAPE-BOUNDARY:"
 CRITERION_MARK = "HIVE-SHAPE-CRITERION:"
@@ -88,15 +90,22 @@ def proposal_problem(
     dirs: frozenset[str],
     symlinks: Mapping[str, str],
 ) -> str | None:
-    """Why a proposal cannot be applied (the shape rule's reason, or no or too many
-    criteria), or None."""
+    """Why a proposal cannot be applied (the shape rule's reason, no or too many
+    criteria, a control character, a shaped body past the intake's bound), or None. What
+    a shaper prints is an agent's output: nothing of it is applied unchecked."""
     if not proposal.boundary:
         return "the shaper proposed no boundary"
     if not proposal.criteria:
         return "the shaper proposed no criteria"
     if len(proposal.criteria) > CRITERIA_MAX:
         return f"the shaper proposed {len(proposal.criteria)} criteria; at most {CRITERIA_MAX}"
+    for said in (*proposal.boundary, *proposal.criteria):
+        control = first_control(said)
+        if control is not None:
+            return f"the shaper's line {shown(said)} holds the control character {named(control)}"
     shaped = shaped_body(body, proposal)
+    if len(shaped) > BODY_MAX_CHARS:
+        return f"the shaped body would be over the {BODY_MAX_CHARS} characters an issue holds"
     return shape_problem(labels, proposal.boundary, shaped, files, dirs, symlinks)
 
 

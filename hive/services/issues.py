@@ -17,6 +17,7 @@ import psycopg
 
 from hive.rules.credits import ACCOUNT_ALLOWED, account_problem
 from hive.rules.intake import (
+    BODY_MAX_CHARS,
     BOUNDARY_PATHS_MAX,
     CRITERIA_MAX,
     LABELS_MAX,
@@ -34,7 +35,6 @@ from hive.store.issues import NewIssue
 
 TITLE_MAX_CHARS = 200
 LABEL_MAX_CHARS = 64
-BODY_MAX_CHARS = 60_000
 FIELDS = ("title", "body", "labels", "boundary", "criteria", "account")
 INT4_MAX = 2**31 - 1  # queen_issue.number is an int4
 CREATE_ATTEMPTS = 3  # two creates may pick the same next number; the loser retries

@@ -2,6 +2,7 @@
 writes, and which issues go to it."""
 
 from hive.rules.forge import body_sections
+from hive.rules.intake import BODY_MAX_CHARS
 from hive.rules.shaping import (
     CRITERIA_MAX,
     NO_CRITERIA,
@@ -65,6 +66,20 @@ def test_a_proposal_is_held_to_the_shape_rule() -> None:
     assert problem(("nowhere/x.md",), ("c",)) == (
         "boundary path 'nowhere/x.md' names no file at base and its directory does not exist"
     )
+
+
+def test_a_hostile_shaper_s_lines_are_refused_before_anything_is_applied() -> None:
+    """What a shaper prints is an agent's output: a control character (a terminal's
+    escape, a NUL the store refuses) or a body past the intake's bound is refused here,
+    never half-applied (GitHub's body rewritten, then the store refusing it)."""
+
+    def problem(boundary: tuple[str, ...], criteria: tuple[str, ...], body: str = "") -> str:
+        return str(proposal_problem(Proposal(boundary, criteria), (), body, FILES, DIRS, {}))
+
+    escape = problem(("docs/a.md",), ("file `docs/a.md` contains `x`\x1b[2J",))
+    assert "holds the control character U+001B" in escape and "\\x1b" in escape
+    assert "U+0000" in problem(("docs/a\x00.md",), ("c",))
+    assert "60000 characters" in problem(("docs/a.md",), ("c",), "b" * BODY_MAX_CHARS)
 
 
 def test_the_brief_names_the_problem_the_files_and_the_lines_to_print() -> None:
