@@ -90,6 +90,7 @@ class Shaper:
         self.credit_terms = credit_terms  # HIVE_CREDITS=on: each turn is sold
         self._turn: ReviewTurn | None = None
         self._closed = False
+        self._facts: BaseFacts | None = None  # the base's, kept while the base stays
 
     def close(self) -> None:
         self._closed = True
@@ -101,7 +102,9 @@ class Shaper:
             return Shaped()
         with own_repo(self.checkout) as repo:
             base_sha = resolve(repo, self.checkout.base)
-            facts = base_facts(repo, base_sha)
+            if self._facts is None or self._facts.sha != base_sha:
+                self._facts = base_facts(repo, base_sha)  # a walk of the whole tree
+        facts = self._facts
         answered = shapes.of_open_issues(self.db)
         now = datetime.now(UTC)
         for issue in issue_rows.listing(self.db, open_only=True):

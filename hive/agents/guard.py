@@ -51,13 +51,6 @@ def free_memory_bytes(cgroup_root: Path = CGROUP_ROOT, meminfo: Path = MEMINFO) 
     return free if free is not None else _host_available_bytes(meminfo)
 
 
-def may_start_bee(free_bytes: int | None, bee_memory_mb: int) -> bool:
-    """True when a bee needing `bee_memory_mb` (HIVE_BEE_MEMORY_MB) fits in `free_bytes`."""
-    if free_bytes is None:
-        return True
-    return free_bytes >= bee_memory_mb * BYTES_PER_MB
-
-
 def bees_that_fit(free_bytes: int | None, bee_memory_mb: int, wanted: int) -> int:
     """How many of `wanted` bees, each needing `bee_memory_mb`, fit in `free_bytes` (all
     of them when the free memory is unknown or a bee needs none)."""

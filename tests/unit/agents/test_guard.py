@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.agents.guard import BYTES_PER_MB, free_memory_bytes, may_start_bee
+from hive.agents.guard import BYTES_PER_MB, bees_that_fit, free_memory_bytes
 
 GIB = 1024 * BYTES_PER_MB
 
@@ -51,7 +51,7 @@ def test_no_cgroup_limit_falls_back_to_the_hosts_available_memory(
 def test_nothing_readable_is_unknown_and_does_not_stop_a_bee(tmp_path: Path) -> None:
     free = free_memory_bytes(tmp_path / "no-cgroup", tmp_path / "no-meminfo")
     assert free is None
-    assert may_start_bee(free, 1024)
+    assert bees_that_fit(free, 1024, 1) == 1
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_nothing_readable_is_unknown_and_does_not_stop_a_bee(tmp_path: Path) -> 
 def test_a_bee_starts_only_when_its_memory_fits(
     free_bytes: int, bee_memory_mb: int, may: bool
 ) -> None:
-    assert may_start_bee(free_bytes, bee_memory_mb) is may
+    assert (bees_that_fit(free_bytes, bee_memory_mb, 1) == 1) is may
 
 
 def test_this_machine_answers_something_sensible() -> None:
@@ -75,8 +75,6 @@ def test_this_machine_answers_something_sensible() -> None:
 
 
 def test_bees_that_fit_counts_whole_bees_of_free_memory_up_to_the_free_slots():
-    from hive.agents.guard import bees_that_fit
-
     assert bees_that_fit(None, 1024, 3) == 3  # not measured: every slot
     assert bees_that_fit(10 * BYTES_PER_MB, 0, 3) == 3  # a bee needs nothing
     assert bees_that_fit(2500 * BYTES_PER_MB, 1024, 3) == 2
