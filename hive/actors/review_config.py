@@ -43,6 +43,7 @@ class ReviewerConfig:
         return cls(
             agent=settings.reviewer_agent,
             tick_seconds=min(float(REVIEWER_TICK_SECONDS), tick),
+            bound_seconds=float(settings.review_max_seconds),
             key_lanes=max(1, len(settings.worker_keys) * settings.worker_lanes_per_key),
             review_memory_mb=settings.bee_memory_mb or None,
             holder=settings.runner_name,

@@ -113,6 +113,7 @@ class Settings:
     reviewer_agent: str = "demo"
     # reviews in a row that give no verdict before the work is escalated to a person
     review_failures_max: int = 3
+    review_max_seconds: int = 300
     # the shaper of issues that fail the shape gate (off: none), and what its proposal does
     shaper_agent: str = "off"
     shape: str = "ask"
@@ -240,6 +241,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CLONE_DEPTH": ("clone_depth", values.integer(0, 2**31 - 1)),
     "REVIEWER_AGENT": ("reviewer_agent", values.agent),
     "REVIEW_FAILURES_MAX": ("review_failures_max", values.integer(1, 100)),
+    "REVIEW_MAX_SECONDS": ("review_max_seconds", values.integer(1, DAY_SECONDS)),
     "SHAPER_AGENT": ("shaper_agent", values.shaper),
     "SHAPE": ("shape", values.choice(("ask", "apply"))),
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),

@@ -2,7 +2,9 @@ from pathlib import Path
 
 import pytest
 
+from hive.actors.review_config import ReviewerConfig
 from hive.http.server import HttpConfig
+from hive.rules.reviewer import REVIEW_ROW_SECONDS
 from hive.settings import Settings, SettingsError
 
 
@@ -143,3 +145,11 @@ def test_listen_url_defaults_to_the_database_url_and_another_one_means_a_pooler(
     with pytest.raises(SettingsError) as caught:
         Settings.from_env({"HIVE_LISTEN_URL": "mysql://u:secret@h/db"})
     assert "HIVE_LISTEN_URL" in str(caught.value) and "secret" not in str(caught.value)
+
+
+def test_a_review_is_bounded_at_its_setting_and_300_s_by_default() -> None:
+    assert ReviewerConfig.from_settings(Settings.from_env({})).bound_seconds == REVIEW_ROW_SECONDS
+    short = Settings.from_env({"HIVE_REVIEW_MAX_SECONDS": "7"})
+    assert ReviewerConfig.from_settings(short).bound_seconds == 7.0
+    with pytest.raises(SettingsError, match="HIVE_REVIEW_MAX_SECONDS"):
+        Settings.from_env({"HIVE_REVIEW_MAX_SECONDS": "0"})
