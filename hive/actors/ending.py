@@ -59,7 +59,7 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
         if handed_back:
             return HANDED_BACK, None
         if ending.at_bound:
-            return ENDED_BADLY, "stopped past its bound (HIVE_TURN_MAX_SECONDS)"
+            return ENDED_BADLY, f"stopped {ending.stop_reason}"
         return ENDED_BADLY, f"stopped: {ending.stop_reason}"
     if ending.outcome == REFUSED:
         kind = ending.refusal or ""

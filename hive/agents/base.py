@@ -17,7 +17,7 @@ Lifecycle of a `Turn` (a handle on a turn that has already started):
 - `request_stop(reason)` is the same stop run on a thread of its own, returning at
   once: for an actor, whose message handler must not block; `on_end` tells it the end.
 - A turn past `ctx.turn_max_seconds` is stopped the same way by its own timer, with
-  the reason REASON_BOUND.
+  the reason REASON_BOUND and the variable that bounds it (`ctx.bound_name`).
 
 Outcome precedence: a turn we stopped before it ended is STOPPED (whatever its exit);
 else a turn that reported a provider refusal is REFUSED; else exit 0 is FINISHED, a
@@ -54,7 +54,8 @@ REFUSED = REFUSED_OUTCOME
 STOPPED = "stopped"
 OUTCOMES = (FINISHED, ENDED_BADLY, ENDED_UNEXPECTEDLY, STOPPED, REFUSED)
 
-REASON_BOUND = "past its bound (HIVE_TURN_MAX_SECONDS)"
+# a turn stopped by its own timer: this, then the variable that bounds it (`bound_name`)
+REASON_BOUND = "past its bound"
 
 log = logging.getLogger("hive.agents")
 
@@ -87,7 +88,7 @@ class Ending:
     @property
     def at_bound(self) -> bool:
         """Stopped by its own timer, past HIVE_TURN_MAX_SECONDS (or a review's bound)."""
-        return self.stop_reason == REASON_BOUND
+        return self.stop_reason is not None and self.stop_reason.startswith(REASON_BOUND)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,7 @@ class TurnContext:
     key_env: str = "HIVE_KEY"
     key: str = field(default="", repr=False)
     turn_max_seconds: float = 3600.0
+    bound_name: str = "HIVE_TURN_MAX_SECONDS"  # the variable the bound is, for its sentence
     on_line: OnLine = _discard_line
     on_end: Callable[[Ending], None] | None = None
     stopping: threading.Event = field(default_factory=threading.Event, compare=False)
@@ -161,7 +163,8 @@ class Turn:
         self._usage: Usage | None = None
         self._ending: Ending | None = None
         self.transcript = Transcript(ctx.on_line, self._begun, ctx.issue, ctx.key)
-        self._bound = threading.Timer(ctx.turn_max_seconds, self.stop, args=(REASON_BOUND,))
+        bound = f"{REASON_BOUND} ({ctx.bound_name})"
+        self._bound = threading.Timer(ctx.turn_max_seconds, self.stop, args=(bound,))
         self._bound.daemon = True
 
     # ---- the public handle -------------------------------------------------------

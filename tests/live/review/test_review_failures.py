@@ -125,7 +125,10 @@ def test_a_reviewer_past_its_bound_is_a_timeout_and_the_pause_starts_where_confi
     reviewer.review(reviews.due(db)[0])
     got = _row(hive_db_url, 3)
     assert (got["review_state"], got["review_pause_seconds"]) == ("wait", 2)
-    assert got["review_note"].startswith("the reviewer passed its time bound (stopped")
+    assert got["review_note"].startswith(
+        "the reviewer passed its time bound (stopped, signal 15, past its bound"
+        " (HIVE_REVIEW_MAX_SECONDS)"
+    )
     assert _failures(metrics, "timeout") == 1
 
 

@@ -26,7 +26,7 @@ def test_a_stopped_turn_handed_back_is_handed_back():
 
 
 def test_a_turn_stopped_at_its_bound_ended_badly_and_says_why():
-    ending = Ending("stopped", 3600.0, stop_reason=REASON_BOUND)
+    ending = Ending("stopped", 3600.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)")
     assert order_outcome(ending, False) == (
         "ended badly",
         "stopped past its bound (HIVE_TURN_MAX_SECONDS)",
@@ -54,7 +54,9 @@ def test_the_adapters_own_labels_pass_through():
 def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
     fence = Fence(1, uuid.uuid4(), "r1")
     usage = Usage(provider="anthropic", model="claude-x", input_tokens=3, output_tokens=4)
-    turn = Ending("stopped", 9.0, stop_reason=REASON_BOUND, usage=usage)
+    turn = Ending(
+        "stopped", 9.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)", usage=usage
+    )
     assert order_ending(fence, turn, False) == OrderEnding(
         fence,
         "ended badly",

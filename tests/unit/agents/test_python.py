@@ -101,7 +101,10 @@ def test_a_callable_that_honours_stopping_is_stopped(start: Start) -> None:
 def test_a_callable_past_its_bound_is_stopped(start: Start) -> None:
     turn = start(f"{HERE}:honours_stopping", turn_max_seconds=0.2)
     assert turn.wait(5)
-    assert turn.ending is not None and turn.ending.stop_reason == REASON_BOUND
+    assert (
+        turn.ending is not None
+        and turn.ending.stop_reason == f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)"
+    )
 
 
 def test_a_callable_that_ignores_stopping_is_abandoned_and_holds_its_slot(
