@@ -1,8 +1,10 @@
 """`hive chaos --loop`: the run's issues carry a criterion and go on past the bee through
 review, a check and publish by push into the upstream repository's main, under the same
 faults. A `command:` reviewer follows a seeded plan per issue (`verdicts`): it sends the
-work back once, crashes once (no verdict: the review-failure floor retries it), or
-accepts; the check is red exactly once in the run. Two invariants more (pure):
+work back once, crashes once or hangs past its bound once (no verdict: the review-failure
+floor retries it after its pause), fails three times in a row (the floor escalates the
+work with a sentence), or accepts; the check is red exactly once in the run. Two
+invariants more (pure):
 
 - `merged_once`: every issue is closed by the merge of its work exactly once, or
   escalated with a sentence that needs a person.
@@ -21,7 +23,13 @@ from hive.chaos.invariants import Check
 
 SEND_BACK = "unmet"
 CRASH = "crash"
+HANG = "hang"  # past the review's bound (HIVE_REVIEW_MAX_SECONDS): stopped, a failure
 ACCEPT = "met"
+STICKY = "+"  # a verdict so marked is never used up: every later review gives it too
+# failures in a row until HIVE_REVIEW_FAILURES_MAX escalates the work; the last one
+# sticks, since a review the drain stops (a Queen's SIGTERM) is no failure and is run again
+ESCALATED = (HANG, CRASH, CRASH + STICKY)
+ESCALATE_EVERY = 20  # one issue in this many fails its reviews until escalated
 
 REVIEWER = r"""#!/bin/sh
 # The chaos reviewer (hive/chaos/loop.py): each review takes its issue's next verdict.
@@ -29,10 +37,14 @@ ctl=$1
 n=$HIVE_ISSUE
 plan="$ctl/reviews/$n"
 v=$(head -n 1 "$plan" 2>/dev/null)
-[ -n "$v" ] && sed -i 1d "$plan"
+case "$v" in
+    *+) v=${v%+} ;;
+    ?*) sed -i 1d "$plan" ;;
+esac
 echo "review $n ${v:-met}" >> "$ctl/reviews.log"
 case "$v" in
     crash) exit 3 ;;
+    hang) exec sleep 600 ;;
     unmet) echo "HIVE-CRITERION: 1 unmet: the chaos reviewer wants another look"; exit 0 ;;
 esac
 echo "HIVE-CRITERION: 1 met"
@@ -46,12 +58,24 @@ def check_red_once(ctl: str) -> str:
 
 def verdicts(issues: Sequence[int], seed: int) -> dict[int, tuple[str, ...]]:
     """Each issue's reviews before its accept, seeded: a third sent back once, a sixth
-    crashing once, the rest accepted at once."""
+    crashing once, a twelfth hanging once, the rest accepted at once; and one issue in
+    ESCALATE_EVERY (one at least) failing until the floor escalates it."""
     pick = random.Random(f"loop-{seed}")
     plan: dict[int, tuple[str, ...]] = {}
     for n in issues:
         roll = pick.random()
-        plan[n] = (SEND_BACK,) if roll < 1 / 3 else (CRASH,) if roll < 1 / 2 else ()
+        plan[n] = (
+            (SEND_BACK,)
+            if roll < 1 / 3
+            else (CRASH,)
+            if roll < 1 / 2
+            else (HANG,)
+            if roll < 7 / 12
+            else ()
+        )
+    if plan:
+        for n in pick.sample(sorted(plan), max(1, len(plan) // ESCALATE_EVERY)):
+            plan[n] = ESCALATED
     return plan
 
 
@@ -65,10 +89,10 @@ class IssueEnd:
     escalated_note: str | None = None
 
 
-def review_counts(log: str) -> tuple[int, int]:
-    """(sent back, crashed): the reviews the chaos reviewer's log names so."""
+def review_counts(log: str) -> tuple[int, int, int]:
+    """(sent back, crashed, hung): the reviews the chaos reviewer's log names so."""
     verdicts_seen = [line.split()[-1] for line in log.splitlines() if line.startswith("review ")]
-    return verdicts_seen.count(SEND_BACK), verdicts_seen.count(CRASH)
+    return verdicts_seen.count(SEND_BACK), verdicts_seen.count(CRASH), verdicts_seen.count(HANG)
 
 
 def merged_once(ends: Sequence[IssueEnd], on_the_way: str = "") -> Check:

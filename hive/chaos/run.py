@@ -202,9 +202,9 @@ def _check(
         merged = {e.issue: e.merged_sha for e in ends if e.closed and e.merged_sha}
         on_main, lines = evidence.main_changes(world.upstream, merged)
         log = world.ctl / "reviews.log"
-        back, crashed = review_counts(log.read_text() if log.exists() else "")
+        back, crashed, hung = review_counts(log.read_text() if log.exists() else "")
         red = "a check red once" if (world.ctl / "check-red").exists() else "no check red"
-        way = f" ({back} reviews sent back, {crashed} crashed, {red})"
+        way = f" ({back} reviews sent back, {crashed} crashed, {hung} hung, {red})"
         first = (merged_once(ends, way), on_main_once(merged, on_main, lines))
     return (
         *first,

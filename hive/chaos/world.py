@@ -37,6 +37,8 @@ LANES_PER_KEY = 4
 ACCOUNT = "chaos"  # every issue's credit account
 GRANT_TOKENS = 10**9
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
+# --loop: a review's bound; the chaos reviewer answers at once, or hangs past it
+REVIEW_MAX_SECONDS = 5
 
 CLOCKS = {
     "HIVE_QUEEN_TICK_SECONDS": "0.5",
@@ -163,6 +165,7 @@ class World:
             env["HIVE_PUBLISH"] = "push"
             env["HIVE_REVIEWER_AGENT"] = f"command:sh {self.ctl / 'reviewer.sh'} {self.ctl}"
             env["HIVE_CHECK_CI"] = loop.check_red_once(str(self.ctl))
+            env["HIVE_REVIEW_MAX_SECONDS"] = str(REVIEW_MAX_SECONDS)
         return env
 
     def _start(self, prefix: str, role: str) -> Serve:

@@ -3,8 +3,13 @@ invariants of the whole loop."""
 
 from __future__ import annotations
 
+import subprocess
+
 from hive.chaos.loop import (
     CRASH,
+    ESCALATED,
+    HANG,
+    REVIEWER,
     SEND_BACK,
     IssueEnd,
     check_red_once,
@@ -15,13 +20,35 @@ from hive.chaos.loop import (
 )
 
 
-def test_the_verdicts_are_the_seeds_and_hold_send_backs_crashes_and_accepts():
+def test_the_verdicts_are_the_seeds_and_hold_send_backs_crashes_hangs_and_accepts():
     issues = list(range(1, 61))
     plan = verdicts(issues, 15)
     assert plan == verdicts(issues, 15) and plan != verdicts(issues, 16)
-    kinds = [said[0] if said else "accept" for said in plan.values()]
-    assert {SEND_BACK, CRASH, "accept"} == set(kinds)
-    assert all(len(said) <= 1 for said in plan.values())
+    kinds = [said[0] if len(said) == 1 else said or "accept" for said in plan.values()]
+    assert {SEND_BACK, CRASH, HANG, ESCALATED, "accept"} == set(kinds)
+    # one in twenty fails three times in a row, and is escalated by the failure floor
+    assert sum(1 for said in plan.values() if said == ESCALATED) == 3
+    assert list(verdicts([5], 1).values()) == [ESCALATED] and verdicts([], 1) == {}
+
+
+def test_the_reviewer_takes_each_verdict_once_but_a_sticky_one_for_ever(tmp_path):
+    (tmp_path / "reviews").mkdir()
+    (tmp_path / "reviews" / "7").write_text("unmet\ncrash+\n")
+    script = tmp_path / "reviewer.sh"
+    script.write_text(REVIEWER)
+
+    def review() -> int:
+        env = {"HIVE_ISSUE": "7", "PATH": "/usr/bin:/bin"}
+        return subprocess.run(["sh", str(script), str(tmp_path)], env=env, check=False).returncode
+
+    assert [review() for _ in range(4)] == [0, 3, 3, 3]
+    said = (tmp_path / "reviews.log").read_text()
+    assert said == "review 7 unmet\n" + "review 7 crash\n" * 3
+    (tmp_path / "reviews" / "8").write_text("")
+    env = {"HIVE_ISSUE": "8", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(["sh", str(script), str(tmp_path)], env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.stdout == "HIVE-CRITERION: 1 met\n"
 
 
 def test_the_check_is_red_for_the_first_merge_only():
@@ -29,8 +56,8 @@ def test_the_check_is_red_for_the_first_merge_only():
 
 
 def test_review_counts_reads_the_reviewers_log():
-    log = "review 1 unmet\nreview 1 met\nreview 2 crash\nreview 2 met\ntorn\n"
-    assert review_counts(log) == (1, 1)
+    log = "review 1 unmet\nreview 1 met\nreview 2 crash\nreview 2 met\nreview 3 hang\ntorn\n"
+    assert review_counts(log) == (1, 1, 1)
 
 
 def test_merged_or_escalated_with_a_sentence_holds_and_anything_else_is_named():
