@@ -17,10 +17,12 @@ SERVE_TIMEOUT_SECONDS = 600
 
 class GitDaemon:
     """`with GitDaemon(root, git, env) as daemon:` serves every repository under `root`;
-    `daemon.url(name)` is the git:// URL of `root/name`."""
+    `daemon.url(name)` is the git:// URL of `root/name`. With `pushes`, it takes pushes
+    too (`--enable=receive-pack`), as a real origin does."""
 
-    def __init__(self, root: Path, git: str, env: Mapping[str, str]) -> None:
+    def __init__(self, root: Path, git: str, env: Mapping[str, str], pushes: bool = False) -> None:
         self.root, self.git, self.env = Path(root), git, dict(env)
+        self.pushes = pushes
         self._server = _Server(self)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="git-daemon", daemon=True
@@ -59,8 +61,17 @@ class _Connection(socketserver.BaseRequestHandler):
     def handle(self) -> None:
         daemon = self.server.daemon
         root = str(daemon.root)
+        services = ["--enable=receive-pack"] if daemon.pushes else []
         subprocess.run(
-            [daemon.git, "daemon", "--inetd", "--export-all", f"--base-path={root}", root],
+            [
+                daemon.git,
+                "daemon",
+                "--inetd",
+                "--export-all",
+                *services,
+                f"--base-path={root}",
+                root,
+            ],
             stdin=self.request.fileno(),
             stdout=self.request.fileno(),
             stderr=subprocess.DEVNULL,

@@ -3,6 +3,7 @@ only while the branch is at the old sha; ten pushers racing all land, none lost.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
+from hive.bench.gitdaemon import GitDaemon
 from hive.git.merge import Merged, merge
 from hive.git.push import Moved, Pushed, PushError, push
 from hive.git.repo import open_checkout, refresh_base
@@ -144,3 +146,22 @@ def test_ten_pushers_racing_each_land_once_and_none_is_lost(
     names = git("ls-tree", "--name-only", "main", cwd=remote).split()
     assert names == sorted(["a.txt"] + [f"issue-{n}.txt" for n in range(PUSHERS)])
     git("fsck", "--strict", "--no-dangling", cwd=remote)
+
+
+def test_over_git_daemon_a_push_lands_where_it_takes_pushes_and_a_stale_one_is_moved(
+    source: Repo, remote: Path
+) -> None:
+    """`hive chaos --loop`'s origin: `git daemon` with receive-pack on, over the wire."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(remote.parent)}
+    start = source.head().decode()
+    second = child(source, start, {"b.txt": "b\n"}, "second", at=1_700_000_002)
+    with GitDaemon(remote.parent, "git", env, pushes=True) as daemon:
+        url = daemon.url(remote.name)
+        assert push(source, url, "main", start, None) == Pushed(start)
+        assert push(source, url, "main", second, start) == Pushed(second)
+        third = child(source, start, {"c.txt": "c\n"}, "third", at=1_700_000_003)
+        assert push(source, url, "main", third, start) == Moved(second)
+    assert remote_main(remote) == second
+    with GitDaemon(remote.parent, "git", env) as daemon, pytest.raises(PushError):
+        push(source, daemon.url(remote.name), "main", third, second)
+    assert remote_main(remote) == second
