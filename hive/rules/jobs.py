@@ -9,6 +9,8 @@ conflict sends the work back (SENT_BACK); a base that moved since the checks ran
 MERGE back to CHECKS, and one that moved under the push back to MERGE; a shut gate parks
 the job on a wait and runs GATE again when the wait ends. An attempt that is no longer
 accepted (a person rejected it, its criteria changed) ends the job from any step (GONE).
+A forge's step that hands the work to a person (a park past its bound, a merge nobody
+accepted) ends the job as a send-back does (ESCALATED).
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ class Result(StrEnum):
     CLOSED = "closed"  # the issue is closed with the merge sha
     PARKED = "parked"  # the handler parked the job on a wait: the step runs again after it
     GONE = "gone"  # the attempt is no longer the accepted current one: nothing to publish
+    ESCALATED = "escalated"  # the work went to a person with a sentence (a bound, a merge)
 
 
 END_STEPS = frozenset({Step.DONE, Step.SENT_BACK, Step.DROPPED})
@@ -73,14 +76,20 @@ PUBLISH_STEPS: dict[Step, dict[Result, Step]] = {
         Result.PASSED: Step.GATE,
         Result.NO_CHECKS: Step.GATE,
         Result.RED: Step.SENT_BACK,
+        Result.ESCALATED: Step.SENT_BACK,
     },
     Step.GATE: {Result.APPROVED: Step.MERGE, Result.PASSED: Step.MERGE},
     Step.MERGE: {
         Result.MERGED: Step.PUSH,
         Result.CONFLICT: Step.SENT_BACK,
         Result.MOVED: Step.CHECKS,
+        Result.ESCALATED: Step.SENT_BACK,
     },
-    Step.PUSH: {Result.PUSHED: Step.CLOSE, Result.MOVED: Step.MERGE},
+    Step.PUSH: {
+        Result.PUSHED: Step.CLOSE,
+        Result.MOVED: Step.MERGE,
+        Result.ESCALATED: Step.SENT_BACK,
+    },
     Step.CLOSE: {Result.CLOSED: Step.DONE},
 }
 FIRST_STEP = Step.CHECKS

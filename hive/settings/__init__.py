@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
+from hive.rules.pull_waits import PARK_MINUTES_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
 from hive.rules.waits import CLAIM_TTL_SECONDS
@@ -135,6 +136,10 @@ class Settings:
     github_merge_method: str = "merge"
     # the poll of the labelled issues; a quiet poll is a 304 and costs no rate limit
     github_poll_seconds: float = 60.0
+    # how long a publish job may wait on one pull request before the work goes to a person
+    github_park_minutes: float = PARK_MINUTES_DEFAULT
+    # how long one request to GitHub's API may take before it is given up
+    github_timeout_seconds: float = 30.0
     # US dollars a UTC day may spend before new orders stop (0: no cap)
     spend_cap_usd: float = 0.0
     # the price table's file (None: the one the package ships, config/prices.toml)
@@ -256,6 +261,8 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "GITHUB_WEBHOOK_SECRET": ("github_webhook_secret", github.secret),
     "GITHUB_MERGE_METHOD": ("github_merge_method", values.choice(github.MERGE_METHODS)),
     "GITHUB_POLL_SECONDS": ("github_poll_seconds", values.decimal(0.1, DAY_SECONDS)),
+    "GITHUB_PARK_MINUTES": ("github_park_minutes", values.decimal(0.05, WEEK_MINUTES)),
+    "GITHUB_TIMEOUT_SECONDS": ("github_timeout_seconds", values.decimal(0.5, 600)),
     "SPEND_CAP_USD": ("spend_cap_usd", values.decimal(0, SPEND_CAP_MAX_USD)),
     "PRICES_FILE": ("prices_file", values.prices_file),
     "QUOTA_REST_SECONDS": ("quota_rest_seconds", values.integer(1, 7 * DAY_SECONDS)),

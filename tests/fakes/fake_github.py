@@ -117,6 +117,10 @@ class FakeGitHub:
         self.link_base: str | None = None  # where a Link header points (default: here)
         # "review", "protected", "conflict", "stale", "behind", "draft", "computing"
         self.block_merge: str | None = None
+        self.block_heads: dict[str, str] = {}  # the same, for the pull requests of one branch
+        # the next requests' answers are held this many seconds each (a timeout), after
+        # the request has done what it does
+        self.delays: list[float] = []
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
         self._git = make_wsgi_chain(DictBackend({f"/{full_name}.git": Repo(str(repo_path))}))
@@ -259,6 +263,34 @@ class FakeGitHub:
         assert status == 200, body
         return str(body["sha"])
 
+    def person_commits(self, branch: str, path: str, text: str) -> str:
+        """A person pushes a commit onto `branch` that writes `text` to `path`; its sha."""
+        from dulwich.object_store import commit_tree_changes
+        from dulwich.objects import Blob, Commit
+
+        with self.lock, Repo(str(self.repo_path)) as repo:
+            ref = f"refs/heads/{branch}".encode()
+            parent = repo[repo.refs[ref]]
+            blob = Blob.from_string(text.encode())
+            repo.object_store.add_object(blob)
+            tree = commit_tree_changes(
+                repo.object_store, parent.tree, [(path.encode(), 0o100644, blob.id)]
+            )
+            commit = Commit()
+            commit.tree, commit.parents = tree, [parent.id]
+            commit.author = commit.committer = b"a person <person@example.invalid>"
+            commit.author_time = commit.commit_time = int(time.time())
+            commit.author_timezone = commit.commit_timezone = 0
+            commit.message = f"a person's change to {path}\n".encode()
+            repo.object_store.add_object(commit)
+            repo.refs[ref] = commit.id
+            return commit.id.decode()
+
+    def delay_next(self, seconds: float, times: int = 1) -> None:
+        """The next `times` API answers wait `seconds` first (the request is done)."""
+        with self.lock:
+            self.delays += [seconds] * times
+
     def person_closes(self, number: int) -> None:
         """A person closes pull request `number` without merging it."""
         with self.lock:
@@ -345,6 +377,7 @@ class FakeGitHub:
         with self.lock:
             self.seen_headers.append(got)
             status, headers, body = self._answer(method, path, query, raw, got)
+            delay = self.delays.pop(0) if self.delays else 0.0
             self.calls.append((method, path, status))
             if status != 304:
                 self.rate_used += 1
@@ -358,6 +391,8 @@ class FakeGitHub:
             data = b""
         headers["Content-Type"] = "application/json; charset=utf-8"
         headers["Content-Length"] = str(len(data))
+        if delay:
+            time.sleep(delay)  # the caller has given up by now: the answer goes nowhere
         return status, headers, data
 
     def _answer(
@@ -562,7 +597,7 @@ class FakeGitHub:
     def _pull_view(self, pr: dict[str, Any]) -> dict[str, Any]:
         head_sha = self.branch_sha(pr["head_ref"]) or pr.get("last_head")
         base_sha = self.branch_sha(pr["base_ref"])
-        blocked = self.block_merge
+        blocked = self.block_heads.get(pr["head_ref"], self.block_merge)
         mergeable_state = {
             "review": "blocked",
             "protected": "blocked",
@@ -608,9 +643,10 @@ class FakeGitHub:
         if pr["merged"] or pr["state"] != "open":
             return 405, {"message": "Pull Request is not mergeable"}, {}
         head_sha = self.branch_sha(pr["head_ref"])
-        if (b.get("sha") and b["sha"] != head_sha) or self.block_merge == "stale":
+        block = self.block_heads.get(pr["head_ref"], self.block_merge)
+        if (b.get("sha") and b["sha"] != head_sha) or block == "stale":
             return 409, {"message": "Head branch was modified. Review and try the merge again."}, {}
-        if self.block_merge == "review":
+        if block == "review":
             return (
                 405,
                 {
@@ -619,13 +655,13 @@ class FakeGitHub:
                 },
                 {},
             )
-        if self.block_merge == "protected":
+        if block == "protected":
             return 405, {"message": 'Required status check "ci" is expected.'}, {}
-        if self.block_merge in ("conflict", "computing"):
+        if block in ("conflict", "computing"):
             return 405, {"message": "Pull Request is not mergeable"}, {}
-        if self.block_merge == "draft":
+        if block == "draft":
             return 405, {"message": "Pull Request is still a draft"}, {}
-        if self.block_merge == "behind":
+        if block == "behind":
             return 405, {"message": "Head branch is not up to date with the base branch"}, {}
         if b.get("merge_method", "merge") not in ("merge", "squash", "rebase"):
             return 422, {"message": "Validation Failed"}, {}
@@ -644,7 +680,8 @@ class FakeGitHub:
             if isinstance(done, Conflict):
                 return 405, {"message": "Pull Request is not mergeable"}, {}
             repo.refs[base_ref] = done.sha.encode()
-        pr.update(merged=True, state="closed", merge_commit_sha=done.sha)
+        # GitHub keeps a merged pull request's head sha after its branch goes
+        pr.update(merged=True, state="closed", merge_commit_sha=done.sha, last_head=head_sha)
         self.merge_methods.append(method)
         return (
             200,

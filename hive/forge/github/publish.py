@@ -24,6 +24,12 @@ these steps here:
   sha (GitHub's `sha`), journaled as `push:<merge sha>` once it landed.
 - after CLOSE: the merge is commented on the issue and the issue closed; an issue
   opened about a check red on the base is closed when the merged work passed it.
+
+A park is bounded (`hive.rules.pull_waits`): once the job has waited
+`HIVE_GITHUB_PARK_MINUTES` on one accepted head (a required check that never reports,
+a review nobody gives), the work is escalated to a person with a sentence. A pull
+request a person merged at another head than the accepted one is not taken as the
+work's merge: it is escalated, and the issue is not closed.
 """
 
 from __future__ import annotations
@@ -59,6 +65,14 @@ from hive.rules.forge import (
     stuck_sentence,
 )
 from hive.rules.jobs import Result
+from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.pull_waits import (
+    PARK_MINUTES_DEFAULT,
+    foreign_merge_sentence,
+    merge_is_ours,
+    park_move,
+)
+from hive.rules.states import CI_RED_AT_CEILING, ESCALATE
 from hive.store import forge, publish
 from hive.store.publish import PublishFacts
 
@@ -76,6 +90,7 @@ class GitHubPublishConfig:
     merge_method: str = "merge"
     recheck_seconds: int = 60  # the fallback look at a parked pull request
     checks_appear_seconds: int = CHECKS_APPEAR_SECONDS
+    park_seconds: float = PARK_MINUTES_DEFAULT * 60  # a park's bound on one head
 
     def __repr__(self) -> str:
         return f"GitHubPublishConfig(base={self.base!r}, merge_method={self.merge_method!r})"
@@ -116,11 +131,13 @@ class GitHubSteps:
         case = gate_case(facts_now, base_red)
         if case.gate == Gate.PENDING:
             running = ", ".join(c.name for c in facts_now if c.state == CheckState.PENDING)
-            return self._park(ctx, facts, f"waits for checks on pull request #{number}: {running}")
+            why = f"waits for checks on pull request #{number}: {running}"
+            return self._park(ctx, facts, number, why)
         if case.gate == Gate.NONE:
             first = ctx.effect(f"first-look:{head}", lambda: {"at": self.clock()})
             if self.clock() - float(first["at"]) < self.config.checks_appear_seconds:
-                return self._park(ctx, facts, f"waits for CI to report on pull request #{number}")
+                why = f"waits for CI to report on pull request #{number}"
+                return self._park(ctx, facts, number, why)
             ctx.say(f"pull request #{number}: no checks reported")
             return Result.NO_CHECKS
         for check in facts_now:
@@ -180,7 +197,10 @@ class GitHubSteps:
         if pr.state != "open" and not pr.merged and self.repo.branch_sha(pr.head_ref) is None:
             head = ""  # GitHub keeps a closed pull request's head sha after its branch goes
         seen = PullFacts(pr.state, pr.merged, head, pr.mergeable, pr.mergeable_state)
-        return self._stuck(ctx, facts, pr, stuck_of_pull(seen, facts.head_sha or ""), red)
+        stuck = stuck_of_pull(seen, facts.head_sha or "")
+        if stuck == Stuck.MERGED and not merge_is_ours(pr.head_sha, facts.head_sha or ""):
+            return self._foreign_merge(ctx, facts, pr)
+        return self._stuck(ctx, facts, pr, stuck, red)
 
     def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
         number = self._pr_number(facts)
@@ -192,6 +212,8 @@ class GitHubSteps:
             if not (pr.merged and pr.merge_commit_sha):
                 stuck = stuck_of_refusal(out.status, out.message)
                 return self._stuck(ctx, facts, pr, stuck, red, at_push=True)
+            if not merge_is_ours(pr.head_sha, facts.head_sha or ""):
+                return self._foreign_merge(ctx, facts, pr)
             out = pr.merge_commit_sha
         merged_sha = out
         ctx.effect(f"push:{merged_sha}", lambda: {"pushed": merged_sha})
@@ -251,16 +273,46 @@ class GitHubSteps:
         wake = (
             COMPUTING_RECHECK_SECONDS if stuck == Stuck.COMPUTING else self.config.recheck_seconds
         )
-        return ctx.park(
-            key=WAKE_KEY.format(issue=facts.issue), wake_in_seconds=wake, detail=sentence
-        )
+        return self._park(ctx, facts, pr.number, sentence, wake)
 
-    def _park(self, ctx: StepContext, facts: PublishFacts, detail: str) -> Result:
+    def _park(
+        self,
+        ctx: StepContext,
+        facts: PublishFacts,
+        pr: int,
+        detail: str,
+        recheck_seconds: int | None = None,
+    ) -> Result:
+        """Park on the pull request's wake key, or escalate once the job has waited its
+        bound on this head (counted from its first park on it)."""
+        since = ctx.effect(f"parked-since:{facts.head_sha}", lambda: {"at": self.clock()})
+        move = park_move(
+            self.clock() - float(since["at"]),
+            self.config.park_seconds,
+            recheck_seconds or self.config.recheck_seconds,
+            pr,
+            detail,
+        )
+        if move.escalate:
+            return self._escalate(ctx, facts, move.sentence)
         return ctx.park(
             key=WAKE_KEY.format(issue=facts.issue),
-            wake_in_seconds=self.config.recheck_seconds,
+            wake_in_seconds=move.wake_in_seconds,
             detail=detail,
         )
+
+    def _foreign_merge(self, ctx: StepContext, facts: PublishFacts, pr: PullRequest) -> Result:
+        sentence = foreign_merge_sentence(
+            pr.number, pr.merge_commit_sha or "", pr.head_sha, facts.head_sha or ""
+        )
+        return self._escalate(ctx, facts, sentence)
+
+    def _escalate(self, ctx: StepContext, facts: PublishFacts, note: str) -> Result:
+        """Escalate the accepted work to a person with `note`: ESCALATED."""
+        publish.ci_red(self.db, facts, CI_RED_AT_CEILING, REVIEW_STATE_OF[ESCALATE], note)
+        ctx.say(f"escalate: {note}")
+        log.warning("escalate: %s", note, extra={"issue": facts.issue})
+        return Result.ESCALATED
 
     def _clone(self) -> str:
         if self._clone_url is None:

@@ -99,6 +99,7 @@ class GitHubForge:
         client = GitHubClient(
             settings.github_api_url,
             settings.github_token,
+            timeout_seconds=settings.github_timeout_seconds,
             metrics=None if metrics is None else metrics.github(),
         )
         repo = Repository(client, settings.github_repo)
@@ -142,6 +143,7 @@ class GitHubForge:
                 base=settings.base_ref,
                 merge_method=settings.github_merge_method,
                 recheck_seconds=recheck,
+                park_seconds=settings.github_park_minutes * 60,
             ),
         )
         return cls(client, repo, intake, watch, hooks, steps, settings.github_poll_seconds)

@@ -1,0 +1,138 @@
+"""Issue 27's two defects of the GitHub publish job, against the fake GitHub: a required
+check that never reports parked the pull request for ever (a look every recheck, no
+escalation), and a pull request a person merged at another head was taken as the
+work's merge. Now a park is bounded (HIVE_GITHUB_PARK_MINUTES) and escalates with a
+sentence, and a merge at a head nobody accepted is escalated, not taken."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hive.actors.publish import PublishConfig, Publisher
+from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
+from hive.metrics import HiveMetrics
+from hive.rules.jobs import Step
+from hive.store import jobs, waits
+from tests.live.forge.conftest import TOKEN
+from tests.live.forge.test_github_publish import _one, _ready, _run
+
+pytestmark = pytest.mark.live
+
+PARK_SECONDS = 600.0
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _bounded(db: Any, queen_checkout: Any, hive_repo: Any, forge: Any, clock: Clock) -> Publisher:
+    config = GitHubPublishConfig(
+        token=TOKEN, base="main", recheck_seconds=60, park_seconds=PARK_SECONDS
+    )
+    steps = GitHubSteps(db, queen_checkout, forge.repo, forge.watch, config, clock=clock)
+    return Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
+    )
+
+
+def _wake_in(url: str, number: int) -> float:
+    found = _one(
+        url,
+        "SELECT extract(epoch FROM wake_at - now()) FROM hive.queen_wait"
+        " WHERE key = %s AND state = 0",
+        f"github:{number}",
+    )
+    assert found is not None
+    return float(found)
+
+
+def _dispatch(url: str) -> tuple[str, str]:
+    state = _one(url, "SELECT review_state FROM hive.queen_dispatch")
+    return state, _one(url, "SELECT review_note FROM hive.queen_dispatch") or ""
+
+
+def test_a_required_check_that_never_reports_escalates_at_the_park_bound(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    github.block_heads[f"queen-{number}"] = "protected"  # "ci" is required and never reports
+    clock = Clock()
+    publisher = _bounded(db, queen_checkout, hive_repo, forge, clock)
+    assert _run(db, publisher).parked == 1
+    parked = jobs.get(db, job.id)
+    assert parked is not None and parked.step == Step.PUSH
+    assert "branch protection holds it" in (parked.detail or "")
+    assert 0 < _wake_in(hive_db_url, number) <= 60  # the recheck
+    clock.now += PARK_SECONDS - 20  # a look again near the bound: the next look is at it
+    assert waits.resolve(db, f"github:{number}")
+    assert _run(db, publisher).parked == 1
+    assert 0 < _wake_in(hive_db_url, number) <= 20
+    assert _dispatch(hive_db_url)[0] == "accept"
+    clock.now += 20
+    assert waits.resolve(db, f"github:{number}")
+    assert _run(db, publisher).finished == 1
+    ended = jobs.get(db, job.id)
+    assert ended is not None and ended.step == Step.SENT_BACK
+    state, note = _dispatch(hive_db_url)
+    assert state == "escalate"
+    assert note.startswith("pull request #") and "past its bound of 10 min" in note
+    assert "branch protection holds it" in note and "A person sees to it on GitHub" in note
+    assert not github.merge_methods and github.state.issues[number]["state"] == "open"
+
+
+def test_checks_that_never_finish_escalate_at_the_park_bound(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "ci", None, hook=False)  # in progress, for ever
+    clock = Clock()
+    publisher = _bounded(db, queen_checkout, hive_repo, forge, clock)
+    for _ in range(3):
+        assert _run(db, publisher).parked == 1
+        assert jobs.get(db, job.id).step == Step.CHECKS  # type: ignore[union-attr]
+        clock.now += PARK_SECONDS / 3
+        waits.resolve(db, f"github:{number}")
+    assert _run(db, publisher).finished == 1
+    state, note = _dispatch(hive_db_url)
+    assert state == "escalate" and f"waits for checks on pull request #{number}: ci" in note
+    assert note.endswith("the hive stops looking") and "ci" in note
+
+
+def test_a_pull_request_a_person_merged_at_another_head_is_not_taken(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    real_merge = forge.steps.merge
+    by_person: list[str] = []
+
+    def a_person_adds_a_commit_and_merges(ctx: Any, facts: Any, red: Any) -> Any:
+        if not by_person:
+            (first,) = github.state.pulls
+            github.person_commits(f"queen-{number}", "docs/person.md", "not reviewed\n")
+            by_person.append(github.person_merges(first))
+        return real_merge(ctx, facts, red)
+
+    forge.steps.merge = a_person_adds_a_commit_and_merges  # type: ignore[method-assign]
+    publisher = Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=forge.steps
+    )
+    assert _run(db, publisher).finished == 1
+    ended = jobs.get(db, job.id)
+    assert ended is not None and ended.step == Step.SENT_BACK
+    state, note = _dispatch(hive_db_url)
+    assert state == "escalate"
+    assert f"merged by a person as {by_person[0][:12]}" in note
+    assert f"accepted ({work.head_sha[:12]})" in note
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") is None
+    assert _one(hive_db_url, "SELECT state FROM hive.queen_issue") == "open"
+    assert github.state.issues[number]["state"] == "open"
+    assert not [c for c in github.comments_on(number) if "Merged as" in c["body"]]
+    assert github.merge_methods == ["merge"]  # the person's; the hive merged nothing
