@@ -25,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.bee_state import NEXT, RENEWS, BeeState, BeeStatus
 from hive.actors.ending import (
     Accounting,
@@ -34,7 +35,7 @@ from hive.actors.ending import (
 )
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.runtime import Runtime
-from hive.actors.start import StartConfig, Started, StartPlan, cut_and_start
+from hive.actors.start import StartConfig, Started, cut_and_start
 from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
@@ -44,15 +45,15 @@ from hive.rules.fence import turn_fence_seconds
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.settings import Settings
 from hive.store import conversations, orders
-from hive.store.orders import Fence, OrderEnding
+from hive.store.orders import Insertion, OrderEnding
 from supervisors import SupervisedActor
 from supervisors.warden import warden
 
 log = logging.getLogger("hive.bee")
 
 LOST = "its order was reaped or re-dispatched"
-# how long a Queen's round waits for her bee's row to be written
-START_WAIT_SECONDS = 60.0
+# a bee that ended before it answered its start
+NO_ANSWER = "its bee failed before its order was written"
 
 
 @dataclass(frozen=True)
@@ -87,18 +88,6 @@ def demo_bees() -> BeeConfig:
     return BeeConfig(StartConfig("demo"))
 
 
-@dataclass(frozen=True)
-class BeeOrder:
-    """One order for a bee: its fence (runner None: the Queen's own), what to start, and
-    the caller's ledger (insert for the Queen, reset `dispatched_at` for a runner)."""
-
-    fence: Fence
-    plan: StartPlan
-    ledger: Callable[[], bool]
-    key_index: int | None = None  # the order's key (its spend is counted by key)
-    sells: bool = False  # the order names a credit account: its ending sells the turn
-
-
 class Bee:
     """A work item of kind WK_BEE (the drain holds it); thread-safe.
 
@@ -121,6 +110,8 @@ class Bee:
         self.start_error: str | None = None
         self.outcome: str | None = None
         self._leave: Callable[[], None] = lambda: None
+        self._answered = False
+        self._ledger_said = Start.FAILED  # what the ledger said, once it ran
 
     @property
     def state(self) -> BeeState:
@@ -151,13 +142,6 @@ class Bee:
         """Wait until the bee has ended; whether it did within `timeout`."""
         with self._changed:
             return self._changed.wait_for(lambda: self._state is BeeState.ENDED, timeout)
-
-    def wait_decided(self, timeout: float | None = None) -> bool:
-        """Wait until its start either landed its ledger or failed."""
-        with self._changed:
-            return self._changed.wait_for(
-                lambda: self._started is not None or self._state is BeeState.ENDED, timeout
-            )
 
     def run(
         self,
@@ -191,6 +175,25 @@ class Bee:
             started.turn.stop(HANDED_BACK)  # within LANE_FREE_MS: abort, grace, SIGKILL
         return self.wait(max(0.0, deadline - time.monotonic()))
 
+    def _answer(self, reply: StartReply) -> None:
+        """Answer the order's start, once (a later answer is dropped)."""
+        with self._changed:
+            if self._answered:
+                return
+            self._answered = True
+        self.order.reply.set(reply)
+
+    def _ledger(self) -> bool:
+        """Write the order's ledger (on the bee's own thread); whether it landed."""
+        db, ledger = self.runtime.db, self.order.ledger
+        if isinstance(ledger, InsertOrder):
+            written = orders.insert(db, ledger.new, queued=False, lease=ledger.lease)
+            self._ledger_said = _INSERTED[written]
+            return written is Insertion.WRITTEN
+        landed = orders.mark_started(db, self.order.fence)
+        self._ledger_said = Start.RUNNING if landed else Start.TAKEN
+        return landed
+
     def _to(self, state: BeeState) -> BeeState:
         """Move to `state` (the lock held); returns the state it left. Raises
         AssertionError for a move `NEXT` does not allow."""
@@ -211,6 +214,7 @@ class Bee:
             with self._changed:  # a bee that failed ends from wherever it was
                 self._state = BeeState.ENDED
                 self._changed.notify_all()
+            self._answer(StartReply(Start.FAILED, self.start_error or NO_ANSWER))
             self._leave()
             names = self.runtime.names
             if self.start_error is None or self.order.fence.runner is not None:
@@ -241,7 +245,7 @@ class Bee:
             started = cut_and_start(
                 rt.checkout,
                 order.plan,
-                order.ledger,
+                self._ledger,
                 on_line=writer.put,
                 on_spawn=on_spawn,
                 earlier=lambda bundle, conversation: conversations.earlier(
@@ -254,6 +258,7 @@ class Bee:
             self._start_failed(err)
             return
         if started is None:  # the ledger did not land: the row is someone else's
+            self._answer(StartReply(self._ledger_said))
             writer.close()
             _forget_groups(owner, spawned)
             # its cut goes too: a next attempt here must start from the stored branch
@@ -265,7 +270,7 @@ class Bee:
             handing_back = self._state is BeeState.HANDING_BACK
             if not handing_back:
                 self._to(BeeState.RUNNING)
-            self._changed.notify_all()  # decided
+        self._answer(StartReply(Start.RUNNING))
         rt.metrics.bees_running.inc()
         log.info("turn started on %s", started.cut.branch, extra={"issue": self.issue})
         try:
@@ -395,6 +400,7 @@ class Bee:
         with self._changed:
             self.start_error = f"could not start: {err}".splitlines()[0]
         log.warning("%s", self.start_error, extra={"issue": self.issue})
+        self._answer(StartReply(Start.FAILED, self.start_error))
         if self.order.fence.runner is None:
             return  # the Queen's row was never written: her round reports it
         try:
@@ -409,3 +415,11 @@ def _forget_groups(owner: SupervisedActor | None, turns: list[Turn]) -> None:
     for turn in turns:
         if owner is not None and turn.pgid is not None:
             owner.discard_process_group(turn.pgid)
+
+
+_INSERTED = {
+    Insertion.WRITTEN: Start.RUNNING,
+    Insertion.IN_FLIGHT: Start.IN_FLIGHT,
+    Insertion.HELD: Start.HELD,
+    Insertion.LEASE_GONE: Start.LEASE_GONE,
+}

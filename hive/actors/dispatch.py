@@ -1,21 +1,29 @@
-"""The Queen writes one order (DESIGN 5.1), under her lease's fence (RULES 3).
+"""The Queen writes one order (DESIGN 5.1) under her lease's fence (RULES 3).
 
-Elsewhere mode inserts it with `queued_at` and the brief (the store NOTIFYs the runners)
-and runs nothing; local mode starts its bee here through the bee pool and the shared
-cut-and-start, the insert being its ledger. Every insert carries the fence of the Queen
-lease the round holds, taken when the round took the lease: a round abandoned past its
-bound, or a lease another Queen took meanwhile, writes nothing. A bee's turn starts
-before its insert (the row exists before anything can close it) and is stopped when the
-insert is refused, so local mode first checks that the lease still holds and starts no
-bee once it does not. `LEASE_GONE` says so; the round then stops dispatching.
+`dispatch` runs in the Queen's round, once per planned order. In elsewhere mode it
+inserts the order as queued and starts nothing: a runner claims it. In local mode it
+starts a bee here and sends it the insert as the bee's ledger. The bee cuts the
+worktree, starts the turn, writes the insert, and answers with a `StartReply`; the
+round waits for that answer up to START_WAIT_SECONDS. The turn starts before its
+insert, so local mode first checks that the lease still holds.
+
+Each insert carries the fence of the lease the round holds. Once that lease is gone
+(another Queen took it, or the round was abandoned) nothing is written, and
+`Dispatched.LEASE_GONE` tells the round to stop. A raise is a store error: the round
+fails, and the next round tries again.
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from enum import Enum
+
+import pykka
 
 from hive.actors import facts
-from hive.actors.bee import START_WAIT_SECONDS, Bee, BeeConfig, BeeOrder
+from hive.actors.bee import Bee, BeeConfig
+from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.rules.credits import Terms, owner_of, payer
@@ -27,12 +35,37 @@ from hive.store.orders import Fence, Insertion, NewOrder
 
 log = logging.getLogger("hive.queen")
 
-LEASE_GONE = (
-    "the Queen lease is gone (another Queen took it, or it ran out): the order was not"
-    " written and this round dispatches nothing more"
-)
-IN_FLIGHT = "an unfinished order of it already exists"
-HELD = "its last attempt's state lets no new attempt replace it"
+# how long a round waits for its bee's answer
+START_WAIT_SECONDS = 60.0
+
+
+class Dispatched(Enum):
+    """What writing one order came to."""
+
+    WRITTEN = "written"  # the order is written (queued, or its bee's turn runs)
+    STARTING = "starting"  # its bee has not answered yet: it counts as dispatched
+    IN_FLIGHT = "in flight"  # an unfinished order of the issue exists
+    HELD = "held"  # the last attempt's state lets no new attempt replace it
+    LEASE_GONE = "lease gone"  # the lease no longer holds: the round dispatches no more
+    NO_BEE = "no bee"  # no bee pool here, or the drain began
+    FAILED = "failed"  # its bee could not start (the reply's detail says why)
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """`dispatch`'s answer: a code, and for FAILED the bee's words."""
+
+    code: Dispatched
+    detail: str = ""
+
+    @property
+    def counts(self) -> bool:
+        """The order counts as dispatched this round (its files and key are taken)."""
+        return self.code in (Dispatched.WRITTEN, Dispatched.STARTING)
+
+    def words(self) -> str:
+        """The round report's words for an order not started."""
+        return self.detail or _WORDS[self.code]
 
 
 def dispatch(
@@ -44,15 +77,16 @@ def dispatch(
     *,
     elsewhere: bool,
     bee: BeeConfig,
-) -> str | None:
-    """Write `new` under `lease` (and start its bee here unless `elsewhere`): None once it
-    is written (or its bee is still starting), else a sentence (`LEASE_GONE` when the
-    lease no longer holds)."""
+) -> Dispatch:
+    """Write `new` under `lease`; in local mode, by its own bee (see the module)."""
     if elsewhere:
-        return _problem(orders.insert(rt.db, new, queued=True, lease=lease))
+        return Dispatch(_INSERTED[orders.insert(rt.db, new, queued=True, lease=lease)])
+    if not leases.held(rt.db, lease):
+        # its turn would start before its insert is refused: not at all
+        return Dispatch(Dispatched.LEASE_GONE)
     plan = plan_of(
         bee.start,
-        issue=issue.number,
+        issue=new.issue,
         title=issue.title,
         body=issue.body,
         base=new.base,
@@ -61,32 +95,23 @@ def dispatch(
         brief=new.brief or "",
         key=key.value,
     )
-    fence = Fence(issue.number, new.conversation_id, None)
-    written: list[Insertion] = []  # what the ledger's insert said, once it ran
-
-    def ledger() -> bool:
-        written.append(orders.insert(rt.db, new, queued=False, lease=lease))
-        return written[-1] is Insertion.WRITTEN
-
-    if not leases.held(rt.db, lease):
-        return LEASE_GONE  # its turn would start before its insert is refused: not at all
-    sells = new.credit_account is not None
-    order = BeeOrder(fence, plan, ledger=ledger, key_index=new.key_index, sells=sells)
-    started = Bee(rt, order, bee)
-    if not rt.host.start(started):
-        return "no bee can start in this process now"
-    if not started.wait_decided(START_WAIT_SECONDS):
+    order = BeeOrder(
+        Fence(new.issue, new.conversation_id, None),
+        plan,
+        InsertOrder(new, lease),
+        key_index=new.key_index,
+        sells=new.credit_account is not None,
+    )
+    if not rt.host.start(Bee(rt, order, bee)):
+        return Dispatch(Dispatched.NO_BEE)
+    try:
+        reply: StartReply = order.reply.get(timeout=START_WAIT_SECONDS)
+    except pykka.Timeout:
         # still starting (the git lock or the store is slow): it may land yet, so it
         # counts as dispatched and its files and key stay taken for this round
-        log.warning(
-            "its bee is still starting: counted as dispatched", extra={"issue": issue.number}
-        )
-        return None
-    if started.landed:
-        return None
-    if started.start_error is not None:
-        return started.start_error
-    return _problem(written[-1]) if written else "its bee failed before its order was written"
+        log.warning("its bee is still starting: counted as dispatched", extra={"issue": new.issue})
+        return Dispatch(Dispatched.STARTING)
+    return Dispatch(_STARTED[reply.start], reply.detail)
 
 
 def new_order(
@@ -120,13 +145,25 @@ def new_order(
     )
 
 
-def _problem(insertion: Insertion) -> str | None:
-    """The round's sentence for what an insert did: None once it wrote the order."""
-    return _PROBLEMS.get(insertion)
+_INSERTED = {
+    Insertion.WRITTEN: Dispatched.WRITTEN,
+    Insertion.IN_FLIGHT: Dispatched.IN_FLIGHT,
+    Insertion.HELD: Dispatched.HELD,
+    Insertion.LEASE_GONE: Dispatched.LEASE_GONE,
+}
 
+_STARTED = {
+    Start.RUNNING: Dispatched.WRITTEN,
+    Start.IN_FLIGHT: Dispatched.IN_FLIGHT,
+    Start.HELD: Dispatched.HELD,
+    Start.LEASE_GONE: Dispatched.LEASE_GONE,
+    Start.TAKEN: Dispatched.FAILED,  # a runner's ledger: never the Queen's
+    Start.FAILED: Dispatched.FAILED,
+}
 
-_PROBLEMS = {
-    Insertion.IN_FLIGHT: IN_FLIGHT,
-    Insertion.HELD: HELD,
-    Insertion.LEASE_GONE: LEASE_GONE,
+_WORDS = {
+    Dispatched.IN_FLIGHT: "an unfinished order of it already exists",
+    Dispatched.HELD: "its last attempt's state lets no new attempt replace it",
+    Dispatched.NO_BEE: "no bee can start in this process now",
+    Dispatched.FAILED: "its bee failed before its order was written",
 }

@@ -23,13 +23,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from enum import Enum, auto
 
 from hive.actors import facts, keyrest
 from hive.actors.bee import BeeConfig, demo_bees
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.credit_gate import credit_facts, terms_of
-from hive.actors.dispatch import LEASE_GONE, dispatch, new_order
+from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
 from hive.actors.reaper import Reaper, ReaperConfig
@@ -62,23 +61,6 @@ from hive.store.listen import ORDERS_CHANNEL
 log = logging.getLogger("hive.queen")
 
 ROUND_MAX_SECONDS = 180.0
-
-
-class Wrote(Enum):
-    """What writing one planned order came to."""
-
-    ORDER = auto()  # written (or its bee is still starting)
-    LEASE_GONE = auto()
-    NOT_STARTED = auto()
-
-
-def _wrote(problem: str | None) -> tuple[Wrote, str]:
-    """`dispatch`'s answer as a value, with its words for an order not started."""
-    if problem is None:
-        return Wrote.ORDER, ""
-    if problem == LEASE_GONE:
-        return Wrote.LEASE_GONE, ""
-    return Wrote.NOT_STARTED, problem
 
 
 @dataclass(frozen=True)
@@ -299,12 +281,11 @@ class Queen:
             new = new_order(
                 rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note, cfg.credits
             )
-            problem = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere, bee=cfg.bee)
-            wrote, detail = _wrote(problem)
-            if wrote is Wrote.LEASE_GONE:  # another Queen's now, or let go: not one more
+            answer = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere, bee=cfg.bee)
+            if answer.code is Dispatched.LEASE_GONE:  # another Queen's now, or let go
                 return dispatched, [*refusals, Stop.LEASE_GONE]
-            if wrote is Wrote.NOT_STARTED:
-                refusals.append(NotStarted(planned.number, detail))
+            if not answer.counts:
+                refusals.append(NotStarted(planned.number, answer.words()))
                 continue
             self._last_key = planned.key
             dispatched.append(planned.number)

@@ -18,7 +18,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from hive.actors.bee import Bee, BeeConfig, BeeOrder
+from hive.actors.bee import Bee, BeeConfig
+from hive.actors.bee_order import BeeOrder
 from hive.actors.loop import LoopActor
 from hive.actors.messages import CLAIMER, CLAIMER_WAKES
 from hive.actors.runtime import Runtime
@@ -208,12 +209,9 @@ class Claimer:
             brief=order.brief or "",
             key=key,
         )
-
-        def ledger() -> bool:
-            return orders.mark_started(rt.db, fence)
-
         sells = order.credit_account is not None
-        bee = Bee(rt, BeeOrder(fence, plan, ledger, order.key_index, sells), self.config.bee)
+        started = BeeOrder(fence, plan, key_index=order.key_index, sells=sells)
+        bee = Bee(rt, started, self.config.bee)
         if rt.host.start(bee):
             return True
         # the pool went away, or the drain began, between the check and the start

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 from dulwich.object_store import tree_lookup_path
 
-from hive.actors.bee import Bee, BeeOrder
+from hive.actors.bee import Bee
+from hive.actors.bee_order import BeeOrder
 from hive.actors.bee_state import BeeState
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
@@ -86,7 +87,7 @@ def test_heartbeat_that_finds_its_row_gone_stops_the_turn_and_writes_nothing(mak
 
 
 def test_a_bee_moves_only_along_its_life():
-    bee = Bee(None, BeeOrder(Fence(1, uuid.uuid4(), "r"), None, lambda: True), None)  # type: ignore[arg-type]
+    bee = Bee(None, BeeOrder(Fence(1, uuid.uuid4(), "r"), None), None)  # type: ignore[arg-type]
     with bee._changed:
         assert bee._to(BeeState.RUNNING) is BeeState.STARTING
         assert bee._to(BeeState.HANDING_BACK) is BeeState.RUNNING
@@ -226,7 +227,7 @@ def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):
 def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     # the row was reaped between the claim and the turn's start: the cut worktree must
     # go, or the next attempt here starts from it instead of the branch the store has
-    from hive.actors.bee import BeeOrder
+    from hive.actors.bee_order import BeeOrder, Start, StartReply
     from hive.actors.start import plan_of
     from hive.git.worktrees import worktree_path
 
@@ -239,13 +240,10 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
         rt.bee.start, issue=12, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-
-    def ledger() -> bool:
-        return orders.mark_started(rt.db, claimed.fence)
-
-    bee = Bee(rt, BeeOrder(claimed.fence, plan, ledger), rt.bee)
+    bee = Bee(rt, BeeOrder(claimed.fence, plan), rt.bee)
     bee.run()
     assert bee.wait(30) and not bee.landed
+    assert bee.order.reply.get(timeout=0) == StartReply(Start.TAKEN)  # its one answer
     assert not worktree_path(rt.checkout.workdir, 12).exists()
 
 

@@ -11,8 +11,9 @@ from pathlib import Path
 
 import psycopg
 
-from hive.actors.bee import Bee, BeeOrder
+from hive.actors.bee import Bee
 from hive.actors.bee_actor import BeeActor
+from hive.actors.bee_order import BeeOrder
 from hive.actors.start import plan_of
 from hive.agents.command import GATE_NAME
 from hive.git.worktrees import worktree_path
@@ -58,11 +59,7 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
         rt.bee.start, issue=13, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-
-    def ledger() -> bool:
-        return orders.mark_started(rt.db, claimed.fence)
-
-    bee = Bee(rt, BeeOrder(claimed.fence, plan, ledger), rt.bee)
+    bee = Bee(rt, BeeOrder(claimed.fence, plan), rt.bee)
     pid_file = rt.checkout.workdir / "turn-13.pid"
     turn_pid: int | None = None
     ref = None

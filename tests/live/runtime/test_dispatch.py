@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hive.actors.dispatch import IN_FLIGHT, dispatch, new_order
+from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.git.repo import resolve
 from hive.rules.keys import key_slots
 from hive.store import issues, leases, orders
@@ -23,6 +23,8 @@ def test_an_issue_whose_order_is_in_flight_is_not_written_and_the_answer_says_wh
     [key] = key_slots(rt.settings.worker_keys)
     assert lease is not None and issue is not None
     new = new_order(rt, issue, key, resolve(rt.checkout.repo, "main"), "", "")
-    assert dispatch(rt, new, issue, key, lease, elsewhere=elsewhere, bee=rt.bee) == IN_FLIGHT
+    answer = dispatch(rt, new, issue, key, lease, elsewhere=elsewhere, bee=rt.bee)
+    assert answer.code is Dispatched.IN_FLIGHT and not answer.counts
+    assert answer.words() == "an unfinished order of it already exists"
     assert orders.get(rt.db, 1) == before
     eventually(lambda: rt.host.running() == 0)  # local mode: its bee was stopped
