@@ -18,12 +18,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from hive.rules.chat import GAP_SECONDS_DEFAULT, ROOM_PER_MINUTE_DEFAULT
 from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
 from hive.rules.pull_waits import PARK_MINUTES_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
 from hive.rules.waits import CLAIM_TTL_SECONDS
-from hive.settings import github, values
+from hive.settings import chat, github, values
 from hive.settings.links import is_service_link
 
 __all__ = ["KNOWN", "PREFIX", "Settings", "SettingsError", "is_service_link"]
@@ -155,6 +156,16 @@ class Settings:
     credit_default_account: str = DEFAULT_ACCOUNT
     # who lent each key, by key index (lending earns no credit)
     worker_key_owners: tuple[str, ...] = ()
+    # the chat (hive/chat): off, or matrix (one bot per agent in HIVE_MATRIX_ROOM)
+    chat: str = "off"
+    matrix_url: str = ""
+    matrix_room: str = ""
+    matrix_token_queen: str = field(default="", repr=False)
+    matrix_token_reviewer: str = field(default="", repr=False)
+    # (name, token) of each HIVE_MATRIX_TOKEN_<AGENT> beside the Queen's and the reviewer's
+    matrix_tokens: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    chat_gap_seconds: float = GAP_SECONDS_DEFAULT
+    chat_room_per_minute: int = ROOM_PER_MINUTE_DEFAULT
 
     @property
     def is_queen(self) -> bool:
@@ -181,10 +192,12 @@ class Settings:
         found: dict[str, Any] = {spec[0]: reader.read(name, spec) for name, spec in _SPECS.items()}
         found["worker_keys"] = reader.worker_keys()
         found["checks"] = reader.checks()
+        found["matrix_tokens"] = chat.agent_tokens(env, reader.seen, reader.problems)
         reader.refuse_secret_passing(found["agent_pass_env"], found)
         if not found["runner_name"]:
             found["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
         reader.problems += github.problems(found)
+        reader.problems += chat.problems(found)
         if found["agent_network"] == "allow" and not found["agent_allow_hosts"]:
             reader.problems.append(
                 "HIVE_AGENT_NETWORK=allow needs HIVE_AGENT_ALLOW_HOSTS: the host:port pairs "
@@ -275,6 +288,16 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CREDIT_MARKUP": ("credit_markup", values.exact("1", "100")),
     "CREDIT_DEFAULT_ACCOUNT": ("credit_default_account", values.account),
     "WORKER_KEY_OWNERS": ("worker_key_owners", values.key_owners),
+    "CHAT": ("chat", values.choice(chat.CHATS)),
+    "MATRIX_URL": ("matrix_url", chat.url),
+    "MATRIX_ROOM": ("matrix_room", chat.room),
+    "MATRIX_TOKEN_QUEEN": ("matrix_token_queen", chat.token),
+    "MATRIX_TOKEN_REVIEWER": ("matrix_token_reviewer", chat.token),
+    "CHAT_GAP_SECONDS": ("chat_gap_seconds", values.decimal(0, chat.GAP_SECONDS_MAX)),
+    "CHAT_ROOM_PER_MINUTE": (
+        "chat_room_per_minute",
+        values.integer(1, chat.ROOM_PER_MINUTE_MAX),
+    ),
 }
 _FIELD_DEFAULTS = {f: getattr(Settings, f, None) for f, _ in _SPECS.values()}
 KNOWN = frozenset(PREFIX + s for s in _SPECS) | {"HIVE_WORKER_KEY"}
@@ -286,6 +309,8 @@ SECRET_VARIABLES = frozenset(
         "HIVE_API_TOKEN",
         "HIVE_GITHUB_TOKEN",
         "HIVE_GITHUB_WEBHOOK_SECRET",
+        "HIVE_MATRIX_TOKEN_QUEEN",
+        "HIVE_MATRIX_TOKEN_REVIEWER",
     }
 )
 SHOWN_MAX_CHARS = 80

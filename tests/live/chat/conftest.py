@@ -1,0 +1,131 @@
+"""A real Synapse for the chat's tests (one per test session and worker) and a person in
+its room, driven through matrix-nio as a person's client would."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import nio
+import pytest
+
+from hive.bench.homeserver import Homeserver, User
+
+WAIT_SECONDS = 30.0
+_ROOMS = itertools.count(1)
+
+
+@pytest.fixture(scope="session")
+def homeserver() -> Iterator[Homeserver]:
+    base = Path(tempfile.mkdtemp(prefix="hive-synapse-", dir="/tmp"))
+    server = Homeserver(base / "hs").start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A message the person saw: who, what, its id and its raw content."""
+
+    event_id: str
+    sender: str
+    body: str
+    content: dict[str, Any]
+
+
+@dataclass
+class Person:
+    """A person in the room through matrix-nio: says things and waits for answers."""
+
+    server: Homeserver
+    user: User
+    room_id: str = ""
+    alias: str = ""
+    seen: list[Seen] = field(default_factory=list)
+    _since: str | None = None
+
+    def __post_init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self.client = nio.AsyncClient(self.server.url, self.user.user_id)
+        self.client.access_token = self.user.access_token
+        self.client.user_id = self.user.user_id
+
+    def _run(self, coro: Any) -> Any:
+        return self._loop.run_until_complete(coro)
+
+    def create_room(self, alias: str) -> str:
+        got = self._run(self.client.room_create(alias=alias, preset=nio.RoomPreset.public_chat))
+        assert isinstance(got, nio.RoomCreateResponse), got
+        self.room_id = got.room_id
+        self.alias = f"#{alias}:{self.server.server_name}"
+        self._sync(0)  # from here on, what the person sees is new
+        self.seen.clear()
+        return self.room_id
+
+    def say(self, body: str, **content: Any) -> str:
+        message = {"msgtype": "m.text", "body": body, **content}
+        got = self._run(self.client.room_send(self.room_id, "m.room.message", message))
+        assert isinstance(got, nio.RoomSendResponse), got
+        return str(got.event_id)
+
+    def wait_for(
+        self, check: Callable[[list[Seen]], bool], timeout: float = WAIT_SECONDS
+    ) -> list[Seen]:
+        """Sync until `check(everything seen)` holds; AssertionError at the deadline."""
+        deadline = time.monotonic() + timeout
+        while not check(self.seen):
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError(f"not seen in {timeout}s; seen: {self.seen}")
+            self._sync(int(min(left, 2.0) * 1000))
+        return self.seen
+
+    def from_(self, sender: str) -> list[Seen]:
+        return [s for s in self.seen if s.sender == sender]
+
+    def _sync(self, timeout_ms: int) -> None:
+        got = self._run(self.client.sync(timeout=timeout_ms, since=self._since))
+        if not isinstance(got, nio.SyncResponse):
+            time.sleep(0.2)  # the server is restarting: sync again
+            return
+        self._since = got.next_batch
+        room = got.rooms.join.get(self.room_id)
+        for event in room.timeline.events if room else []:
+            source = event.source
+            if source.get("type") == "m.room.message":
+                content = source.get("content", {})
+                self.seen.append(
+                    Seen(event.event_id, event.sender, content.get("body", ""), content)
+                )
+
+    def close(self) -> None:
+        self._run(self.client.close())
+        self._loop.close()
+
+
+@pytest.fixture
+def person(homeserver: Homeserver) -> Iterator[Person]:
+    """A person (a new user) in a new public room `#hive-N:hive.test` they created."""
+    n = next(_ROOMS)
+    who = Person(homeserver, homeserver.register(f"alice{n}-{time.monotonic_ns()}", "Alice"))
+    who.create_room(f"hive-{n}-{time.monotonic_ns()}")
+    yield who
+    who.close()
+
+
+@pytest.fixture
+def bot(homeserver: Homeserver) -> Callable[[str, str], User]:
+    """A new bot user: `bot("queen", "Queen")` (its Matrix name made unique)."""
+
+    def make(name: str, displayname: str) -> User:
+        return homeserver.register(f"{name}-{time.monotonic_ns()}", displayname)
+
+    return make
