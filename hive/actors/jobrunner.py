@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import JOBS, JOBS_WAKES
-from hive.actors.publish import ForgeSteps, PublishConfig, Publisher
+from hive.actors.publish import PublishConfig, Publisher
 from hive.actors.runtime import Runtime
 from hive.jobs import engine
+from hive.jobs.forge_steps import ForgeSteps
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
 from hive.settings import Settings
 from hive.store import waits

@@ -34,11 +34,10 @@ import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from dulwich.repo import Repo
 
-from hive.actors.branches import head_here
 from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.agents.checks import CheckTurn
 from hive.errors import HiveError
@@ -47,6 +46,8 @@ from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
 from hive.git.scratch import scratch_tree
 from hive.jobs.engine import Handler, StepContext
+from hive.jobs.forge_steps import ForgeSteps, Gone
+from hive.jobs.heads import head_here
 from hive.metrics import HiveMetrics
 from hive.rules.criteria import Decision
 from hive.rules.jobs import JobKind, Result, Step
@@ -103,33 +104,6 @@ def after_verdict(
         tell(QUEEN, IssuesChanged())
 
     return done
-
-
-class Gone(Exception):
-    """The job's attempt is no longer the accepted current one."""
-
-
-Red = Callable[[StepContext, PublishFacts, str], Result]
-
-
-class ForgeSteps(Protocol):
-    """The steps a forge runs in place of the local ones (see the module)."""
-
-    def checks(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
-
-    def merge(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
-
-    def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result: ...
-
-    def gate_sha(self, facts: PublishFacts) -> str | None:
-        """The commit whose recorded checks open the gate."""
-        ...
-
-    def gate_waits_because(self, facts: PublishFacts) -> str:
-        """Why the gate is shut, for the job's sentence."""
-        ...
-
-    def after_close(self, ctx: StepContext, facts: PublishFacts, sha: str) -> None: ...
 
 
 class Publisher:

@@ -42,7 +42,6 @@ from typing import Any
 from dulwich.repo import Repo
 from psycopg_pool import ConnectionPool
 
-from hive.actors.branches import head_here
 from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
 from hive.actors.review_config import ReviewerConfig as ReviewerConfig
@@ -55,6 +54,7 @@ from hive.git.changes import changed_paths
 from hive.git.cutback import refused_paths
 from hive.git.repo import Checkout, GitError, own_repo
 from hive.git.scratch import scratch_tree
+from hive.jobs.heads import head_here
 from hive.metrics import HiveMetrics
 from hive.rules.carried import refused_sentence, refused_tree_decision
 from hive.rules.criteria import Decision, decide, empty_decision, judgement_of

@@ -40,8 +40,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from hive.actors.branches import head_here
-from hive.actors.publish import Gone, Red
 from hive.forge.github.api import MergeRefused, PullRequest, Repository
 from hive.forge.github.hooks import WAKE_KEY
 from hive.forge.github.push import push_branch
@@ -49,6 +47,8 @@ from hive.forge.github.watch import Watch, subject
 from hive.git.auth import GitAuth
 from hive.git.repo import Checkout, own_repo
 from hive.jobs.engine import StepContext
+from hive.jobs.forge_steps import Gone, Red
+from hive.jobs.heads import head_here
 from hive.rules.forge import (
     PUSHES_AGAIN,
     SENDS_BACK,
