@@ -21,6 +21,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from supervisors.procstat import stat_fields
+
 # How often a waiter looks at /proc while it waits for a group to empty.
 GROUP_POLL_SECONDS = 0.02
 
@@ -54,16 +56,6 @@ def signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def _stat_fields(pid_dir: Path) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (state is [0], pgrp [2])."""
-    try:
-        raw = (pid_dir / "stat").read_text()
-    except OSError:
-        return None
-    # the command name sits in parentheses and may itself contain spaces or ')'
-    return raw[raw.rfind(")") + 2 :].split()
-
-
 def process_alive(pid: int) -> bool:
     """True while ``pid`` is a process that is not a zombie."""
     if not _PROC.is_dir():
@@ -74,7 +66,7 @@ def process_alive(pid: int) -> bool:
         except PermissionError:
             return True
         return True
-    fields = _stat_fields(_PROC / str(pid))
+    fields = stat_fields(_PROC / str(pid))
     return fields is not None and fields[0] not in ("Z", "X")
 
 
@@ -92,7 +84,7 @@ def process_exiting(pid: int) -> bool:
     except OSError:
         return True  # gone
     for thread in threads:
-        fields = _stat_fields(thread)
+        fields = stat_fields(thread)
         if fields is None:
             continue  # that thread just ended
         # a zombie keeps the flag: PF_EXITING is never cleared
@@ -128,7 +120,7 @@ def group_members(pgid: int) -> list[int]:
     for entry in _PROC.iterdir():
         if not entry.name.isdigit():
             continue
-        fields = _stat_fields(entry)
+        fields = stat_fields(entry)
         if fields and fields[0] not in ("Z", "X") and fields[2] == str(pgid):
             members.append(int(entry.name))
     return members

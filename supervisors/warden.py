@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import IO
 
 from supervisors.groups import group_members, process_exiting, signal_group
+from supervisors.procstat import start_time
 
 log = logging.getLogger("supervisors")
 
@@ -55,16 +56,6 @@ SCRATCH_PREFIX = "scratch-"  # warden_main's record of a scratch directory
 # how long a sweep waits for the lock of an owner that is exiting (killed, lock held)
 EXITING_WAIT_SECONDS = 10.0
 _LOCK_POLL_SECONDS = 0.01
-_PROC = Path("/proc")
-
-
-def start_time(pid: int) -> str | None:
-    """The start time of ``pid`` (/proc stat field 22, clock ticks); None when gone."""
-    try:
-        raw = (_PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    return raw[raw.rfind(")") + 2 :].split()[19]
 
 
 def still_ours(pgid: int, started: str) -> bool:

@@ -8,6 +8,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from supervisors.procstat import stat_fields
+
 PROC = Path("/proc")
 TICKS_PER_SECOND = os.sysconf("SC_CLK_TCK")
 
@@ -18,19 +20,10 @@ class Memory:
     pss_bytes: int
 
 
-def _stat_fields(pid: int) -> list[str] | None:
-    try:
-        raw = (PROC / str(pid) / "stat").read_text()
-    except (FileNotFoundError, ProcessLookupError, PermissionError):
-        return None
-    # the command name is in parentheses and may hold spaces: split after its last ")"
-    return raw[raw.rindex(")") + 2 :].split()
-
-
 def tree_cpu_seconds(root: int) -> float:
     """CPU seconds (user + system) of `root`, of its live children, and of the children
     it has already reaped (a closed backend's time stays counted in its parent's)."""
-    fields = _stat_fields(root)
+    fields = stat_fields(PROC / str(root))
     if fields is None:
         return 0.0
     # fields from state on: utime is 14th of the whole line, so index 11 here
@@ -38,7 +31,7 @@ def tree_cpu_seconds(root: int) -> float:
     for entry in PROC.iterdir():
         if not entry.name.isdigit():
             continue
-        child = _stat_fields(int(entry.name))
+        child = stat_fields(entry)
         if child is not None and int(child[1]) == root:
             ticks += int(child[11]) + int(child[12]) + int(child[13]) + int(child[14])
     return ticks / TICKS_PER_SECOND

@@ -20,7 +20,8 @@ import pytest
 
 from supervisors import warden as warden_module
 from supervisors.groups import group_members, process_alive, process_exiting, signal_group
-from supervisors.warden import LOCK_NAME, Warden, start_time, still_ours, sweep
+from supervisors.procstat import start_time
+from supervisors.warden import LOCK_NAME, Warden, still_ours, sweep
 from supervisors.work import WatchedProcess
 
 from .helpers import DEADLINE_SECONDS
