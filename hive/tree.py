@@ -24,18 +24,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NoReturn
 
+from hive import configs
 from hive.actors.bee_actor import BeeActor
-from hive.actors.credit_gate import terms_of
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
-from hive.actors.jobrunner import JobRunnerActor, JobRunnerConfig
+from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
-from hive.actors.publish import PublishConfig, after_verdict
-from hive.actors.queen import QueenActor, QueenConfig
-from hive.actors.reaper import ReaperActor, ReaperConfig
-from hive.actors.retention import RetentionActor, RetentionConfig
-from hive.actors.reviewer import ReviewerActor, ReviewerConfig, holds_queen_lease
-from hive.actors.runner import ClaimerConfig, RunnerActor
+from hive.actors.publish import after_verdict
+from hive.actors.queen import QueenActor
+from hive.actors.reaper import ReaperActor
+from hive.actors.retention import RetentionActor
+from hive.actors.reviewer import ReviewerActor, holds_queen_lease
+from hive.actors.runner import RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
@@ -105,7 +105,7 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
         ChildSpec("bees", lambda: rt.host.attach(Pool("bees", bee)), kind=ChildKind.SUPERVISOR),
     ]
     if settings.is_runner:
-        claimer = ClaimerConfig.from_settings(settings)
+        claimer = configs.claimer_config(settings)
         specs.append(
             ChildSpec(
                 "claimer",
@@ -125,14 +125,14 @@ def hive_children(
     forge: GitHubForge | None = None,
 ) -> list[ChildSpec]:
     """The root's children for `settings.roles`; each actor gets its own config here."""
-    drain = DrainConfig.from_settings(settings)
-    reaper = ReaperConfig.from_settings(settings)
+    drain = configs.drain_config(settings)
+    reaper = configs.reaper_config(settings)
     specs = [
         ChildSpec("http", ServiceActor.start, args=(server,), shutdown=HTTP_SHUTDOWN_SECONDS),
         ChildSpec("reaper", ReaperActor.start, args=(rt, reaper), shutdown=REAPER_SHUTDOWN_SECONDS),
     ]
     if settings.is_queen:
-        queen = QueenConfig.from_settings(settings)
+        queen = configs.queen_config(settings)
         specs.append(
             ChildSpec(
                 "queen",
@@ -166,10 +166,10 @@ def queen_helpers(
 ) -> list[ChildSpec]:
     """The Queen's reviewer, job runner (DESIGN 10) and pruner, and with HIVE_FORGE=github the
     forge's loop: started after her, stopped before."""
-    reviewer = ReviewerConfig.from_settings(settings)
+    reviewer = configs.reviewer_config(settings)
     verdicts = after_verdict(rt.db, settings.publish, rt.names.tell)
-    jobs = JobRunnerConfig.from_settings(settings)
-    publish = PublishConfig.from_settings(settings)
+    jobs = configs.jobs_config(settings)
+    publish = configs.publish_config(settings)
 
     def merged(issue: int, sha: str) -> None:
         rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
@@ -195,7 +195,7 @@ def queen_helpers(
         ChildSpec(
             "retention",
             RetentionActor.start,
-            args=(rt, RetentionConfig.from_settings(settings)),
+            args=(rt, configs.retention_config(settings)),
             shutdown=RETENTION_SHUTDOWN_SECONDS,
         ),
     ]
@@ -209,7 +209,7 @@ def queen_helpers(
             reviewer,
             edit_remote=forge.repo.edit_issue_body if forge is not None else None,
             holds_lease=lambda: holds_queen_lease(rt.db, settings.runner_name),
-            credit_terms=terms_of(settings),
+            credit_terms=configs.credit_terms(settings),
         )
         specs.insert(
             1,

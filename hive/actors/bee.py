@@ -41,9 +41,7 @@ from hive.agents import Turn
 from hive.agents.transcript import HIVE
 from hive.git.worktrees import remove_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
-from hive.rules.fence import turn_fence_seconds
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
-from hive.settings import Settings
 from hive.store import conversations, orders
 from hive.store.orders import Insertion, OrderEnding
 from supervisors import SupervisedActor
@@ -68,18 +66,6 @@ class BeeConfig:
     fence_seconds: float | None = None
     # how an ending is priced and rests its key (the packaged price table by default)
     accounting: Accounting = field(default_factory=Accounting.packaged)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> BeeConfig:
-        return cls(
-            StartConfig.from_settings(settings),
-            heartbeat_seconds=settings.runner_seconds,
-            bundle_max_bytes=settings.bundle_max_bytes,
-            fence_seconds=turn_fence_seconds(
-                settings.runner_silent_minutes * 60, settings.runner_seconds
-            ),
-            accounting=Accounting.from_settings(settings),
-        )
 
 
 def demo_bees() -> BeeConfig:

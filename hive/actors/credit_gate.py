@@ -11,24 +11,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from hive.rules.credits import Terms, payer
-from hive.settings import Settings
 from hive.store import credits
 from hive.store.db import Db
 from hive.store.issues import Issue
 
 log = logging.getLogger("hive.queen")
-
-
-def terms_of(settings: Settings) -> Terms | None:
-    """How this hive sells turns (None: HIVE_CREDITS is off)."""
-    if not settings.credits:
-        return None
-    return Terms(
-        settings.credit_markup,
-        settings.credit_burn_days,
-        settings.credit_default_account,
-        settings.worker_key_owners,
-    )
 
 
 @dataclass(frozen=True)

@@ -34,11 +34,9 @@ from hive.rules.drain import (
     DV_STOP,
     EXIT_NOW,
     HAND_BACK_SECONDS,
-    drain_cap_seconds,
     drain_verdict,
     exit_step,
 )
-from hive.settings import Settings
 from supervisors import SignalBridge, SupervisedActor
 
 log = logging.getLogger("hive.drain")
@@ -51,11 +49,6 @@ class DrainConfig:
     cap_seconds: int = 1800
     hand_back_seconds: float = HAND_BACK_SECONDS
     step_seconds: float = DRAIN_STEP_SECONDS
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> DrainConfig:
-        cap = drain_cap_seconds(settings.runner_drain_seconds, settings.platform_drain_seconds)
-        return cls(cap_seconds=cap)
 
 
 @dataclass(frozen=True)

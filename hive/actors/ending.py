@@ -30,7 +30,6 @@ from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
 from hive.rules.text import shown
-from hive.settings import Settings
 from hive.store import credits, orders
 from hive.store.bundles import NewBundle
 from hive.store.credits import Moved
@@ -84,15 +83,6 @@ class Accounting:
     def packaged(cls) -> Accounting:
         """The packaged price table, and no provider or model to fall back on."""
         return cls(prices.load())
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> Accounting:
-        return cls(
-            prices.load(settings.prices_file),
-            settings.worker_provider,
-            settings.worker_model or None,
-            settings.quota_rest_seconds,
-        )
 
     def cost(self, usage: Usage | None) -> Cost | None:
         """What a turn that reported `usage` cost (hive/rules/spend.py); None: unknown."""

@@ -22,7 +22,6 @@ from hive.actors.runtime import Runtime
 from hive.jobs import engine
 from hive.jobs.forge_steps import ForgeSteps
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
-from hive.settings import Settings
 from hive.store import waits
 
 log = logging.getLogger("hive.jobs")
@@ -33,16 +32,6 @@ class JobRunnerConfig:
     holder: str
     poll_seconds: float = float(SCHEDULER_POLL_SECONDS)
     claim_seconds: float = float(CLAIM_TTL_SECONDS)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> JobRunnerConfig:
-        """RULES 9's 15 s poll, or the Queen's tick when shorter (short clocks in tests)."""
-        poll = min(float(SCHEDULER_POLL_SECONDS), settings.queen_tick_seconds)
-        return cls(
-            holder=settings.runner_name,
-            poll_seconds=poll,
-            claim_seconds=float(settings.job_claim_seconds),
-        )
 
 
 @dataclass(frozen=True)

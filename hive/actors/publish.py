@@ -40,7 +40,6 @@ from dulwich.repo import Repo
 
 from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.agents.checks import CheckTurn
-from hive.errors import HiveError
 from hive.git.merge import MERGE_TEXT_MAX_BYTES, Conflict, Merged, merge
 from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
@@ -54,7 +53,6 @@ from hive.rules.jobs import JobKind, Result, Step
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
-from hive.settings import Settings
 from hive.store import jobs, publish
 from hive.store.publish import PublishFacts
 from hive.store.reviews import ReviewRow
@@ -73,18 +71,6 @@ class PublishConfig:
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: float = 1800.0
     merge_text_max_bytes: int = MERGE_TEXT_MAX_BYTES
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> PublishConfig:
-        if not settings.repo_url:
-            raise HiveError("publishing needs HIVE_REPO_URL: the repository to merge into")
-        return cls(
-            repo_url=settings.repo_url,
-            base=settings.base_ref,
-            checks=settings.checks,
-            checks_timeout_seconds=float(settings.checks_timeout_seconds),
-            merge_text_max_bytes=settings.merge_text_max_bytes,
-        )
 
 
 def after_verdict(

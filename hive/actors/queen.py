@@ -27,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from hive.actors import facts, keyrest
 from hive.actors.bee import BeeConfig, demo_bees
 from hive.actors.bounded import Progress, run_bounded
-from hive.actors.credit_gate import credit_facts, terms_of
+from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
@@ -39,7 +39,7 @@ from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
 from hive.rules.credits import Terms
 from hive.rules.drain import WK_ROUND, takes_new_work
-from hive.rules.keys import KeySlot, key_slots
+from hive.rules.keys import KeySlot
 from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
 from hive.rules.report import report_lines
 from hive.rules.round import (
@@ -53,7 +53,6 @@ from hive.rules.round import (
     render,
 )
 from hive.rules.spend import day_start
-from hive.settings import Settings
 from hive.store import floors, issues, leases, orders, reports, spend
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
@@ -91,24 +90,6 @@ class QueenConfig:
     credits: Terms | None = None  # HIVE_CREDITS=on: how turns are sold (None: off)
     repo_url: str | None = None  # base is refreshed from it before each round
     bee: BeeConfig = field(default_factory=demo_bees)  # her own bees (local mode)
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> QueenConfig:
-        return cls(
-            keys=key_slots(settings.worker_keys),
-            repo_url=settings.repo_url,
-            bee=BeeConfig.from_settings(settings),
-            holder=settings.runner_name,
-            tick_seconds=settings.queen_tick_seconds,
-            elsewhere=settings.queen_bees_run_elsewhere,
-            max_workers=settings.max_workers,
-            lanes_per_key=settings.worker_lanes_per_key,
-            bee_memory_mb=settings.bee_memory_mb,
-            provider=settings.worker_provider,
-            model=settings.worker_model,
-            spend_cap_usd=settings.spend_cap_usd,
-            credits=terms_of(settings),
-        )
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,6 @@ from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
 from hive.rules.refusals import no_runner_sentence
-from hive.settings import Settings
 from hive.store import orders, reports, transcript
 from hive.store.orders import Order
 
@@ -58,15 +57,6 @@ class ReaperConfig:
             STALL_PASS_MAX_SECONDS,
             self.silent_minutes * 60 / PASSES_PER_WINDOW,
             self.stall_minutes * 60 / PASSES_PER_WINDOW,
-        )
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ReaperConfig:
-        return cls(
-            boot=settings.is_queen,
-            stall=settings.is_queen,
-            silent_minutes=settings.runner_silent_minutes,
-            stall_minutes=settings.stall_minutes,
         )
 
 

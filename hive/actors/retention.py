@@ -25,7 +25,6 @@ from hive.git.housekeeping import Repacked, delete_branches, queen_branches, rep
 from hive.git.repo import own_repo
 from hive.git.worktrees import list_worktrees, prune_worktrees, remove_worktree
 from hive.rules import retention
-from hive.settings import Settings
 from hive.store import retention as store
 
 log = logging.getLogger("hive.retention")
@@ -41,10 +40,6 @@ class RetentionConfig:
     batch_rows: int = retention.PRUNE_BATCH_ROWS
     batch_jobs: int = retention.PRUNE_BATCH_JOBS
     pass_budget_seconds: float = PASS_BUDGET_SECONDS
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> RetentionConfig:
-        return cls(days=settings.retention_days)
 
 
 @dataclass

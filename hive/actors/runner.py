@@ -26,8 +26,7 @@ from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
 from hive.agents.guard import bees_that_fit, free_memory_bytes
 from hive.rules.connections import seen_due
-from hive.rules.keys import KeySlot, key_slots
-from hive.settings import Settings
+from hive.rules.keys import KeySlot
 from hive.store import issues, orders, runners
 from hive.store.listen import is_ending
 from hive.store.orders import ClaimedOrder
@@ -46,17 +45,6 @@ class ClaimerConfig:
     bee_memory_mb: int = 1024
     poll_seconds: float = 15.0
     keys: tuple[KeySlot, ...] = ()
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> ClaimerConfig:
-        return cls(
-            name=settings.runner_name,
-            bee=BeeConfig.from_settings(settings),
-            slots=settings.runner_slots,
-            bee_memory_mb=settings.bee_memory_mb,
-            poll_seconds=settings.runner_seconds,
-            keys=key_slots(settings.worker_keys),
-        )
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,6 @@ from hive.agents.transcript import OnLine
 from hive.git.importing import UnknownPrerequisite, import_bundle
 from hive.git.repo import Checkout, branch_ref, deepen_base, refresh_base
 from hive.git.worktrees import Cut, cut_worktree, worktree_path
-from hive.settings import Settings
 from hive.store.conversations import Earlier
 
 log = logging.getLogger("hive.start")
@@ -186,16 +185,6 @@ class StartConfig:
     turn_max_seconds: float = 3600.0
     repo_url: str | None = None
     launch: Launch = field(default_factory=Launch)  # HIVE_AGENT_PASS_ENV, _USER, _BIN
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> StartConfig:
-        return cls(
-            agent=settings.agent,
-            key_env=settings.key_env,
-            turn_max_seconds=float(settings.turn_max_seconds),
-            repo_url=settings.repo_url,
-            launch=Launch(settings.agent_pass_env, settings.agent_user, settings.agent_bin),
-        )
 
 
 def plan_of(

@@ -2,7 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.actors.review_config import ReviewerConfig
+from hive import configs
 from hive.http.server import HttpConfig
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
 from hive.settings import Settings, SettingsError
@@ -148,8 +148,8 @@ def test_listen_url_defaults_to_the_database_url_and_another_one_means_a_pooler(
 
 
 def test_a_review_is_bounded_at_its_setting_and_300_s_by_default() -> None:
-    assert ReviewerConfig.from_settings(Settings.from_env({})).bound_seconds == REVIEW_ROW_SECONDS
+    assert configs.reviewer_config(Settings.from_env({})).bound_seconds == REVIEW_ROW_SECONDS
     short = Settings.from_env({"HIVE_REVIEW_MAX_SECONDS": "7"})
-    assert ReviewerConfig.from_settings(short).bound_seconds == 7.0
+    assert configs.reviewer_config(short).bound_seconds == 7.0
     with pytest.raises(SettingsError, match="HIVE_REVIEW_MAX_SECONDS"):
         Settings.from_env({"HIVE_REVIEW_MAX_SECONDS": "0"})

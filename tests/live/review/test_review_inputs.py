@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from hive.actors.review_config import reviewer_launch
 from hive.actors.review_inputs import context_of, sendback_note
 from hive.agents.review import Context, criteria_from_brief, review_brief
+from hive.configs import reviewer_launch
 from hive.git.diff import bounded_diff
 from hive.git.repo import Checkout, own_repo
 from hive.jobs.heads import head_here

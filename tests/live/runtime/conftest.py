@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from hive import configs
 from hive.actors.bee import BeeConfig
 from hive.actors.bee_actor import BeeActor
 from hive.actors.reaper import ReaperConfig
@@ -46,11 +47,11 @@ class TestRuntime(Runtime):
 
     @property
     def bee(self) -> BeeConfig:
-        return BeeConfig.from_settings(self.settings)
+        return configs.bee_config(self.settings)
 
     @property
     def reaper(self) -> ReaperConfig:
-        return ReaperConfig.from_settings(self.settings)
+        return configs.reaper_config(self.settings)
 
 
 @pytest.fixture

@@ -11,7 +11,8 @@ from decimal import Decimal
 
 from prometheus_client import generate_latest
 
-from hive.actors.queen import Queen, QueenConfig
+from hive import configs
+from hive.actors.queen import Queen
 from hive.rules.credits import no_credit_sentence
 from hive.services import history
 from hive.store import credits, orders, reports
@@ -30,7 +31,7 @@ DEADLINE_SECONDS = 30.0
 
 
 def queen_of(rt) -> Queen:
-    return Queen(rt, QueenConfig.from_settings(rt.settings), lambda: None)
+    return Queen(rt, configs.queen_config(rt.settings), lambda: None)
 
 
 def balance(rt, account: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hive import configs
 from hive.actors.ending import Leftover, close_order
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
@@ -72,14 +73,14 @@ def test_an_agent_printing_twenty_digits_ends_its_order_finished(make_runtime):
 
 
 def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtime):
-    from hive.actors.queen import Queen, QueenConfig
+    from hive.actors.queen import Queen
     from hive.actors.reaper import Reaper
     from tests.live.runtime.test_reaper import local_order
 
     line = "HIVE-USAGE: output=99999999999999999999"
     rt = make_runtime(AGENT=f"command:echo '{line}'; echo done > src/app.py")
     local_order(rt, 5)  # the order a Queen's bee left running when the ending failed
-    config = QueenConfig.from_settings(rt.settings)
+    config = configs.queen_config(rt.settings)
     queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt, rt.reaper).boot)
     assert queen.run_once().dispatched == (5,)  # reaped at boot, then dispatched again
     order = wait_for_ending(rt.db, 5)
@@ -88,14 +89,14 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
 
 
 def test_a_round_over_many_unshaped_issues_writes_a_bounded_report(make_runtime):
-    from hive.actors.queen import Queen, QueenConfig
+    from hive.actors.queen import Queen
     from hive.rules.report import REPORT_LINES_MAX
     from hive.store import reports
 
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     for n in range(1, 251):
         add_issue(rt.db, n, boundary=())
-    queen = Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+    queen = Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
     queen.run_once()
     (report,) = reports.latest(rt.db, 1)
     lines = report.body.splitlines()

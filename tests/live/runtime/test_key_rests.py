@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import psycopg
 
-from hive.actors.queen import Queen, QueenConfig
+from hive import configs
+from hive.actors.queen import Queen
 from hive.rules.keys import key_slots
 from hive.store import orders
 from hive.store.orders import Fence
@@ -16,7 +17,7 @@ KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
 
 def queen_of(rt) -> Queen:
-    return Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+    return Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
 
 
 def end_as(rt, issue: int, outcome: str, **fields) -> None:

@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 import psycopg
 import pytest
 
+from hive import configs
 from hive.actors.messages import CLAIMER, QUEEN, OrderEnded
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
@@ -27,7 +28,7 @@ KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
 
 def queen_of(rt, **fields) -> Queen:
-    config = QueenConfig.from_settings(rt.settings)
+    config = configs.queen_config(rt.settings)
     return Queen(rt, QueenConfig(**{**config.__dict__, **fields}), free_memory=lambda: None)
 
 
@@ -235,7 +236,7 @@ def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision
     local_order(rt, 1)  # the order of a bee the previous Queen ran herself
     held = leases.claim(rt.db, leases.QUEEN_LEASE, "the-live-queen", 180)
     assert held is not None
-    config = QueenConfig.from_settings(rt.settings)
+    config = configs.queen_config(rt.settings)
     standby = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt, rt.reaper).boot)
     assert standby.run_once().idle == "another Queen holds the lease"
     assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
@@ -330,7 +331,7 @@ def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
             raise psycopg.OperationalError("server closed the connection unexpectedly")
         return boot()
 
-    config = QueenConfig.from_settings(rt.settings)
+    config = configs.queen_config(rt.settings)
     queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=boot_meeting_a_store_blip)
     with pytest.raises(psycopg.OperationalError):
         queen.run_once()

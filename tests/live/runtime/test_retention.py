@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 from dulwich.objects import Blob, Commit, Tree
 
-from hive.actors.retention import Retention, RetentionConfig
+from hive import configs
+from hive.actors.retention import Retention
 from hive.git.housekeeping import pack_bytes, queen_branches
 from hive.git.storing import store_objects
 from hive.git.worktrees import cut_worktree, list_worktrees
@@ -162,7 +163,7 @@ def kept_rows(rt: Any, issue: int) -> tuple[int, int, int]:
 def test_retention_prunes_500_closed_issues_and_the_disk_stays_flat(make_runtime, capsys):
     rt = make_runtime(RETENTION_DAYS="30")
     config = replace(
-        RetentionConfig.from_settings(rt.settings), batch_issues=BATCH_ISSUES, batch_rows=BATCH_ROWS
+        configs.retention_config(rt.settings), batch_issues=BATCH_ISSUES, batch_rows=BATCH_ROWS
     )
     # kept: closed only two days ago (1001..1005); open with an order in flight (1006)
     work(rt, 1, ORDERS, closed_days_ago=31)
@@ -276,6 +277,6 @@ def test_hive_retention_days_sets_the_window(make_runtime):
     rt = make_runtime(RETENTION_DAYS="60")
     work(rt, 1, 2, closed_days_ago=45)
     reports(rt, 10, days_ago=45)
-    done = Retention(rt, RetentionConfig.from_settings(rt.settings)).run_once(force=True)
+    done = Retention(rt, configs.retention_config(rt.settings)).run_once(force=True)
     assert done.transcript_lines == done.reports == 0
     assert kept_rows(rt, 1) == (LINES_PER_TURN, 2, 1)

@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from hive.actors.retention import Retention, RetentionConfig
+from hive import configs
+from hive.actors.retention import Retention
 from hive.rules.jobs import JobKind, JobState, Step
 from hive.rules.waits import WAITING, WaitState
 from hive.store import jobs, orders, publish, waits
@@ -173,7 +174,7 @@ def pruned(rt: Any, what: str) -> float:
 
 
 def one_pass(rt: Any, **config: Any) -> Any:
-    settings = RetentionConfig.from_settings(rt.settings)
+    settings = configs.retention_config(rt.settings)
     return Retention(rt, replace(settings, **config)).run_once(force=True)
 
 
@@ -290,7 +291,7 @@ def test_a_backlog_larger_than_a_batch_goes_over_several_batches(make_runtime):
     assert store.prune_jobs(rt.db, cutoff, jobs=5).full(5)
     assert store.prune_jobs(rt.db, cutoff, jobs=5).jobs == 3
 
-    config = replace(RetentionConfig.from_settings(rt.settings), batch_rows=4, batch_jobs=3)
+    config = replace(configs.retention_config(rt.settings), batch_rows=4, batch_jobs=3)
     retention = Retention(rt, config)
     # a full batch of check runs brings the next one: two jobs with six each
     for made in backlog[:2]:

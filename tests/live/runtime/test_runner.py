@@ -8,8 +8,9 @@ from dataclasses import replace
 
 import pytest
 
+from hive import configs
 from hive.actors.messages import CLAIMER, SlotFree
-from hive.actors.runner import Claimer, ClaimerConfig
+from hive.actors.runner import Claimer
 from hive.store import orders, runners
 from hive.testing import wait_for_ending
 from tests.live.runtime import agents
@@ -17,7 +18,7 @@ from tests.live.runtime.conftest import AGENT, Inbox, eventually, queue
 
 
 def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
-    config = replace(ClaimerConfig.from_settings(rt.settings), slots=slots, bee_memory_mb=1024)
+    config = replace(configs.claimer_config(rt.settings), slots=slots, bee_memory_mb=1024)
     return Claimer(rt, config, free_memory=lambda: free)
 
 

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from hive.actors.runner import Claimer, ClaimerConfig
+from hive import configs
+from hive.actors.runner import Claimer
 from hive.store import runners
 from tests.live.runtime.conftest import eventually
 
 
 def claimer_of(rt, poll_seconds: float) -> Claimer:
     config = replace(
-        ClaimerConfig.from_settings(rt.settings),
+        configs.claimer_config(rt.settings),
         slots=1,
         bee_memory_mb=1024,
         poll_seconds=poll_seconds,

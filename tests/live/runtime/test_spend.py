@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import psycopg
 from prometheus_client import generate_latest
 
+from hive import configs
 from hive.actors.queen import Queen, QueenConfig
 from hive.rules.spend import capped_sentence, day_start
 from hive.store import orders, reports, spend
@@ -89,7 +90,7 @@ def _end(db, issue: int, cost: float | None) -> None:
 
 
 def _queen(rt, cap: float) -> Queen:
-    config = QueenConfig.from_settings(rt.settings)
+    config = configs.queen_config(rt.settings)
     return Queen(rt, QueenConfig(**{**config.__dict__, "spend_cap_usd": cap}), lambda: None)
 
 

@@ -3,6 +3,7 @@ her settings (HIVE_WORKER_PROVIDER, HIVE_WORKER_MODEL) gives way to what really 
 
 from __future__ import annotations
 
+from hive import configs
 from hive.rules.keys import key_slots
 from hive.store import orders
 from hive.store.orders import NewOrder
@@ -47,13 +48,13 @@ def test_an_agent_that_reports_nothing_leaves_the_queens_provider_and_model(make
 
 
 def test_a_queens_own_bee_keeps_the_reported_provider_and_model_too(make_runtime):
-    from hive.actors.queen import Queen, QueenConfig
+    from hive.actors.queen import Queen
 
     rt = make_runtime(
         AGENT=AGENT + "reports_usage", WORKER_PROVIDER="demo", WORKER_MODEL="the-queen-guess"
     )
     add_issue(rt.db, 3)
-    queen = Queen(rt, QueenConfig.from_settings(rt.settings), free_memory=lambda: None)
+    queen = Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
     assert queen.run_once().dispatched == (3,)  # local mode: her bee runs here
     order = wait_for_ending(rt.db, 3)
     assert order.outcome == "finished"
