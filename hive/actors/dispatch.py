@@ -26,6 +26,7 @@ from hive.actors.bee import Bee, BeeConfig
 from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
+from hive.rules.branches import branch_name
 from hive.rules.credits import Terms, owner_of, payer
 from hive.rules.keys import KeySlot
 from hive.store import leases, orders
@@ -130,7 +131,7 @@ def new_order(
     who lent its key."""
     return NewOrder(
         issue=issue.number,
-        branch=f"queen-{issue.number}",
+        branch=branch_name(issue.number),
         base=rt.checkout.base,
         base_sha=base_sha,
         owned_paths=tuple(issue.boundary),

@@ -25,6 +25,7 @@ from hive.git.cutback import cut_back
 from hive.git.repo import Checkout, own_repo
 from hive.git.salvage import Salvage, salvage
 from hive.metrics import HiveMetrics
+from hive.rules.branches import branch_name
 from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
@@ -198,7 +199,7 @@ def close_order(
             note(f"the branch could not be judged against its boundary ({err}): not bundled")
         else:
             if cut.sha is not None:
-                note(cut.sentence(f"queen-{issue}"))
+                note(cut.sentence(branch_name(issue)))
         try:
             out = bundle(repo, issue, left.base_rev, max_bytes) if judged else None
         except BundleTooLarge as err:
@@ -211,7 +212,7 @@ def close_order(
         salvaged_files=kept.committed if kept else (),
         bundle=None
         if out is None
-        else NewBundle(f"queen-{issue}", left.base_ref, out.base_sha, out.head_sha, out.data),
+        else NewBundle(branch_name(issue), left.base_ref, out.base_sha, out.head_sha, out.data),
     )
     before_end()
     moved, sold = _end(db, ending, sells)

@@ -48,6 +48,7 @@ from hive.jobs.engine import Handler, StepContext
 from hive.jobs.forge_steps import ForgeSteps, Gone
 from hive.jobs.heads import head_here
 from hive.metrics import HiveMetrics
+from hive.rules.branches import branch_name
 from hive.rules.criteria import Decision
 from hive.rules.jobs import JobKind, Result, Step
 from hive.rules.lifecycle import REVIEW_STATE_OF
@@ -292,7 +293,7 @@ class Publisher:
         if head is None:
             raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
         when = int(ctx.job.created_at.timestamp())
-        message = f"Merge queen-{facts.issue}: {facts.title}\n\nCloses #{facts.issue}.\n"
+        message = f"Merge {branch_name(facts.issue)}: {facts.title}\n\nCloses #{facts.issue}.\n"
         merged = merge(
             repo, base_sha, head, message, when, text_max_bytes=self.config.merge_text_max_bytes
         )

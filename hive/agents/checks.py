@@ -18,6 +18,7 @@ from pathlib import Path
 from hive.agents.base import FINISHED, STOPPED, Turn, TurnContext, TurnStartError
 from hive.agents.command import start_command
 from hive.agents.transcript import HIVE
+from hive.rules.branches import branch_name
 
 TAIL_MAX_CHARS = 4000
 TAIL_MAX_LINES = 200
@@ -60,7 +61,7 @@ class CheckTurn:
             issue=issue,
             title=f"check {name}",
             body="",
-            branch=f"queen-{issue}",
+            branch=branch_name(issue),
             boundary=(),
             brief="",
             worktree=worktree,

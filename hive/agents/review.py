@@ -30,6 +30,7 @@ from hive.agents.command import start_command
 from hive.agents.launch import Launch
 from hive.agents.python import start_python
 from hive.agents.transcript import STDERR, STDOUT
+from hive.rules.branches import branch_name
 from hive.rules.criteria import MARK
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
 
@@ -194,7 +195,7 @@ class ReviewTurn:
             issue=issue,
             title=title,
             body="",
-            branch=f"queen-{issue}",
+            branch=branch_name(issue),
             boundary=tuple(boundary),
             brief=brief,
             worktree=worktree,

@@ -34,6 +34,7 @@ from hive.bench.processes import LocalHive, local_hive
 from hive.board.assets import asset
 from hive.board.browser import Browser
 from hive.errors import HiveError
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 from hive.store import orders
 from hive.store.orders import NewOrder
@@ -156,7 +157,7 @@ def _moves(browser: Browser, url: str, hive: LocalHive, numbers: list[int]) -> d
             return driver.execute_script("return window.__seen[arguments[0]]", str(n))
 
         written = time.time() * 1000
-        orders.insert(hive.db, NewOrder(n, f"queen-{n}", "main"), queued=False)
+        orders.insert(hive.db, NewOrder(n, branch_name(n), "main"), queued=False)
         seen = hive.wait(seen_at, MOVE_SECONDS, f"card #{n} in the running column", POLL_SECONDS)
         took.append(float(seen) - written)
     if driver.execute_script("return window.__seen === undefined"):

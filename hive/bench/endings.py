@@ -28,6 +28,7 @@ from hive.git.bundles import bundle
 from hive.git.repo import Checkout, open_checkout, own_repo
 from hive.git.salvage import salvage
 from hive.git.worktrees import cut_worktree
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 
 BEE_COMMITS = 5
@@ -144,6 +145,6 @@ class _Endings:
                     with own_repo(self.checkout) as repo:
                         out = bundle(repo, issue, "main", MAX_BUNDLE_BYTES)
             if kept.sha is None or out is None or out.head_sha != kept.sha:
-                raise HiveError(f"the ending of queen-{issue} did not carry its salvage")
+                raise HiveError(f"the ending of {branch_name(issue)} did not carry its salvage")
         except BaseException as err:
             fail(err)

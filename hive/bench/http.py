@@ -31,6 +31,7 @@ from typing import Any
 from hive.bench.arguments import seconds, whole
 from hive.errors import HiveError
 from hive.http.server import WORKERS as SERVER_WORKERS
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 from hive.store import connect, scratch
 
@@ -108,7 +109,7 @@ def _seed(db_url: str, count: int) -> None:
 
     with pool.connect(db_url) as conn:
         for issue in range(1, count + 1):
-            order = NewOrder(issue, f"queen-{issue}", "main", brief="x" * 200)
+            order = NewOrder(issue, branch_name(issue), "main", brief="x" * 200)
             orders.insert(conn, order, queued=True)
 
 

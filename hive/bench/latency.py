@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 
 from hive.bench.arguments import whole
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
 from hive.store.listen import Listener
@@ -77,7 +78,7 @@ def _measure(url: str, samples: int, mode: str, poll_seconds: float) -> tuple[fl
             # land at a random point of the runner's poll period, not just after a claim
             time.sleep(random.uniform(0.0, poll_seconds or 0.005))
             inserted = time.monotonic()
-            orders.insert(conn, NewOrder(issue, f"queen-{issue}", "main"), queued=True)
+            orders.insert(conn, NewOrder(issue, branch_name(issue), "main"), queued=True)
             claimed_issue, claimed = claims.get(timeout=REPORT_TIMEOUT_SECONDS)
             assert claimed_issue == issue
             latencies.append((claimed - inserted) * 1000.0)

@@ -42,6 +42,7 @@ from hive.bench import recovery
 from hive.bench.arguments import seconds, whole
 from hive.bench.processes import local_hive
 from hive.errors import HiveError, UsageError
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
 from hive.store.orders import NewOrder
@@ -126,7 +127,7 @@ def _hive_feeder(url: str) -> Callable[[str], None]:
     conn.execute(q("bench_clear_orders"))
 
     def feed(key: str) -> None:
-        orders.insert(conn, NewOrder(int(key), f"queen-{key}", "main"), queued=True)
+        orders.insert(conn, NewOrder(int(key), branch_name(int(key)), "main"), queued=True)
 
     return feed
 

@@ -46,6 +46,7 @@ from hive.bench import procstat, scalepool
 from hive.bench.arguments import whole
 from hive.bench.processes import LocalHive
 from hive.errors import HiveError
+from hive.rules.branches import branch_name
 from hive.rules.connections import BUSY_CONNECTIONS, IDLE_CONNECTIONS
 from hive.settings import Settings
 from hive.store import embedded, migrate, orders, runners
@@ -333,7 +334,7 @@ def _bare_listener(url: str, name: str, ready: Any, stop: Any) -> None:
 
 def _order(issue: int) -> NewOrder:
     path = f"files/f{(issue - 1) % FILES + 1}.txt"
-    return NewOrder(issue, f"queen-{issue}", demo_data.BASE, owned_paths=(path,))
+    return NewOrder(issue, branch_name(issue), demo_data.BASE, owned_paths=(path,))
 
 
 def _held(db: psycopg.Connection[Any]) -> dict[str, int]:

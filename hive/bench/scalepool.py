@@ -35,6 +35,7 @@ from typing import Any
 
 from hive.bench import procstat
 from hive.errors import HiveError
+from hive.rules.branches import branch_name
 from hive.store import orders, pgbouncer, pool
 from hive.store.db import dicts, one
 from hive.store.listen import Listener, is_ending
@@ -88,7 +89,7 @@ def measure(args: argparse.Namespace, url: str, postmaster: int) -> dict[str, An
             b0 = procstat.tree_cpu_seconds(bouncer_pid) if bouncer_pid else 0.0
             gap = 1.0 / args.rate
             for k in range(args.orders):
-                orders.insert(db, NewOrder(k + 1, f"queen-{k + 1}", "main"), queued=True)
+                orders.insert(db, NewOrder(k + 1, branch_name(k + 1), "main"), queued=True)
                 pause = t0 + (k + 1) * gap - time.monotonic()
                 if pause > 0:
                     time.sleep(pause)  # the queueing pace, not a wait for an event

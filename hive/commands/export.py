@@ -13,6 +13,7 @@ from pathlib import Path
 
 from hive.commands import store_connection
 from hive.errors import HiveError
+from hive.rules.branches import branch_name
 from hive.services.export import StoreExports, bundle_name
 from hive.services.issues import issue_number
 from hive.settings import Settings
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output == "-":
         sys.stdout.buffer.write(data)
         sys.stdout.buffer.flush()
-        print(f"queen-{issue}: {len(data)} bytes ({where})", file=sys.stderr)
+        print(f"{branch_name(issue)}: {len(data)} bytes ({where})", file=sys.stderr)
         return 0
     path = Path(args.output or bundle_name(issue))
     try:

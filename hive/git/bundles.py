@@ -29,6 +29,7 @@ from hive.errors import HiveError
 from hive.git.delta import DELTA_MAX_BYTES, create_delta
 from hive.git.repo import GitError, branch_ref, resolve
 from hive.git.sizes import read_stream
+from hive.rules.branches import branch_name
 
 BUNDLE_HEADER = b"# v2 git bundle\n"
 # Deltas: bases older than this chain length are not used (git's default depth), and
@@ -61,7 +62,7 @@ def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | Non
     base. Raises BundleTooLarge over `max_bytes`, GitError for a missing branch or base."""
     ref = branch_ref(issue)
     if ref not in repo.refs:
-        raise GitError(f"{repo.path} has no branch queen-{issue}")
+        raise GitError(f"{repo.path} has no branch {branch_name(issue)}")
     head = repo.refs[ref]
     base_sha = ObjectID(resolve(repo, base).encode())
     commits = [entry.commit for entry in repo.get_walker(include=[head], exclude=[base_sha])]
@@ -77,7 +78,7 @@ def bundle(repo: Repo, issue: int, base: str, max_bytes: int) -> BundleOut | Non
     header = [BUNDLE_HEADER]
     header += [b"-" + sha + b" " + subject + b"\n" for sha, subject in prerequisites.items()]
     header.append(head + b" " + ref + b"\n\n")
-    out = _Out(f"queen-{issue}", max_bytes)
+    out = _Out(branch_name(issue), max_bytes)
     out.write(b"".join(header), hashed=False)
     _pack(repo, commits, out)
     return BundleOut(out.data(), base_sha.decode(), head.decode(), len(commits))

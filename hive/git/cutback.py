@@ -27,6 +27,7 @@ from hive.git.repo import GitError, branch_ref, resolve
 from hive.git.salvage import HIVE_IDENTITY, apply_updates
 from hive.git.status import LINK_MODE, Entry, flatten, tree_entries
 from hive.git.storing import store_objects
+from hive.rules.branches import branch_name
 from hive.rules.carried import NAMED_MAX, change_fault, name_fault, refused_sentence
 
 JUDGE_MAX_COMMITS = 500
@@ -81,7 +82,7 @@ def cut_back(
     the cut; KeyError or ValueError for an object missing or unreadable."""
     ref = branch_ref(issue)
     if ref not in repo.refs:
-        raise GitError(f"{repo.path} has no branch queen-{issue}")
+        raise GitError(f"{repo.path} has no branch {branch_name(issue)}")
     head = repo.refs[ref]
     base_sha = ObjectID(resolve(repo, base).encode())
     if head == base_sha:
@@ -107,7 +108,9 @@ def cut_back(
     new.append(commit)
     store_objects(repo.object_store, new)
     if not repo.refs.set_if_equals(Ref(ref), ObjectID(head), commit.id):
-        raise GitError(f"queen-{issue} moved during its cut back; {commit.id.decode()} is unused")
+        raise GitError(
+            f"{branch_name(issue)} moved during its cut back; {commit.id.decode()} is unused"
+        )
     return CutBack(commit.id.decode(), tuple(sorted(refused)), len(commits))
 
 
@@ -258,7 +261,7 @@ def _commit(
         for c in reversed(commits[:NAMED_MAX])
     ]
     message = (
-        f"cut back to the boundary: queen-{issue} carried what it may not\n\n{why}\n\n"
+        f"cut back to the boundary: {branch_name(issue)} carried what it may not\n\n{why}\n\n"
         "Its commits, of which only the changes inside the boundary are kept here:\n"
         + "\n".join(subjects)
         + "\n"

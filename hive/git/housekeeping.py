@@ -27,8 +27,9 @@ from hive.git.packfiles import pack_of_raw
 from hive.git.packindex import land_bytes
 from hive.git.storing import folding
 from hive.git.worktrees import WORKTREES_DIRNAME
+from hive.rules.branches import BRANCH_PREFIX, branch_name
 
-QUEEN_PREFIX = b"refs/heads/queen-"
+QUEEN_PREFIX = f"refs/heads/{BRANCH_PREFIX}".encode()
 REPACK_GRACE_SECONDS = 3600.0
 
 
@@ -62,7 +63,7 @@ def delete_branches(repo: Repo, issues: list[int]) -> list[int]:
     checked_out = _worktree_heads(repo)
     gone = []
     for issue in issues:
-        ref = Ref(f"refs/heads/queen-{issue}".encode())
+        ref = Ref(f"refs/heads/{branch_name(issue)}".encode())
         if ref in checked_out or ref not in repo.refs:
             continue
         if repo.refs.remove_if_equals(ref, None):

@@ -29,6 +29,7 @@ from hive.git.auth import GitAuth, refusal, scrub, transport
 from hive.git.fetching import deepen, fetch_branch, is_shallow
 from hive.git.local import link_clone, read_branch
 from hive.git.safety import check_url
+from hive.rules.branches import branch_name
 
 REPO_DIRNAME = "repo.git"
 REF_LOCK_WAIT_SECONDS = 5.0  # a ref's lock file is held for the instant of one write
@@ -76,7 +77,7 @@ def branch_ref(issue: int) -> Ref:
     """`refs/heads/queen-<issue>`."""
     if isinstance(issue, bool) or not isinstance(issue, int) or issue < 1:
         raise GitError(f"issue must be a positive integer, got {issue!r}")
-    return Ref(f"refs/heads/queen-{issue}".encode())
+    return Ref(f"refs/heads/{branch_name(issue)}".encode())
 
 
 def open_checkout(

@@ -22,6 +22,7 @@ from hive.git.checkout import write_tree
 from hive.git.index import IndexFile
 from hive.git.repo import GitError, branch_ref, resolve
 from hive.git.status import changes
+from hive.rules.branches import BRANCH_PREFIX, branch_name
 
 WORKTREES_DIRNAME = "worktrees"
 
@@ -55,7 +56,7 @@ class WorktreeInfo:
 
 
 def worktree_path(workdir: Path, issue: int) -> Path:
-    return Path(workdir) / f"queen-{issue}"
+    return Path(workdir) / branch_name(issue)
 
 
 def _admin_dir(repo: Repo, name: str) -> Path:
@@ -77,7 +78,7 @@ def cut_worktree(repo: Repo, issue: int, base: str, workdir: Path) -> Cut:
     that path is reused as it is, with its uncommitted files counted. Raises GitError
     when the path holds something that is not that worktree."""
     ref = branch_ref(issue)
-    name = f"queen-{issue}"
+    name = branch_name(issue)
     path = worktree_path(workdir, issue).absolute()
     admin = _admin_dir(repo, name)
     registered = _registered_path(admin)
@@ -166,7 +167,7 @@ def list_worktrees(repo: Repo, now: float | None = None) -> list[WorktreeInfo]:
         head = (admin / "HEAD").read_text().strip() if (admin / "HEAD").exists() else ""
         branch = head[len("ref: refs/heads/") :] if head.startswith("ref: refs/heads/") else None
         issue = None
-        if branch and branch.startswith("queen-") and branch[6:].isdigit():
+        if branch and branch.startswith(BRANCH_PREFIX) and branch[len(BRANCH_PREFIX) :].isdigit():
             issue = int(branch[6:])
         head_sha = None
         if branch is not None:

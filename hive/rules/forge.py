@@ -283,12 +283,6 @@ def note_action(existing_body: str | None, wanted_body: str) -> str:
     return "none" if existing_body == wanted_body else "edit"
 
 
-def branch_issue(branch: str | None) -> int | None:
-    """The issue of a `queen-<n>` branch, else None."""
-    match = re.fullmatch(r"queen-([1-9][0-9]{0,9})", branch or "")
-    return int(match.group(1)) if match else None
-
-
 _INHERITED = "also red on {base}: not this work's fault\n"
 
 

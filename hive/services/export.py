@@ -21,6 +21,7 @@ from dulwich.repo import Repo
 from hive.git.bundles import bundle
 from hive.git.listing import list_branches
 from hive.git.repo import REPO_DIRNAME, branch_ref, resolve
+from hive.rules.branches import branch_name
 from hive.services.errors import Conflict, NotFound
 from hive.settings import Settings
 from hive.store import bundles, orders
@@ -38,7 +39,7 @@ class NoWorkBeyondBase(Conflict):
 
 
 def bundle_name(issue: int) -> str:
-    return f"queen-{issue}.bundle"
+    return f"{branch_name(issue)}.bundle"
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ class StoreExports:
             return BundleRef(issue, stored.head_sha, "table", lambda: bytes(data))
         order = orders.get(self.db, issue)
         if branch_here:
-            raise NoWorkBeyondBase(f"queen-{issue} has no commits beyond {self.base}")
+            raise NoWorkBeyondBase(f"{branch_name(issue)} has no commits beyond {self.base}")
         if order is not None and order.finished_at is not None:
             raise NoWorkBeyondBase(
                 f"issue {issue}'s last turn ended ({order.outcome}) with no commits beyond base"
@@ -153,7 +154,7 @@ class StoreExports:
             with repo:
                 out = bundle(repo, issue, self.base, self.max_bytes)
             if out is None:
-                raise NoWorkBeyondBase(f"queen-{issue} has no commits beyond {self.base}")
+                raise NoWorkBeyondBase(f"{branch_name(issue)} has no commits beyond {self.base}")
             return out.data
 
         return read

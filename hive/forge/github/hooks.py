@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.forge.github import intake
+from hive.rules.branches import branch_issue
 from hive.rules.deliveries import DELIVERY_HEADER, DELIVERY_KEEP_DAYS, delivery_id
-from hive.rules.forge import branch_issue
 from hive.services.issues import INT4_MAX
 from hive.store import forge, waits
 from hive.store.db import Db

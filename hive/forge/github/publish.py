@@ -49,6 +49,7 @@ from hive.git.repo import Checkout, own_repo
 from hive.jobs.engine import StepContext
 from hive.jobs.forge_steps import Gone, Red
 from hive.jobs.heads import head_here
+from hive.rules.branches import branch_name
 from hive.rules.forge import (
     PUSHES_AGAIN,
     SENDS_BACK,
@@ -204,7 +205,7 @@ class GitHubSteps:
 
     def push(self, ctx: StepContext, facts: PublishFacts, red: Red) -> Result:
         number = self._pr_number(facts)
-        title = f"Merge queen-{facts.issue}: {facts.title}"
+        title = f"Merge {branch_name(facts.issue)}: {facts.title}"
         out = self.repo.merge(number, facts.head_sha or "", self.config.merge_method, title)
         if isinstance(out, MergeRefused):
             # refused: merged already (a job stopped before it recorded the merge), or stuck
@@ -324,7 +325,7 @@ class GitHubSteps:
             head = head_here(self.db, repo, facts.issue, facts.head_sha)
             if head is None:
                 raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
-            branch = f"queen-{facts.issue}"
+            branch = branch_name(facts.issue)
             url = self._clone()
             # no journal: the push is idempotent (a branch at the head already is read,
             # not written), and a branch someone moved is put back by the next CHECKS
@@ -337,7 +338,7 @@ class GitHubSteps:
         known = forge.note(self.db, subject(facts.issue), PR_NOTE)
         if known is not None and known.body == head:
             return known.remote_id
-        branch = f"queen-{facts.issue}"
+        branch = branch_name(facts.issue)
         title = f"{facts.title} (#{facts.issue})"
         body = (
             f"Closes #{facts.issue}.\n\nThe hive's work on #{facts.issue}, attempt "

@@ -19,7 +19,6 @@ from hive.rules.forge import (
     Stuck,
     base_red_closes,
     body_sections,
-    branch_issue,
     check_run_state,
     forge_git_origin,
     gate_case,
@@ -228,13 +227,6 @@ def test_a_note_is_created_once_then_edited_only_when_it_changes():
     assert note_action(None, body) == "create"
     assert note_action(body, body) == "none"
     assert note_action(body, note_body(Note.MERGED, "merged as def")) == "edit"
-
-
-def test_a_queen_branch_names_its_issue():
-    assert branch_issue("queen-12") == 12
-    assert [branch_issue(b) for b in ("main", "queen-0", "queen-012", None, "queen-1x")] == [
-        None
-    ] * 5
 
 
 def test_an_inherited_check_is_told_by_its_mark_not_by_words_in_its_output() -> None:
