@@ -41,7 +41,7 @@ from prometheus_client.registry import Collector
 
 from hive import __version__
 from hive.rules.forge_limits import Pause
-from hive.rules.outcome_codes import OutcomeCode, outcome_code
+from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.review_failures import REASONS as REVIEW_FAILURE_REASONS
 
 log = logging.getLogger("hive.metrics")
@@ -310,7 +310,7 @@ class HiveMetrics:
 
     def turn_ended(self, outcome: str, seconds: float) -> None:
         """Count a turn that ended with the order outcome `outcome` after `seconds`."""
-        self.bee_seconds.labels(outcome=outcome_code(outcome).value).observe(seconds)
+        self.bee_seconds.labels(outcome=code_of(outcome).value).observe(seconds)
 
     def spend(self, key_index: int | None, usd: float) -> None:
         """Count `usd` spent on key `key_index` (an order without a key: label "none")."""

@@ -23,17 +23,20 @@ from hive.rules.holds import (
     Phase,
 )
 from hive.rules.lifecycle import state_of
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.priority import CRITICAL, Candidate, label_level
 from hive.rules.round import LastEnd, Limits, RoundFacts
 from hive.rules.shape import shape_problem
-from hive.rules.states import FINISHED, NONE, State
+from hive.rules.states import NONE, State
 from hive.store.issues import Issue
 from hive.store.orders import Order
 
 
 def order_state(order: Order) -> State:
     """The order's state as its row says it (RULES 4)."""
-    return state_of(order.started, order.finished_at is not None, order.outcome, order.review_state)
+    return state_of(
+        order.started, order.finished_at is not None, order.outcome_code, order.review_state
+    )
 
 
 def phase_of(order: Order) -> Phase:
@@ -46,7 +49,7 @@ def phase_of(order: Order) -> Phase:
         return PH_SENT_BACK
     if order.review_state == "escalate":
         return PH_ESCALATED
-    if order.outcome == FINISHED and order.review_state in (None, "wait"):
+    if order.outcome_code == OutcomeCode.FINISHED and order.review_state in (None, "wait"):
         return PH_AWAITING_REVIEW
     return PH_DONE
 
@@ -109,7 +112,12 @@ def last_ends(orders: Iterable[Order], now: datetime) -> dict[int, LastEnd]:
     """Each issue's attempt that ended, as the retry card reads it; an order in flight
     is not here."""
     return {
-        o.issue: LastEnd(o.failures_in_a_row, o.outcome, (now - o.finished_at).total_seconds())
+        o.issue: LastEnd(
+            o.failures_in_a_row,
+            o.outcome_code,
+            (now - o.finished_at).total_seconds(),
+            o.outcome,
+        )
         for o in orders
         if o.finished_at is not None
     }

@@ -1,7 +1,7 @@
 """An order's state from its row (RULES 4: there is no status column), and which states
 each event may move.
 
-The row says where the order is by `started`, `finished_at`, `outcome` and
+The row says where the order is by `started`, `finished_at`, `outcome_code` and
 `review_state`; `state_of` is the one reading of them, mirrored by the store's SQL
 function `hive.order_state` (a test keeps the two equal). An ending with nothing to judge
 (ended badly, handed back, quota exhausted, cancelled...) is RELEASED at once: its issue
@@ -15,21 +15,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from hive.rules.outcome_codes import REAPED_CODES, OutcomeCode
 from hive.rules.states import (
     ACCEPT,
-    CANCELLED,
     EMPTY,
     ENDED,
     ESCALATE,
-    FINISHED,
     ILLEGAL,
     NONE,
     REAPED,
-    REAPED_AT_BOOT,
-    REAPED_RUNNER_SILENT,
     REDISPATCH,
     REFUSED,
-    REFUSED_OUTCOME,
     RELEASED,
     RUNNING,
     SENDBACK,
@@ -62,23 +58,21 @@ _BY_REVIEW = {
     ReviewState.RELEASED: RELEASED,
 }
 REVIEW_STATE_OF: dict[int, ReviewState] = {state: review for review, state in _BY_REVIEW.items()}
-_REAPED_PREFIX = "reaped"
 
 
-def state_of(started: bool, finished: bool, outcome: str | None, review_state: str | None) -> State:
-    """The state of an order row (see the module docstring)."""
+def state_of(
+    started: bool, finished: bool, code: OutcomeCode | None, review_state: str | None
+) -> State:
+    """The state of an order row by its outcome code (see the module docstring)."""
     if not started:
-        return REFUSED if outcome == REFUSED_OUTCOME else NONE
+        return REFUSED if code == OutcomeCode.REFUSED else NONE
     if not finished:
         return RUNNING
-    if outcome == REFUSED_OUTCOME:
+    if code == OutcomeCode.REFUSED:
         return REFUSED
-    if outcome is not None and (
-        outcome in (REAPED_AT_BOOT, REAPED_RUNNER_SILENT, CANCELLED)
-        or outcome.startswith(_REAPED_PREFIX)
-    ):
+    if code in REAPED_CODES:
         return REAPED
-    if outcome != FINISHED:
+    if code != OutcomeCode.FINISHED:
         return RELEASED
     if review_state is None:
         return ENDED

@@ -1,20 +1,22 @@
-"""Outcome codes: the short snake_case form of an order's outcome for a metric's label.
+"""Outcome codes: how an order's attempt ended, as a code the hive decides on.
 
-The outcome sentence (`reaped: no completion within 120 minutes`) stays in the row; a
-label carries only its code, from this closed set, so a dashboard's series never split on
-a bound or a rewording. A label that is not an outcome maps to OTHER rather than into a
-new series."""
+The row keeps two columns: `outcome_code` (this enum; the store's `hive.outcome_code`
+type holds the same values) and `outcome`, the sentence for people (`reaped: no
+completion within 120 minutes`). Every writer names the code; nothing reads the
+sentence back. A metric's `outcome` label is the code, so a dashboard's series never
+split on a bound or a rewording. OTHER is an ending outside the closed set: a row
+written before the code existed, or a label no writer of ours makes.
+"""
 
 from __future__ import annotations
 
-import re
 from enum import StrEnum
 
 from hive.rules.states import Outcome
 
 
 class OutcomeCode(StrEnum):
-    """The codes a metric's `outcome` label takes: each outcome's, and OTHER."""
+    """The code of an attempt's ending: each outcome's, and OTHER."""
 
     FINISHED = "finished"
     ENDED_BADLY = "ended_badly"
@@ -40,15 +42,18 @@ _BY_OUTCOME: dict[str, OutcomeCode] = {
     Outcome.REAPED_RUNNER_SILENT: OutcomeCode.REAPED_RUNNER_SILENT,
     Outcome.CANCELLED: OutcomeCode.CANCELLED,
 }
-# the two-hour rule's outcome carries its bound (states.reaped_no_completion)
-_NO_COMPLETION = re.compile(r"reaped: no completion within [1-9][0-9]* minutes")
+# The reapers' codes: an order ended by one of these, or cancelled by a person, is REAPED.
+REAPED_CODES = frozenset(
+    {
+        OutcomeCode.REAPED_AT_BOOT,
+        OutcomeCode.REAPED_RUNNER_SILENT,
+        OutcomeCode.REAPED_NO_COMPLETION,
+        OutcomeCode.CANCELLED,
+    }
+)
 
 
-def outcome_code(outcome: str) -> OutcomeCode:
-    """The code of an outcome label; OTHER for anything outside the closed set."""
-    code = _BY_OUTCOME.get(outcome)
-    if code is not None:
-        return code
-    if _NO_COMPLETION.fullmatch(outcome):
-        return OutcomeCode.REAPED_NO_COMPLETION
-    return OutcomeCode.OTHER
+def code_of(outcome: str) -> OutcomeCode:
+    """The code of an ending a turn made (one of the closed set of Outcome); OTHER for
+    anything else. The stall reaper's ending is never asked: it names its code."""
+    return _BY_OUTCOME.get(outcome, OutcomeCode.OTHER)

@@ -18,34 +18,33 @@ comes in as arguments.
 
 from __future__ import annotations
 
-from hive.rules.states import (
-    ENDED_BADLY,
-    ENDED_UNEXPECTEDLY,
-    REAPED_AT_BOOT,
-    REAPED_RUNNER_SILENT,
-)
+from hive.rules.outcome_codes import OutcomeCode
 
 FREE_RETRIES = 1
 FIRST_RETRY_SECONDS = 60
 MAX_RETRY_SECONDS = 3600
-FAILED_OUTCOMES = frozenset({ENDED_BADLY, ENDED_UNEXPECTEDLY, REAPED_AT_BOOT, REAPED_RUNNER_SILENT})
-# the stall reaper's label carries its measured minutes: `reaped: no completion within N minutes`
-STALLED_PREFIX = "reaped: no completion within "
+FAILED_CODES = frozenset(
+    {
+        OutcomeCode.ENDED_BADLY,
+        OutcomeCode.ENDED_UNEXPECTEDLY,
+        OutcomeCode.REAPED_AT_BOOT,
+        OutcomeCode.REAPED_RUNNER_SILENT,
+        OutcomeCode.REAPED_NO_COMPLETION,
+    }
+)
 # 2**6 * 60 s is past the cap already: a longer run of failures needs no bigger power
 _MAX_DOUBLINGS = 6
 
 
-def is_failure(outcome: str | None) -> bool:
-    """Whether an attempt that ended with `outcome` failed (None: it has not ended)."""
-    if outcome is None:
-        return False
-    return outcome in FAILED_OUTCOMES or outcome.startswith(STALLED_PREFIX)
+def is_failure(code: OutcomeCode | None) -> bool:
+    """Whether an attempt that ended with outcome `code` failed (None: it has not ended)."""
+    return code in FAILED_CODES
 
 
-def failures_after(before: int, outcome: str | None) -> int:
-    """Failures in a row once an attempt ends with `outcome`, `before` of them preceding
-    it: one more on a failure, none after anything else."""
-    return before + 1 if is_failure(outcome) else 0
+def failures_after(before: int, code: OutcomeCode | None) -> int:
+    """Failures in a row once an attempt ends with outcome `code`, `before` of them
+    preceding it: one more on a failure, none after anything else."""
+    return before + 1 if is_failure(code) else 0
 
 
 def retry_after_seconds(failures_in_a_row: int) -> int:

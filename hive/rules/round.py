@@ -27,6 +27,7 @@ from enum import Enum, auto
 from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.holds import HeldOrder, overlapping
 from hive.rules.keys import all_busy_sentence, choose_key
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.priority import Candidate, Skip, Skipped, capacity, order_candidates
 from hive.rules.retry import failures_after, may_redispatch, waiting_sentence
 from hive.rules.spend import capped_sentence, spend_stops
@@ -46,12 +47,13 @@ class Limits:
 
 @dataclass(frozen=True)
 class LastEnd:
-    """An issue's last attempt that ended: the failures in a row before it, its outcome,
-    and how long ago it ended."""
+    """An issue's last attempt that ended: the failures in a row before it, its outcome
+    code, how long ago it ended, and its outcome sentence (for people)."""
 
     failures_before: int
-    outcome: str | None
+    code: OutcomeCode | None
     since_seconds: float
+    outcome: str | None = None
 
 
 @dataclass(frozen=True)
@@ -254,7 +256,7 @@ def backing_off(last_ends: Mapping[int, LastEnd]) -> dict[int, BackingOff]:
     """The issues whose last attempt failed and whose back-off has not passed yet."""
     waiting: dict[int, BackingOff] = {}
     for number, end in last_ends.items():
-        failures = failures_after(end.failures_before, end.outcome)
+        failures = failures_after(end.failures_before, end.code)
         if not may_redispatch(failures, end.since_seconds):
             waiting[number] = BackingOff(number, failures, end.since_seconds, end.outcome or "")
     return waiting

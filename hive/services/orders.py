@@ -10,8 +10,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hive.metrics import QueueNumbers
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.retry import failures_after, retry_after_seconds
-from hive.rules.states import CANCELLED, RUNNING
+from hive.rules.states import RUNNING
 from hive.services.standing import refusal, unknown
 from hive.store import orders, people
 from hive.store.db import Db, connection
@@ -103,7 +104,7 @@ def cancel(db: Db, issue: int) -> Cancelled:
         moved = people.cancel(conn, issue, f.conversation_id, CANCELLED_BY_HAND)
         if not moved.landed:
             raise refusal(people.facts(conn, issue) or f, "cancel it (it moved meanwhile)")
-    failures = failures_after(f.failures_in_a_row or 0, CANCELLED)
+    failures = failures_after(f.failures_in_a_row or 0, OutcomeCode.CANCELLED)
     return Cancelled(
         issue=issue,
         attempt=f.attempt,

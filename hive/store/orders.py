@@ -19,8 +19,9 @@ from typing import Any
 
 from hive.agents.conversation import Conversation
 from hive.rules.lifecycle import may_replace, sources
+from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
-from hive.rules.retry import FAILED_OUTCOMES, STALLED_PREFIX
+from hive.rules.retry import FAILED_CODES
 from hive.rules.spend import Cost
 from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, State
 from hive.store import keyrests
@@ -118,6 +119,7 @@ class Order:
     dispatched_at: datetime | None
     finished_at: datetime | None
     outcome: str | None
+    outcome_code: OutcomeCode | None
     salvaged_at: datetime | None
     salvaged_sha: str | None
     salvaged_files: list[str] | None
@@ -137,6 +139,10 @@ class Order:
     cost_source: str | None = None  # 'agent' (its own figure) or 'prices' (the table's)
     credit_account: str | None = None  # its turns are sold to this account (None: not sold)
     key_owner: str | None = None  # who lent its key (HIVE_WORKER_KEY_OWNERS)
+
+    def __post_init__(self) -> None:
+        if self.outcome_code is not None:  # the column reads as its text
+            object.__setattr__(self, "outcome_code", OutcomeCode(self.outcome_code))
 
     @property
     def fence(self) -> Fence:
@@ -240,8 +246,7 @@ def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None)
         "credit_account": order.credit_account,
         "credit_markup": order.credit_markup,
         "key_owner": order.key_owner,
-        "failed_outcomes": sorted(FAILED_OUTCOMES),
-        "stalled_prefix": STALLED_PREFIX,
+        "failed_codes": sorted(FAILED_CODES),
         "replaceable": REPLACEABLE,
         "in_flight": _IN_FLIGHT,
     }
@@ -309,6 +314,7 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
         **_fence(ending.fence),
         "from_states": _ENDS_FROM,
         "outcome": ending.outcome,
+        "outcome_code": code_of(ending.outcome),
         "detail": ending.detail,
         "input_tokens": ending.input_tokens,
         "output_tokens": ending.output_tokens,

@@ -31,7 +31,7 @@ SELECT i.number, i.title, i.state AS issue_state, i.labels, i.created_at, i.clos
     d.dispatched_at, d.finished_at, d.outcome, d.detail, d.review_state, d.reviewed_at,
     d.approved_at, d.merged_sha, d.merged_at,
     CASE WHEN d.issue IS NOT NULL
-        THEN hive.order_state(d.started, d.finished_at, d.outcome, d.review_state)
+        THEN hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)
     END AS order_state,
     t.at AS said_at, t.text AS said
 FROM hive.queen_issue AS i

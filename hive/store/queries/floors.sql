@@ -3,9 +3,9 @@
 UPDATE hive.queen_dispatch SET
     review_state = 'released',
     review_note = CASE
-        WHEN hive.order_state(started, finished_at, outcome, review_state) = %(note_kept_from)s
+        WHEN hive.order_state(started, finished_at, outcome_code, review_state) = %(note_kept_from)s
         THEN review_note END
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
-  AND hive.order_state(started, finished_at, outcome, review_state) = %(judged_state)s
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = %(judged_state)s
 RETURNING issue;

@@ -32,7 +32,7 @@ ORDER BY d.merged_at DESC, i.number LIMIT %(limit)s;
 -- name: forge_watch_facts
 -- The open issues (not the hive's own) and their order's state, for the night watch.
 SELECT i.number AS issue, i.state, d.attempt, d.review_note,
-       hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) AS order_state
+       hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state) AS order_state
 FROM hive.queen_issue i LEFT JOIN hive.queen_dispatch d ON d.issue = i.number
 WHERE i.state = 'open' AND i.origin IS DISTINCT FROM 'hive' ORDER BY i.number;
 

@@ -22,7 +22,7 @@ WITH lease AS (
 ), old AS (
     SELECT * FROM hive.queen_dispatch
     WHERE issue = %(issue)s
-      AND hive.order_state(started, finished_at, outcome, review_state)
+      AND hive.order_state(started, finished_at, outcome_code, review_state)
         = ANY (%(replaceable)s::integer[])
     FOR UPDATE
 ), ins AS (
@@ -47,7 +47,8 @@ WITH lease AS (
         key_fingerprint = excluded.key_fingerprint, brief = excluded.brief,
         queued_at = excluded.queued_at, claimed_by = NULL, claimed_at = NULL,
         refused_by = '{}', dispatched_at = excluded.dispatched_at, finished_at = NULL,
-        outcome = NULL, salvaged_at = NULL, salvaged_sha = NULL, salvaged_files = NULL,
+        outcome = NULL, outcome_code = NULL, salvaged_at = NULL, salvaged_sha = NULL,
+        salvaged_files = NULL,
         review_state = NULL, review_note = NULL, reviewed_at = NULL, review_failures = 0,
         provider = excluded.provider, model = excluded.model,
         input_tokens = NULL, output_tokens = NULL, cost_usd = NULL, cost_source = NULL,
@@ -55,10 +56,9 @@ WITH lease AS (
         key_owner = excluded.key_owner,
         attempt = d.attempt + 1, created_at = now(),
         failures_in_a_row = CASE
-            WHEN d.outcome = ANY (%(failed_outcomes)s::text[])
-              OR starts_with(d.outcome, %(stalled_prefix)s::text)
+            WHEN d.outcome_code = ANY (%(failed_codes)s::hive.outcome_code[])
             THEN d.failures_in_a_row + 1 ELSE 0 END
-    WHERE hive.order_state(d.started, d.finished_at, d.outcome, d.review_state)
+    WHERE hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)
         = ANY (%(replaceable)s::integer[])
     RETURNING d.issue
 ), archived AS (
@@ -67,7 +67,7 @@ WITH lease AS (
 ), notified AS (
     SELECT pg_notify('hive_orders', ins.issue::text) FROM ins WHERE %(queued)s
 ), was AS (
-    SELECT hive.order_state(started, finished_at, outcome, review_state) AS state
+    SELECT hive.order_state(started, finished_at, outcome_code, review_state) AS state
     FROM hive.queen_dispatch WHERE issue = %(issue)s
 )
 SELECT
@@ -158,6 +158,7 @@ RETURNING issue;
 WITH ended AS (
     UPDATE hive.queen_dispatch SET
         finished_at = now(), outcome = %(outcome)s,
+        outcome_code = %(outcome_code)s::hive.outcome_code,
         detail = COALESCE(%(detail)s, detail),
         input_tokens = COALESCE(%(input_tokens)s::bigint, input_tokens),
         output_tokens = COALESCE(%(output_tokens)s::bigint, output_tokens),
@@ -171,7 +172,7 @@ WITH ended AS (
             ELSE %(salvaged_files)s::text[] END
     WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
       AND claimed_by IS NOT DISTINCT FROM %(runner)s::text
-      AND hive.order_state(started, finished_at, outcome, review_state)
+      AND hive.order_state(started, finished_at, outcome_code, review_state)
         = ANY (%(from_states)s::integer[])
     RETURNING issue, key_index, key_fingerprint
 ), unrested AS (
@@ -223,12 +224,13 @@ RETURNING issue;
 -- a state their event may leave (`from_states`) and name the others with their state, so
 -- the caller logs and counts each refused move (RULES 4).
 WITH found AS (
-    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
     FROM hive.queen_dispatch
     WHERE finished_at IS NULL AND queued_at IS NULL AND issue <> ALL (%(spare)s::integer[])
     FOR UPDATE
 ), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped at boot'
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped at boot',
+        outcome_code = 'reaped_at_boot'
     FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
     RETURNING d.*
 )
@@ -239,23 +241,25 @@ WHERE found.state <> ALL (%(from_states)s::integer[]);
 
 -- name: end_refused_order
 -- End a queued order nobody holds as refused (END, only from the states it may leave), with the sentence that names its refusers; an earlier attempt's bundle stays (the next attempt continues it).
-UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'refused', detail = %(detail)s
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'refused', outcome_code = 'refused',
+    detail = %(detail)s
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND queued_at IS NOT NULL
   AND claimed_by IS NULL AND finished_at IS NULL
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s::integer[])
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s::integer[])
 RETURNING issue;
 
 -- name: reap_silent_runners
 -- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named, only from the states REAP_STALL may leave (refused_state as reap_at_boot).
 WITH found AS (
-    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
     FROM hive.queen_dispatch
     WHERE finished_at IS NULL AND queued_at IS NOT NULL AND claimed_by IS NOT NULL
       AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
       AND issue <> ALL (%(spare)s::integer[])
     FOR UPDATE
 ), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped: runner silent'
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped: runner silent',
+        outcome_code = 'reaped_runner_silent'
     FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
     RETURNING d.*
 )
@@ -267,7 +271,7 @@ WHERE found.state <> ALL (%(from_states)s::integer[]);
 -- name: reap_stalled_turns
 -- End orders whose turn began longer ago than the given seconds, never a queued unclaimed one, except the issues named, only from the states REAP_STALL may leave (an unstarted row is refused; refused_state as reap_at_boot).
 WITH found AS (
-    SELECT issue, hive.order_state(started, finished_at, outcome, review_state) AS state
+    SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
     FROM hive.queen_dispatch
     WHERE finished_at IS NULL
       AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
@@ -275,7 +279,8 @@ WITH found AS (
       AND issue <> ALL (%(spare)s::integer[])
     FOR UPDATE
 ), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = %(outcome)s
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = %(outcome)s,
+        outcome_code = 'reaped_no_completion'
     FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
     RETURNING d.*
 )

@@ -7,7 +7,7 @@ SELECT i.number, i.title, i.state AS issue_state, i.criteria, i.blocked_by,
     d.finished_at, d.outcome, d.review_state, d.review_note, d.reviewed_at, d.sendbacks,
     d.failures_in_a_row, d.approved_at, d.approved_by, d.merged_sha, d.merged_at,
     CASE WHEN d.issue IS NOT NULL
-        THEN hive.order_state(d.started, d.finished_at, d.outcome, d.review_state)
+        THEN hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)
     END AS order_state
 FROM hive.queen_issue AS i
 LEFT JOIN hive.queen_dispatch AS d ON d.issue = i.number
@@ -20,14 +20,15 @@ UPDATE hive.queen_dispatch SET
     review_pause_seconds = 0,
     sendbacks = sendbacks + CASE WHEN %(review_state)s = 'sendback' THEN 1 ELSE 0 END
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND merged_sha IS NULL
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
 -- name: cancel_order
 -- A person ends this attempt in flight as `cancelled`; the runner's heartbeat (fenced on finished_at IS NULL) then finds its row gone and stops the turn.
-UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'cancelled', detail = %(detail)s
+UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'cancelled', outcome_code = 'cancelled',
+    detail = %(detail)s
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
 -- name: criteria_changed
@@ -35,7 +36,7 @@ RETURNING issue;
 UPDATE hive.queen_dispatch SET
     review_state = 'stale', review_note = NULL, reviewed_at = now(), review_pause_seconds = 0
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
 -- name: close_issue

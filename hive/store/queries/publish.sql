@@ -1,7 +1,7 @@
 -- name: publish_facts
 -- What a publish step needs about an accepted attempt: its state, its bundle's head, its criteria-free facts, its approval and the issue's age.
 SELECT d.issue, d.conversation_id, d.attempt, d.base, d.base_sha, d.sendbacks, d.approved_at,
-    d.merged_sha, hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) AS state,
+    d.merged_sha, hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state) AS state,
     b.head_sha, i.title, i.state AS issue_state, i.created_at AS issue_created_at
 FROM hive.queen_dispatch AS d
 JOIN hive.queen_issue AS i ON i.number = d.issue
@@ -34,7 +34,7 @@ UPDATE hive.queen_dispatch SET
     review_pause_seconds = 0,
     sendbacks = sendbacks + CASE WHEN %(review_state)s = 'sendback' THEN 1 ELSE 0 END
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
 -- name: close_merged
@@ -42,7 +42,7 @@ RETURNING issue;
 WITH merged AS (
     UPDATE hive.queen_dispatch SET merged_sha = %(merge_sha)s, merged_at = now()
     WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-      AND hive.order_state(started, finished_at, outcome, review_state) = 5
+      AND hive.order_state(started, finished_at, outcome_code, review_state) = 5
     RETURNING issue
 )
 UPDATE hive.queen_issue AS i SET state = 'closed', closed_at = now(), updated_at = now(),
@@ -60,5 +60,5 @@ ORDER BY done_at DESC LIMIT 1;
 -- A person opens the merge gate of accepted work (zero checks never open it alone): only an accepted current attempt, once.
 UPDATE hive.queen_dispatch SET approved_at = now(), approved_by = %(by)s
 WHERE issue = %(issue)s AND approved_at IS NULL
-  AND hive.order_state(started, finished_at, outcome, review_state) = 5
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = 5
 RETURNING issue, attempt;

@@ -7,7 +7,7 @@ SELECT d.issue, d.conversation_id, d.attempt, d.branch, d.base, d.base_sha, d.ow
 FROM hive.queen_dispatch AS d
 JOIN hive.queen_issue AS i ON i.number = d.issue
 LEFT JOIN hive.queen_bundle AS b ON b.issue = d.issue
-WHERE hive.order_state(d.started, d.finished_at, d.outcome, d.review_state) IN (3, 4)
+WHERE hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state) IN (3, 4)
   AND i.state = 'open'
   AND (d.reviewed_at IS NULL
        OR d.reviewed_at + make_interval(secs => d.review_pause_seconds) <= now())
@@ -21,7 +21,7 @@ UPDATE hive.queen_dispatch SET
     review_failures = %(failures)s,
     sendbacks = sendbacks + CASE WHEN %(review_state)s = 'sendback' THEN 1 ELSE 0 END
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-  AND hive.order_state(started, finished_at, outcome, review_state) = ANY (%(from_states)s)
+  AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
 -- name: add_review_spend
@@ -37,10 +37,10 @@ RETURNING issue;
 
 -- name: order_state_now
 -- This attempt's state as the row says it now (no row: the attempt is not the current one).
-SELECT hive.order_state(started, finished_at, outcome, review_state) AS state
+SELECT hive.order_state(started, finished_at, outcome_code, review_state) AS state
 FROM hive.queen_dispatch
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s;
 
 -- name: order_state_sql
 -- The SQL twin of hive.rules.lifecycle.state_of, for the test that keeps them equal.
-SELECT hive.order_state(%(started)s, %(finished_at)s, %(outcome)s, %(review_state)s) AS state;
+SELECT hive.order_state(%(started)s, %(finished_at)s, %(outcome_code)s::hive.outcome_code, %(review_state)s) AS state;

@@ -227,8 +227,8 @@ def test_the_watch_says_escalated_work_once(db, github, forge, hive_db_url):
     with psycopg.connect(hive_db_url, autocommit=True) as conn:
         conn.execute(
             "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
-            " finished_at, outcome, review_state, review_note)"
-            " VALUES (%s, %s, 'main', true, %s, now(), 'finished', 'escalate', %s)",
+            " finished_at, outcome, outcome_code, review_state, review_note)"
+            " VALUES (%s, %s, 'main', true, %s, now(), 'finished', 'finished', 'escalate', %s)",
             (number, f"queen-{number}", uuid.uuid4(), "criterion 1 cannot be judged"),
         )
     assert forge.watch.run_once().said == 1

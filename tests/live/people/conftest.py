@@ -13,6 +13,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from hive.rules.outcome_codes import code_of
 from hive.rules.states import (
     ACCEPT,
     EMPTY,
@@ -116,12 +117,13 @@ def make_order(db: psycopg.Connection[Any], make_issue: Callable[..., int]) -> C
         db.execute(
             "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
             " owned_paths, queued_at, claimed_by, claimed_at, dispatched_at, finished_at,"
-            " outcome, review_state, review_note, reviewed_at, sendbacks, merged_sha,"
+            " outcome, outcome_code, review_state, review_note, reviewed_at, sendbacks, merged_sha,"
             " merged_at, approved_at, approved_by, failures_in_a_row)"
             " VALUES (%(issue)s, %(branch)s, 'main', %(started)s, %(conversation)s,"
             " ARRAY['a.txt'], CASE WHEN %(queued)s THEN now() END, %(runner)s,"
             " CASE WHEN %(runner)s::text IS NOT NULL THEN now() END, now(),"
-            " CASE WHEN %(finished)s THEN now() END, %(outcome)s, %(review)s,"
+            " CASE WHEN %(finished)s THEN now() END, %(outcome)s,"
+            " %(code)s::hive.outcome_code, %(review)s,"
             " CASE WHEN %(review)s::text IS NOT NULL THEN %(note)s END,"
             " CASE WHEN %(review)s::text IS NOT NULL THEN now() END, %(sendbacks)s,"
             " %(merged_sha)s, CASE WHEN %(merged_sha)s::text IS NOT NULL THEN now() END,"
@@ -136,6 +138,7 @@ def make_order(db: psycopg.Connection[Any], make_issue: Callable[..., int]) -> C
                 "runner": runner if state == RUNNING else None,
                 "finished": finished,
                 "outcome": outcome,
+                "code": code_of(outcome) if outcome else None,
                 "review": review,
                 "note": NOTE,
                 "sendbacks": sendbacks,
@@ -156,7 +159,7 @@ def review_of(db: psycopg.Connection[Any], issue: int) -> dict[str, Any]:
     row = db.execute(
         "SELECT review_state, review_note, sendbacks, approved_at, approved_by, outcome,"
         " finished_at, detail,"
-        " hive.order_state(started, finished_at, outcome, review_state) AS state"
+        " hive.order_state(started, finished_at, outcome_code, review_state) AS state"
         " FROM hive.queen_dispatch WHERE issue = %s",
         (issue,),
     ).fetchone()

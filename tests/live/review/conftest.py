@@ -87,8 +87,8 @@ def finished_work(hive_db_url: str, hive_repo: Path, tmp_path: Path) -> Callable
             )
             conn.execute(
                 "INSERT INTO hive.queen_dispatch (issue, branch, base, base_sha, started,"
-                " conversation_id, owned_paths, finished_at, outcome, sendbacks)"
-                " VALUES (%s, %s, 'main', %s, true, %s, %s, now(), 'finished', %s)",
+                " conversation_id, owned_paths, finished_at, outcome, outcome_code, sendbacks)"
+                " VALUES (%s, %s, 'main', %s, true, %s, %s, now(), 'finished', 'finished', %s)",
                 (
                     number,
                     f"queen-{number}",

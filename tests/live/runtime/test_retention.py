@@ -174,7 +174,8 @@ def test_retention_prunes_500_closed_issues_and_the_disk_stays_flat(make_runtime
             "UPDATE hive.queen_issue SET state = 'open', closed_at = NULL WHERE number = 1006"
         )
         conn.execute(
-            "UPDATE hive.queen_dispatch SET finished_at = NULL, outcome = NULL WHERE issue = 1006"
+            "UPDATE hive.queen_dispatch SET finished_at = NULL, outcome = NULL, outcome_code = NULL"
+            " WHERE issue = 1006"
         )
     reports(rt, REPORTS, days_ago=31)
     reports(rt, 100, days_ago=1)

@@ -45,7 +45,7 @@ REPLACED = {REFUSED, SENDBACK, STALE, REAPED, RELEASED}
 
 def state_now(conn: psycopg.Connection, issue: int) -> State:
     row = conn.execute(
-        "SELECT hive.order_state(started, finished_at, outcome, review_state)"
+        "SELECT hive.order_state(started, finished_at, outcome_code, review_state)"
         " FROM hive.queen_dispatch WHERE issue = %s",
         (issue,),
     ).fetchone()

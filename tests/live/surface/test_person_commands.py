@@ -59,6 +59,7 @@ def test_approve_refuses_with_one_line_and_exit_4_then_approves_accepted_work(wo
     assert "cannot approve it" in one_line_error(refused)
     world.db.execute(
         "UPDATE hive.queen_dispatch SET finished_at = now(), outcome = 'finished',"
+        " outcome_code = 'finished',"
         " review_state = 'accept' WHERE issue = %s",
         (number,),
     )

@@ -2,37 +2,39 @@ import pytest
 
 from hive.rules import states as s
 from hive.rules.lifecycle import ReviewState, may_replace, sources, state_of
+from hive.rules.outcome_codes import OutcomeCode
 
 
 @pytest.mark.parametrize(
-    ("started", "finished", "outcome", "review", "state"),
+    ("started", "finished", "code", "review", "state"),
     [
         (False, False, None, None, s.NONE),
-        (False, True, "refused", None, s.REFUSED),
+        (False, True, OutcomeCode.REFUSED, None, s.REFUSED),
         (True, False, None, None, s.RUNNING),
-        (True, True, "refused", None, s.REFUSED),
-        (True, True, "reaped at boot", None, s.REAPED),
-        (True, True, "reaped: runner silent", None, s.REAPED),
-        (True, True, "reaped: no completion within 120 minutes", None, s.REAPED),
-        (True, True, "cancelled", None, s.REAPED),
-        (True, True, "handed back", None, s.RELEASED),
-        (True, True, "ended badly", None, s.RELEASED),
-        (True, True, "quota exhausted", None, s.RELEASED),
-        (True, True, "finished", None, s.ENDED),
-        (True, True, "finished", "wait", s.WAIT),
-        (True, True, "finished", "accept", s.ACCEPT),
-        (True, True, "finished", "sendback", s.SENDBACK),
-        (True, True, "finished", "escalate", s.ESCALATE),
-        (True, True, "finished", "empty", s.EMPTY),
-        (True, True, "finished", "stale", s.STALE),
-        (True, True, "finished", "released", s.RELEASED),
-        (True, True, "finished", "bogus", s.ILLEGAL),
+        (True, True, OutcomeCode.REFUSED, None, s.REFUSED),
+        (True, True, OutcomeCode.REAPED_AT_BOOT, None, s.REAPED),
+        (True, True, OutcomeCode.REAPED_RUNNER_SILENT, None, s.REAPED),
+        (True, True, OutcomeCode.REAPED_NO_COMPLETION, None, s.REAPED),
+        (True, True, OutcomeCode.CANCELLED, None, s.REAPED),
+        (True, True, OutcomeCode.HANDED_BACK, None, s.RELEASED),
+        (True, True, OutcomeCode.ENDED_BADLY, None, s.RELEASED),
+        (True, True, OutcomeCode.QUOTA_EXHAUSTED, None, s.RELEASED),
+        (True, True, OutcomeCode.OTHER, None, s.RELEASED),
+        (True, True, OutcomeCode.FINISHED, None, s.ENDED),
+        (True, True, OutcomeCode.FINISHED, "wait", s.WAIT),
+        (True, True, OutcomeCode.FINISHED, "accept", s.ACCEPT),
+        (True, True, OutcomeCode.FINISHED, "sendback", s.SENDBACK),
+        (True, True, OutcomeCode.FINISHED, "escalate", s.ESCALATE),
+        (True, True, OutcomeCode.FINISHED, "empty", s.EMPTY),
+        (True, True, OutcomeCode.FINISHED, "stale", s.STALE),
+        (True, True, OutcomeCode.FINISHED, "released", s.RELEASED),
+        (True, True, OutcomeCode.FINISHED, "bogus", s.ILLEGAL),
     ],
 )
 def test_the_state_is_read_from_the_row(
-    started: bool, finished: bool, outcome: str | None, review: str | None, state: int
+    started: bool, finished: bool, code: OutcomeCode | None, review: str | None, state: int
 ) -> None:
-    assert state_of(started, finished, outcome, review) == state
+    assert state_of(started, finished, code, review) == state
 
 
 def test_sources_are_the_states_the_table_lets_an_event_leave() -> None:
@@ -54,7 +56,7 @@ def test_a_new_attempt_replaces_only_a_free_order_or_a_send_back() -> None:
 
 
 def test_every_review_state_names_a_state() -> None:
-    assert {state_of(True, True, "finished", r.value) for r in ReviewState} == {
+    assert {state_of(True, True, OutcomeCode.FINISHED, r.value) for r in ReviewState} == {
         s.WAIT,
         s.ACCEPT,
         s.SENDBACK,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.retry import (
     FIRST_RETRY_SECONDS,
     FREE_RETRIES,
@@ -16,14 +17,21 @@ from hive.rules.retry import (
 )
 
 FAILURES = [
-    "ended badly",
-    "ended unexpectedly",
-    "reaped at boot",
-    "reaped: runner silent",
-    "reaped: no completion within 120 minutes",
-    "reaped: no completion within 0.5 minutes",
+    OutcomeCode.ENDED_BADLY,
+    OutcomeCode.ENDED_UNEXPECTEDLY,
+    OutcomeCode.REAPED_AT_BOOT,
+    OutcomeCode.REAPED_RUNNER_SILENT,
+    OutcomeCode.REAPED_NO_COMPLETION,
 ]
-NOT_FAILURES = ["finished", "handed back", "refused", "quota exhausted", "cancelled", None]
+NOT_FAILURES = [
+    OutcomeCode.FINISHED,
+    OutcomeCode.HANDED_BACK,
+    OutcomeCode.REFUSED,
+    OutcomeCode.QUOTA_EXHAUSTED,
+    OutcomeCode.CANCELLED,
+    OutcomeCode.OTHER,
+    None,
+]
 
 
 @pytest.mark.parametrize("outcome", FAILURES)

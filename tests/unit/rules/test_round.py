@@ -1,6 +1,7 @@
 """A Queen round's plan from its facts, and the report's sentences, as vectors (no store)."""
 
 from hive.rules.holds import PH_RUNNING, PH_SENT_BACK, HeldOrder
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.priority import Candidate, Skip, Skipped
 from hive.rules.round import (
     BackingOff,
@@ -116,7 +117,7 @@ def test_a_sent_back_issue_takes_up_the_files_its_last_attempt_holds_but_no_othe
 
 
 def test_reaped_work_still_backs_off_after_failures() -> None:
-    failed = {1: LastEnd(1, "reaped at boot", 20.0)}
+    failed = {1: LastEnd(1, OutcomeCode.REAPED_AT_BOOT, 20.0, "reaped at boot")}
     plan = plan_round(facts(task(1, state=REAPED), keys=(0,), last_ends=failed))
     assert plan.orders == () and plan.skipped == (BackingOff(1, 2, 20.0, "reaped at boot"),)
 
@@ -167,23 +168,29 @@ def test_two_issues_on_one_file_never_go_in_one_round() -> None:
 
 
 def test_an_issue_backing_off_is_skipped_with_its_wait_then_goes() -> None:
-    failed = {1: LastEnd(1, "ended badly", 20.0)}  # the second failure in a row: 60 s
+    failed = {
+        1: LastEnd(1, OutcomeCode.ENDED_BADLY, 20.0, "ended badly")
+    }  # the second failure in a row: 60 s
     plan = plan_round(facts(task(1), task(2), keys=(0, 1), last_ends=failed))
     assert plan.orders == (Planned(2, 0),)
     assert plan.skipped == (BackingOff(1, 2, 20.0, "ended badly"),)
     assert render(plan.skipped[0]) == (
         "waits 40 s more: its last 2 attempts failed (the last: ended badly)"
     )
-    later = {1: LastEnd(1, "ended badly", 60.0)}
+    later = {1: LastEnd(1, OutcomeCode.ENDED_BADLY, 60.0, "ended badly")}
     assert plan_round(facts(task(1), keys=(0,), last_ends=later)).orders == (Planned(1, 0),)
 
 
 def test_only_failures_back_off() -> None:
     ends = {
-        1: LastEnd(0, "ended badly", 0.0),  # the first failure goes again at once
-        2: LastEnd(5, "handed back", 0.0),
+        1: LastEnd(
+            0, OutcomeCode.ENDED_BADLY, 0.0, "ended badly"
+        ),  # the first failure goes again at once
+        2: LastEnd(5, OutcomeCode.HANDED_BACK, 0.0, "handed back"),
         3: LastEnd(1, None, 0.0),
-        4: LastEnd(2, "reaped: no completion within 120 minutes", 119.0),
+        4: LastEnd(
+            2, OutcomeCode.REAPED_NO_COMPLETION, 119.0, "reaped: no completion within 120 minutes"
+        ),
     }
     assert backing_off(ends) == {
         4: BackingOff(4, 3, 119.0, "reaped: no completion within 120 minutes")
