@@ -13,11 +13,17 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
   job parks on the wait `approve:<issue>`.
 - MERGE: the merge again on the base as it is now; a base that moved since the checks
   ran goes back to CHECKS.
+
 - PUSH: push the merge to `HIVE_BASE_REF` of `HIVE_REPO_URL` with compare-and-swap on
   the base it was made on, as the effect `push:<sha>` (journaled: a process killed
   mid-push never pushes twice); a base that moved goes back to MERGE.
 - CLOSE: record the merge on the order and close the issue naming the sha, as the effect
   `close:<issue>:<attempt>`.
+
+A job's run (one claim) fetches the base once and computes its merge once
+(`fetches_base`): GATE, MERGE and PUSH use what CHECKS learned, and the push's
+compare-and-swap catches a base that moved meanwhile (PUSH answers MOVED, the run
+forgets, MERGE fetches again). A park or a restart is a new claim, which fetches again.
 
 A step that finds its attempt no longer accepted (a person rejected it, the criteria
 changed) answers GONE and the job ends.
@@ -47,10 +53,11 @@ from hive.git.scratch import scratch_tree
 from hive.jobs.engine import Handler, StepContext
 from hive.jobs.forge_steps import ForgeSteps, Gone
 from hive.jobs.heads import head_here
+from hive.jobs.memo import RunMemo
 from hive.metrics import HiveMetrics
 from hive.rules.branches import branch_name
 from hive.rules.criteria import Decision
-from hive.rules.jobs import JobKind, Result, Step
+from hive.rules.jobs import JobKind, Result, Step, fetches_base
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
@@ -93,6 +100,15 @@ def after_verdict(
     return done
 
 
+@dataclass(frozen=True)
+class _Known:
+    """What a job's run learned at its fetch: the base tip, the head merged into it."""
+
+    base_sha: str
+    head_sha: str
+    merged: Merged | Conflict
+
+
 class Publisher:
     """The publish job's handlers (`handlers()`), for the job engine."""
 
@@ -114,6 +130,7 @@ class Publisher:
         self._lock = threading.Lock()
         self._running: list[CheckTurn] = []
         self._closed = False
+        self._known: RunMemo[_Known] = RunMemo()
 
     def handlers(self) -> dict[str, Handler]:
         steps: dict[Step, Callable[[StepContext], Result]] = {
@@ -170,12 +187,13 @@ class Publisher:
 
     def gate(self, ctx: StepContext) -> Result:
         facts = self._facts(ctx)
+        sha = None
         if self.forge is not None:
             sha = self.forge.gate_sha(facts)
-        else:
+        elif self.config.checks:  # no checks: no merge to ask about
             with own_repo(self.checkout) as repo:
-                _, merged = self._merge_now(ctx, repo, facts, fetch=False)
-            sha = merged.sha if isinstance(merged, Merged) and self.config.checks else None
+                _, merged = self._merge_now(ctx, repo, facts)
+            sha = merged.sha if isinstance(merged, Merged) else None
         if sha is not None:
             runs = publish.checks_on(self.db, facts.issue, facts.attempt, sha)
             passed = sum(1 for run in runs if run.result == "pass")
@@ -226,6 +244,7 @@ class Publisher:
                 self.config.checks and not self._checked(facts, merged.sha)
             ):
                 ctx.say(f"the base moved to {base_sha[:12]} before the push")
+                self._known.forget(ctx.job)
                 return Result.MOVED
             sha = merged.sha
 
@@ -245,6 +264,7 @@ class Publisher:
             result = ctx.effect(f"push:{sha}", act)
         if "moved" in result:
             ctx.say(f"the base moved under the push (now {str(result['moved'])[:12]})")
+            self._known.forget(ctx.job)
             return Result.MOVED
         self.metrics.merges.inc()
         ctx.say(f"pushed {sha[:12]} to {self.config.base}")
@@ -266,6 +286,7 @@ class Publisher:
         if self.forge is not None:
             self.forge.after_close(ctx, facts, sha)
         ctx.say(f"merged as {sha}")
+        self._known.forget(ctx.job)
         self.on_merged(facts.issue, sha)
         return Result.CLOSED
 
@@ -280,15 +301,22 @@ class Publisher:
         return facts
 
     def _merge_now(
-        self, ctx: StepContext, repo: Repo, facts: PublishFacts, *, fetch: bool = True
+        self, ctx: StepContext, repo: Repo, facts: PublishFacts
     ) -> tuple[str, Merged | Conflict]:
-        """The base tip (fetched first) and the branch merged into it."""
+        """The base tip (fetched when the step and the run call for it: `fetches_base`)
+        and the branch merged into it, computed once per base and head in a run."""
+        known = self._known.get(ctx.job)  # only a fetched base is remembered
+        fetch = fetches_base(ctx.job.step, known is not None)
         if fetch:
             base_sha = refresh_base(
                 repo, self.config.repo_url, self.config.base, auth=self.checkout.auth
             )
+        elif known is not None:
+            base_sha = known.base_sha
         else:
             base_sha = resolve(repo, f"refs/remotes/origin/{self.config.base}")
+        if known is not None and (known.base_sha, known.head_sha) == (base_sha, facts.head_sha):
+            return base_sha, known.merged
         head = head_here(self.db, repo, facts.issue, facts.head_sha)
         if head is None:
             raise Gone(f"#{facts.issue} has no bundle of its head {facts.head_sha}")
@@ -297,6 +325,8 @@ class Publisher:
         merged = merge(
             repo, base_sha, head, message, when, text_max_bytes=self.config.merge_text_max_bytes
         )
+        if fetch or known is not None:
+            self._known.put(ctx.job, _Known(base_sha, head, merged))
         return base_sha, merged
 
     def _checked(self, facts: PublishFacts, merge_sha: str) -> bool:
@@ -349,6 +379,7 @@ class Publisher:
 
     def _red(self, ctx: StepContext, facts: PublishFacts, note: str) -> Result:
         """Send the work back with `note` (or escalate it at the ceiling): RED."""
+        self._known.forget(ctx.job)
         event = ci_red_event(facts.sendbacks)
         review_state = REVIEW_STATE_OF[next_state(ACCEPT, event)]
         moved = publish.ci_red(self.db, facts, event, review_state, note)

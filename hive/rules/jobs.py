@@ -111,6 +111,16 @@ def next_step(step: str, result: str) -> Step | None:
     return PUBLISH_STEPS[at].get(answer)
 
 
+def fetches_base(step: str, fetched: bool) -> bool:
+    """Whether a publish step fetches the base tip before it merges, `fetched` saying
+    whether this job's run (its claim) has fetched it already: CHECKS, MERGE and PUSH
+    fetch once a run (a run starts with a claim: after a park or a restart the base is
+    fetched again, and the push's compare-and-swap catches a base that moved since; a
+    push that found it moved ends what the run knows), GATE never (it asks about the
+    merge the checks ran on)."""
+    return step in (Step.CHECKS, Step.MERGE, Step.PUSH) and not fetched
+
+
 def ends_job(step: str) -> bool:
     """Whether a job at `step` has nothing left to run."""
     return step in END_STEPS

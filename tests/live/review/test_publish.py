@@ -269,8 +269,79 @@ def test_a_base_that_moves_after_the_checks_ran_is_checked_again(
 
     handlers[Step.CHECKS] = checks_then_base_moves
     assert engine.run_once(db, "q", handlers, ttl_seconds=60).finished == 1
-    assert len(calls) == 2  # MERGE saw the new base and sent the job back to CHECKS
+    assert len(calls) == 2  # the push found the new base, MERGE sent the job back to CHECKS
     merges = _one(hive_db_url, "SELECT count(DISTINCT merge_sha) FROM hive.queen_check")
     assert merges == 2
     assert git("show", "main:README.md", cwd=hive_repo) == "# moved"
     assert git("show", "main:docs/g.md", cwd=hive_repo) == "g"
+
+
+def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How many times the publish steps fetch the base and compute a merge."""
+    from hive.actors import publish as publishing
+
+    counts = {"fetch": 0, "merge": 0}
+    for name, key in (("refresh_base", "fetch"), ("merge", "merge")):
+        real = getattr(publishing, name)
+
+        def counting(*args: Any, _real: Any = real, _key: str = key, **kwargs: Any) -> Any:
+            counts[_key] += 1
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(publishing, name, counting)
+    return counts
+
+
+def test_a_job_fetches_its_base_and_computes_its_merge_once(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    work = finished_work(9, {"docs/h.md": "h\n"}, ["x"])
+    (hive_repo / "src" / "util.py").write_text("VALUE = 9\n")
+    git("commit", "-qam", "the base moves: a real three-way merge", cwd=hive_repo)
+    moved = git("rev-parse", "main", cwd=hive_repo)
+    _accept(hive_db_url, 9)
+    _job(db, 9)
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    counts = _counted(monkeypatch)
+    assert _run(db, publisher).finished == 1
+    assert counts == {"fetch": 1, "merge": 1}  # CHECKS's, used by GATE, MERGE and PUSH
+    assert git("log", "-1", "--format=%P", "main", cwd=hive_repo).split() == [
+        moved,
+        work.head_sha,
+    ]
+    tree = git("merge-tree", "--write-tree", moved, work.head_sha, cwd=hive_repo)
+    assert git("rev-parse", "main^{tree}", cwd=hive_repo) == tree.split()[0]
+    assert len(publisher._known) == 0  # the ended job is forgotten
+
+
+def test_a_parked_job_fetches_again_when_it_resumes(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    finished_work(10, {"docs/i.md": "i\n"}, ["x"])
+    _accept(hive_db_url, 10)
+    job = _job(db, 10)
+    publisher, _ = publishing()  # no checks: the gate parks for a person
+    counts = _counted(monkeypatch)
+    assert _run(db, publisher).parked == 1
+    assert counts == {"fetch": 1, "merge": 1}
+    (hive_repo / "README.md").write_text("# moved while parked\n")
+    git("commit", "-qam", "moved while the job waited", cwd=hive_repo)
+    assert publish.approve(db, 10, "ada")
+    assert _run(db, publisher).finished == 1
+    # the resumed run (a new claim forgets what the parked one learned): MERGE fetches
+    # the moved base and merges on it, PUSH uses that; the gate has no checks to ask about
+    assert counts == {"fetch": 2, "merge": 2}
+    pushes = [e for e in jobs.effects(db, job.id) if e.effect_key.startswith("push:")]
+    assert len(pushes) == 1 and "pushed" in pushes[0].result  # not first onto the old base
+    assert git("show", "main:README.md", cwd=hive_repo) == "# moved while parked"
+    assert git("show", "main:docs/i.md", cwd=hive_repo) == "i"

@@ -11,6 +11,7 @@ from hive.rules.jobs import (
     Result,
     Step,
     ends_job,
+    fetches_base,
     next_step,
 )
 
@@ -96,3 +97,23 @@ def test_an_attempt_no_longer_accepted_drops_the_job_from_any_live_step() -> Non
     for step in Step:
         want = None if step in END_STEPS else Step.DROPPED
         assert next_step(step, Result.GONE) == want, step
+
+
+@pytest.mark.parametrize(
+    ("step", "fetched", "fetches"),
+    [
+        (Step.CHECKS, False, True),  # a new claim: a round of checks on the base as it is
+        (Step.CHECKS, True, False),  # MERGE fetched, found the base moved and came back
+        (Step.GATE, False, False),
+        (Step.GATE, True, False),
+        (Step.MERGE, False, True),  # after a park or a restart
+        (Step.MERGE, True, False),  # the run fetched at CHECKS: once per job
+        (Step.PUSH, False, True),
+        (Step.PUSH, True, False),
+        (Step.CLOSE, False, False),
+    ],
+)
+def test_a_publish_job_fetches_its_base_once_a_run(
+    step: Step, fetched: bool, fetches: bool
+) -> None:
+    assert fetches_base(step, fetched) is fetches
