@@ -155,7 +155,10 @@ def hive_children(
         )
     specs.append(
         ChildSpec(
-            "drain", DrainActor.start, args=(rt, bridge, drain), shutdown=DRAIN_SHUTDOWN_SECONDS
+            "drain",
+            DrainActor.start,
+            args=(rt.work, rt.metrics, rt.names, bridge, drain),
+            shutdown=DRAIN_SHUTDOWN_SECONDS,
         )
     )
     return specs
@@ -179,23 +182,34 @@ def queen_helpers(
             rt.names.tell(FORGE, IssuesChanged())
 
     steps = forge.steps if forge is not None and settings.publish == "github" else None
+    # in elsewhere mode an order's ending anywhere wakes the reviewer (NOTIFY)
+    listen = rt.url if settings.queen_bees_run_elsewhere else None
     specs = [
         ChildSpec(
             "reviewer",
             ReviewerActor.start,
-            args=(rt, reviewer, verdicts, settings.queen_bees_run_elsewhere),
+            args=(
+                rt.db,
+                rt.checkout,
+                rt.metrics,
+                rt.names,
+                rt.work.add,
+                reviewer,
+                verdicts,
+                listen,
+            ),
             shutdown=REVIEWER_SHUTDOWN_SECONDS,
         ),
         ChildSpec(
             "jobs",
             JobRunnerActor.start,
-            args=(rt, jobs, publish, merged, steps),
+            args=(rt.db, rt.checkout, rt.metrics, rt.names, jobs, publish, merged, steps),
             shutdown=JOBS_SHUTDOWN_SECONDS,
         ),
         ChildSpec(
             "retention",
             RetentionActor.start,
-            args=(rt, configs.retention_config(settings)),
+            args=(rt.db, rt.checkout, rt.metrics, rt.names, configs.retention_config(settings)),
             shutdown=RETENTION_SHUTDOWN_SECONDS,
         ),
     ]
@@ -216,7 +230,7 @@ def queen_helpers(
             ChildSpec(
                 "shaper",
                 ShaperActor.start,
-                args=(rt, shaper, reviewer.tick_seconds),
+                args=(rt.names, shaper, reviewer.tick_seconds),
                 shutdown=SHAPER_SHUTDOWN_SECONDS,
             ),
         )
@@ -226,7 +240,7 @@ def queen_helpers(
             ChildSpec(
                 "forge",
                 ForgeActor.start,
-                args=(rt, work, forge.poll_seconds),
+                args=(rt.names, work, forge.poll_seconds),
                 shutdown=FORGE_SHUTDOWN_SECONDS,
             )
         )

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.actors.messages import CLAIMER, DRAIN, QUEEN, DrainBegan, TreeStarted, WorkLeft
-from hive.actors.runtime import Runtime
 from hive.actors.work import WorkItem, WorkRegistry
 from hive.metrics import HiveMetrics
 from hive.rules.drain import (
@@ -37,7 +36,7 @@ from hive.rules.drain import (
     drain_verdict,
     exit_step,
 )
-from supervisors import SignalBridge, SupervisedActor
+from supervisors import Registry, SignalBridge, SupervisedActor
 
 log = logging.getLogger("hive.drain")
 
@@ -170,22 +169,31 @@ class DrainActor(SupervisedActor):
     The hook runs in the bridge's thread (see the module); a `WorkLeft` message only
     wakes it for its next step."""
 
-    def __init__(self, runtime: Runtime, bridge: SignalBridge, config: DrainConfig) -> None:
+    def __init__(
+        self,
+        work: WorkRegistry,
+        metrics: HiveMetrics,
+        names: Registry,
+        bridge: SignalBridge,
+        config: DrainConfig,
+    ) -> None:
         super().__init__()
-        self.runtime = runtime
+        self.work = work
+        self.metrics = metrics
+        self.names = names
         self.bridge = bridge
         self.config = config
         self.drain: Drain | None = None
         self._remove: Callable[[], None] = lambda: None
         self._stopping = threading.Event()
         self._step = threading.Event()  # set by WorkLeft (or the stop): step at once
-        self.register_as(runtime.names, DRAIN)
+        self.register_as(names, DRAIN)
 
     def on_start(self) -> None:
         self._remove = self.bridge.add_drain_hook(self._hook)
         # started last: every sibling is up, the bee pool too; the Queen's first round
         # may have found none and need not wait for her next tick
-        self.runtime.names.tell(QUEEN, TreeStarted())
+        self.names.tell(QUEEN, TreeStarted())
 
     def on_stop(self) -> None:
         self._stopping.set()
@@ -197,12 +205,11 @@ class DrainActor(SupervisedActor):
             self._step.set()
 
     def _hook(self, signum: int) -> None:
-        rt = self.runtime
         # readiness goes 503, the claimer stops claiming, no bee starts here
-        rt.work.begin_drain()
-        rt.names.tell(CLAIMER, DrainBegan())  # it says so in queen_runner at once
-        drain = self.drain = Drain(rt.work, rt.metrics, self.config)
-        log.info("draining: cap %d s, %d held now", self.config.cap_seconds, rt.work.holding())
+        self.work.begin_drain()
+        self.names.tell(CLAIMER, DrainBegan())  # it says so in queen_runner at once
+        drain = self.drain = Drain(self.work, self.metrics, self.config)
+        log.info("draining: cap %d s, %d held now", self.config.cap_seconds, self.work.holding())
         while True:
             self._step.clear()  # before the step: an item leaving during it wakes the next
             if drain.run_once().exit:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import FORGE, FORGE_WAKES
-from hive.actors.runtime import Runtime
 from hive.forge.github.intake import Intake, PollResult
 from hive.forge.github.watch import Watch, WatchPass
+from supervisors import Registry
 
 log = logging.getLogger("hive.forge")
 
@@ -53,12 +53,12 @@ class ForgeWork:
 class ForgeActor(LoopActor):
     """Known as FORGE; see the module docstring."""
 
-    def __init__(self, runtime: Runtime, work: ForgeWork, poll_seconds: float) -> None:
+    def __init__(self, names: Registry, work: ForgeWork, poll_seconds: float) -> None:
         super().__init__(
             "forge",
             work,
             poll_seconds,
-            registry=runtime.names,
+            registry=names,
             known_as=FORGE,
             wakes_on=FORGE_WAKES,
         )

@@ -18,11 +18,14 @@ from dataclasses import dataclass
 from hive.actors.loop import LoopActor
 from hive.actors.messages import JOBS, JOBS_WAKES
 from hive.actors.publish import PublishConfig, Publisher
-from hive.actors.runtime import Runtime
+from hive.git.repo import Checkout
 from hive.jobs import engine
 from hive.jobs.forge_steps import ForgeSteps
+from hive.metrics import HiveMetrics
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
 from hive.store import waits
+from hive.store.db import Db
+from supervisors import Registry
 
 log = logging.getLogger("hive.jobs")
 
@@ -51,13 +54,13 @@ class JobPass:
 
 
 class JobRunner:
-    def __init__(self, runtime: Runtime, config: JobRunnerConfig, publisher: Publisher) -> None:
-        self.runtime = runtime
+    def __init__(self, db: Db, config: JobRunnerConfig, publisher: Publisher) -> None:
+        self.db = db
         self.config = config
         self.publisher = publisher
 
     def run_once(self) -> JobPass:
-        db = self.runtime.db
+        db = self.db
         expired = waits.expire_due(db)
         ran = engine.run_once(
             db, self.config.holder, self.publisher.handlers(), ttl_seconds=self.config.claim_seconds
@@ -73,20 +76,21 @@ class JobRunnerActor(LoopActor):
 
     def __init__(
         self,
-        runtime: Runtime,
+        db: Db,
+        checkout: Checkout,
+        metrics: HiveMetrics,
+        names: Registry,
         config: JobRunnerConfig,
         publish: PublishConfig,
         on_merged: Callable[[int, str], None],
         forge: ForgeSteps | None = None,
     ) -> None:
-        publisher = Publisher(
-            runtime.db, runtime.checkout, runtime.metrics, publish, on_merged, forge
-        )
+        publisher = Publisher(db, checkout, metrics, publish, on_merged, forge)
         super().__init__(
             "jobs",
-            JobRunner(runtime, config, publisher),
+            JobRunner(db, config, publisher),
             config.poll_seconds,
-            registry=runtime.names,
+            registry=names,
             known_as=JOBS,
             wakes_on=JOBS_WAKES,
         )

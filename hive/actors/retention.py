@@ -20,12 +20,14 @@ from datetime import datetime
 
 from hive.actors.facts import utcnow
 from hive.actors.loop import LoopActor
-from hive.actors.runtime import Runtime
 from hive.git.housekeeping import Repacked, delete_branches, queen_branches, repack
-from hive.git.repo import own_repo
+from hive.git.repo import Checkout, own_repo
 from hive.git.worktrees import list_worktrees, prune_worktrees, remove_worktree
+from hive.metrics import HiveMetrics
 from hive.rules import retention
 from hive.store import retention as store
+from hive.store.db import Db
+from supervisors import Registry
 
 log = logging.getLogger("hive.retention")
 
@@ -91,12 +93,16 @@ class Retention:
 
     def __init__(
         self,
-        runtime: Runtime,
+        db: Db,
+        checkout: Checkout,
+        metrics: HiveMetrics,
         config: RetentionConfig,
         now: Callable[[], datetime] = utcnow,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.runtime = runtime
+        self.db = db
+        self.checkout = checkout
+        self.metrics = metrics
         self.config = config
         self.now = now
         self.monotonic = monotonic
@@ -116,14 +122,14 @@ class Retention:
         self._due_at = self.monotonic() + retention.next_pass_seconds(done.more_due)
         for what, n in done.removed().items():
             if n:
-                self.runtime.metrics.pruned.labels(what=what).inc(n)
+                self.metrics.pruned.labels(what=what).inc(n)
         return done
 
     def close(self) -> None:
         """Nothing to let go: every pass is a few short statements."""
 
     def _prune_store(self, done: Pass, cutoff: datetime, started: float) -> None:
-        db, cfg = self.runtime.db, self.config
+        db, cfg = self.db, self.config
         while True:
             batch = store.prune_issues(db, cutoff, cfg.batch_issues, cfg.batch_rows)
             done.batches += 1
@@ -153,8 +159,7 @@ class Retention:
                 return
 
     def _tidy_checkout(self, done: Pass, cutoff: datetime) -> None:
-        rt = self.runtime
-        checkout = rt.checkout
+        checkout = self.checkout
         with own_repo(checkout) as repo:
             worktrees = [w for w in list_worktrees(repo) if w.issue is not None]
             for info in worktrees:
@@ -162,7 +167,7 @@ class Retention:
                 # under the checkout's lock, as a cut: no cut of this issue starts between
                 # the look at its order and the removal
                 with checkout.lock:
-                    order = store.orders_of(rt.db, [info.issue])[info.issue]
+                    order = store.orders_of(self.db, [info.issue])[info.issue]
                     if not retention.worktree_removable(order, info.age_seconds):
                         continue
                     remove_worktree(repo, info.path)
@@ -171,7 +176,7 @@ class Retention:
                     "worktree removed: its order is %s", order.value, extra={"issue": info.issue}
                 )
             prune_worktrees(repo)
-            retired = store.retired_issues(rt.db, cutoff, queen_branches(repo))
+            retired = store.retired_issues(self.db, cutoff, queen_branches(repo))
             gone = delete_branches(repo, retired)
             done.branches += len(gone)
             self._branches_since_repack += len(gone)
@@ -186,10 +191,17 @@ class Retention:
 class RetentionActor(LoopActor):
     """Known as "retention". Looks every PASS_AGAIN_SECONDS; passes when one is due."""
 
-    def __init__(self, runtime: Runtime, config: RetentionConfig) -> None:
+    def __init__(
+        self,
+        db: Db,
+        checkout: Checkout,
+        metrics: HiveMetrics,
+        names: Registry,
+        config: RetentionConfig,
+    ) -> None:
         super().__init__(
             "retention",
-            Retention(runtime, config),
+            Retention(db, checkout, metrics, config),
             retention.PASS_AGAIN_SECONDS,
-            registry=runtime.names,
+            registry=names,
         )

@@ -46,7 +46,6 @@ from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
 from hive.actors.review_config import ReviewerConfig as ReviewerConfig
 from hive.actors.review_inputs import context_of, how_it_ended, key_for, settle
-from hive.actors.runtime import Runtime
 from hive.agents.base import TurnStartError
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Context, Review, ReviewTurn, review_brief
@@ -77,6 +76,7 @@ from hive.rules.reviewer import (
 from hive.rules.states import ESCALATE, VERDICT_ESCALATE, VERDICT_WAIT, WAIT
 from hive.store import leases, reviews
 from hive.store.reviews import ReviewRow, Verdict
+from supervisors import Registry
 
 log = logging.getLogger("hive.reviewer")
 
@@ -351,16 +351,20 @@ class ReviewerActor(LoopActor):
 
     def __init__(
         self,
-        runtime: Runtime,
+        db: ConnectionPool[Any],
+        checkout: Checkout,
+        metrics: HiveMetrics,
+        names: Registry,
+        add_work: Callable[[Any], Callable[[], None]],
         config: ReviewerConfig,
         on_verdict: Callable[[ReviewRow, Decision], None],
-        elsewhere: bool,
+        listen_url: str | None,
     ) -> None:
         reviewer = Reviewer(
-            runtime.db,
-            runtime.checkout,
-            runtime.metrics,
-            runtime.work.add,
+            db,
+            checkout,
+            metrics,
+            add_work,
             config,
             free_memory_mb=_free_memory_mb,
             on_verdict=on_verdict,
@@ -369,10 +373,10 @@ class ReviewerActor(LoopActor):
             "reviewer",
             reviewer,
             config.tick_seconds,
-            registry=runtime.names,
+            registry=names,
             known_as=REVIEWER,
             wakes_on=REVIEWER_WAKES,
-            listen_url=runtime.url if elsewhere else None,
+            listen_url=listen_url,
         )
 
 

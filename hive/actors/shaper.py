@@ -26,7 +26,6 @@ from datetime import UTC, datetime
 
 from hive.actors.loop import LoopActor
 from hive.actors.review_config import ReviewerConfig
-from hive.actors.runtime import Runtime
 from hive.agents.base import Ending, TurnStartError
 from hive.agents.review import ReviewTurn, demo_command
 from hive.git.facts import BaseFacts, base_facts
@@ -43,6 +42,7 @@ from hive.store import issues as issue_rows
 from hive.store.db import Db
 from hive.store.issues import Issue
 from hive.store.shapes import Shape
+from supervisors import Registry
 
 log = logging.getLogger("hive.shaper")
 
@@ -252,5 +252,5 @@ class Shaper:
 class ShaperActor(LoopActor):
     """Known as "shaper": a pass every `interval_seconds` (the reviewer's clock)."""
 
-    def __init__(self, runtime: Runtime, shaper: Shaper, interval_seconds: float) -> None:
-        super().__init__("shaper", shaper, interval_seconds, registry=runtime.names)
+    def __init__(self, names: Registry, shaper: Shaper, interval_seconds: float) -> None:
+        super().__init__("shaper", shaper, interval_seconds, registry=names)

@@ -192,7 +192,14 @@ def test_drain_actor_runs_the_card_on_the_signal_while_the_tree_runs(make_runtim
     rt.work.add(bee)
     bridge = SignalBridge()
     config = DrainConfig(cap_seconds=60, step_seconds=0.05)
-    root = Supervisor("t", [ChildSpec("drain", DrainActor.start, args=(rt, bridge, config))])
+    root = Supervisor(
+        "t",
+        [
+            ChildSpec(
+                "drain", DrainActor.start, args=(rt.work, rt.metrics, rt.names, bridge, config)
+            )
+        ],
+    )
     bridge.root = root
     root.start()
     bridge.request_stop()
@@ -212,7 +219,14 @@ def test_drain_actor_exits_at_once_when_the_last_held_bee_ends_not_at_its_next_s
     bridge = SignalBridge()
     config = DrainConfig(cap_seconds=60)  # the real step: DRAIN_STEP_SECONDS
     assert config.step_seconds == DRAIN_STEP_SECONDS == 1.0
-    root = Supervisor("t", [ChildSpec("drain", DrainActor.start, args=(rt, bridge, config))])
+    root = Supervisor(
+        "t",
+        [
+            ChildSpec(
+                "drain", DrainActor.start, args=(rt.work, rt.metrics, rt.names, bridge, config)
+            )
+        ],
+    )
     bridge.root = root
     root.start()
     bridge.request_stop()

@@ -181,7 +181,7 @@ def test_retention_prunes_500_closed_issues_and_the_disk_stays_flat(make_runtime
     reports(rt, 100, days_ago=1)
     age_checkout(rt, 2 * 3600)
     before = measure(rt)
-    retention = Retention(rt, config)
+    retention = Retention(rt.db, rt.checkout, rt.metrics, config)
     batches = prune_all(retention)
     after = measure(rt)
     with capsys.disabled():
@@ -278,6 +278,8 @@ def test_hive_retention_days_sets_the_window(make_runtime):
     rt = make_runtime(RETENTION_DAYS="60")
     work(rt, 1, 2, closed_days_ago=45)
     reports(rt, 10, days_ago=45)
-    done = Retention(rt, configs.retention_config(rt.settings)).run_once(force=True)
+    done = Retention(
+        rt.db, rt.checkout, rt.metrics, configs.retention_config(rt.settings)
+    ).run_once(force=True)
     assert done.transcript_lines == done.reports == 0
     assert kept_rows(rt, 1) == (LINES_PER_TURN, 2, 1)

@@ -175,7 +175,9 @@ def pruned(rt: Any, what: str) -> float:
 
 def one_pass(rt: Any, **config: Any) -> Any:
     settings = configs.retention_config(rt.settings)
-    return Retention(rt, replace(settings, **config)).run_once(force=True)
+    return Retention(rt.db, rt.checkout, rt.metrics, replace(settings, **config)).run_once(
+        force=True
+    )
 
 
 def test_an_old_closed_issue_loses_its_check_runs_ended_jobs_their_effects_and_waits(
@@ -292,7 +294,7 @@ def test_a_backlog_larger_than_a_batch_goes_over_several_batches(make_runtime):
     assert store.prune_jobs(rt.db, cutoff, jobs=5).jobs == 3
 
     config = replace(configs.retention_config(rt.settings), batch_rows=4, batch_jobs=3)
-    retention = Retention(rt, config)
+    retention = Retention(rt.db, rt.checkout, rt.metrics, config)
     # a full batch of check runs brings the next one: two jobs with six each
     for made in backlog[:2]:
         done_job(rt.db, made, checks=6)
