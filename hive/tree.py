@@ -32,7 +32,7 @@ from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.publish import after_verdict
 from hive.actors.queen import QueenActor
-from hive.actors.reaper import ReaperActor
+from hive.actors.reaper import Reaper, ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
 from hive.actors.reviewer import ReviewerActor, holds_queen_lease
 from hive.actors.runner import RunnerActor
@@ -97,6 +97,10 @@ def bee_shutdown_seconds(drain: DrainConfig) -> float:
     return float(drain.cap_seconds + HAND_BACK_SECONDS)
 
 
+def reaper_ports(rt: Runtime) -> ReaperPorts:
+    return ReaperPorts(rt.db, rt.checkout.workdir, rt.metrics, rt.names, rt.host.issues)
+
+
 def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list[ChildSpec]:
     bee = ChildSpec(
         "bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=bee_shutdown_seconds(drain)
@@ -129,7 +133,12 @@ def hive_children(
     reaper = configs.reaper_config(settings)
     specs = [
         ChildSpec("http", ServiceActor.start, args=(server,), shutdown=HTTP_SHUTDOWN_SECONDS),
-        ChildSpec("reaper", ReaperActor.start, args=(rt, reaper), shutdown=REAPER_SHUTDOWN_SECONDS),
+        ChildSpec(
+            "reaper",
+            ReaperActor.start,
+            args=(reaper_ports(rt), reaper),
+            shutdown=REAPER_SHUTDOWN_SECONDS,
+        ),
     ]
     if settings.is_queen:
         queen = configs.queen_config(settings)
@@ -137,7 +146,8 @@ def hive_children(
             ChildSpec(
                 "queen",
                 QueenActor.start,
-                args=(rt, queen, reaper),
+                # the boot reaper runs in her first round that holds the lease
+                args=(rt, queen, Reaper(reaper_ports(rt), reaper).boot),
                 shutdown=QUEEN_SHUTDOWN_SECONDS,
             )
         )

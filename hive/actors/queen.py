@@ -31,7 +31,6 @@ from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
-from hive.actors.reaper import Reaper, ReaperConfig
 from hive.actors.runtime import Runtime
 from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
@@ -334,8 +333,7 @@ class QueenActor(LoopActor):
     rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
     `on_stop` lets the Queen lease go."""
 
-    def __init__(self, runtime: Runtime, config: QueenConfig, reaper: ReaperConfig) -> None:
-        boot = Reaper(runtime, reaper).boot
+    def __init__(self, runtime: Runtime, config: QueenConfig, boot: Callable[[], object]) -> None:
         queen = Queen(runtime, config, on_first_lease=lambda: _logged(boot()))
         super().__init__(
             "queen",

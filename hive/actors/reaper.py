@@ -22,19 +22,23 @@ After a reap the Queen is told `OrdersReaped`: the freed issue is dispatched aga
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 from hive.actors.ending import salvage_notes
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, OrdersReaped
 from hive.actors.refused import end_refused_orders, waiting_for_no_runner
-from hive.actors.runtime import Runtime
 from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
+from hive.metrics import HiveMetrics
 from hive.rules.refusals import no_runner_sentence
 from hive.store import orders, reports, transcript
+from hive.store.db import Db
 from hive.store.orders import Order
+from supervisors import Registry
 
 log = logging.getLogger("hive.reaper")
 
@@ -42,6 +46,19 @@ STALL_PASS_MAX_SECONDS = 60.0
 # the stall reaper looks this many times per window, so an order is freed within a
 # quarter window of its deadline
 PASSES_PER_WINDOW = 4
+
+
+@dataclass(frozen=True)
+class ReaperPorts:
+    """What the reaper uses: the store, this process's workdir (a reaped order's worktree
+    is salvaged there), the metrics, the names it tells, and the issues whose bee runs in
+    this process (never reaped)."""
+
+    db: Db
+    workdir: Path
+    metrics: HiveMetrics
+    names: Registry
+    running_here: Callable[[], frozenset[int]]
 
 
 @dataclass(frozen=True)
@@ -90,8 +107,8 @@ class ReapPass:
 
 
 class Reaper:
-    def __init__(self, runtime: Runtime, config: ReaperConfig) -> None:
-        self.runtime = runtime
+    def __init__(self, ports: ReaperPorts, config: ReaperConfig) -> None:
+        self.ports = ports
         self.config = config
         self._said_no_runner: tuple[int, ...] = ()
 
@@ -99,8 +116,8 @@ class Reaper:
         """End the Queen's own unfinished orders (see the module)."""
         if not self.config.boot:
             return ReapPass()
-        rt = self.runtime
-        reaping = orders.reap_at_boot(rt.db, spare=rt.host.issues())
+        rt = self.ports
+        reaping = orders.reap_at_boot(rt.db, spare=rt.running_here())
         reaped = reaping.ended
         salvaged = self._salvage(reaped)
         rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
@@ -114,8 +131,8 @@ class Reaper:
         """One stall pass (see the module)."""
         if not self.config.stall:
             return ReapPass()
-        rt, cfg = self.runtime, self.config
-        spare = rt.host.issues()
+        rt, cfg = self.ports, self.config
+        spare = rt.running_here()
         silent_reaping = orders.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
         stalled_reaping = orders.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
         silent, stalled = silent_reaping.ended, stalled_reaping.ended
@@ -144,19 +161,19 @@ class Reaper:
     def _say_no_runner(self, window_seconds: float) -> None:
         """Tell a person, once per set of issues, of the orders no runner is there to
         take."""
-        nowhere = waiting_for_no_runner(self.runtime.db, window_seconds)
+        nowhere = waiting_for_no_runner(self.ports.db, window_seconds)
         if nowhere and nowhere != self._said_no_runner:
             sentence = no_runner_sentence(nowhere, window_seconds)
-            reports.add(self.runtime.db, sentence, needs_you=True)
+            reports.add(self.ports.db, sentence, needs_you=True)
             log.warning("%s", sentence)
         self._said_no_runner = nowhere
 
     def _salvage(self, reaped: list[Order]) -> tuple[int, ...]:
         """Commit what each reaped local bee left in its worktree, where it is here."""
-        rt = self.runtime
+        rt = self.ports
         done = []
         for order in reaped:
-            path = worktree_path(rt.checkout.workdir, order.issue)
+            path = worktree_path(rt.workdir, order.issue)
             if not path.exists():
                 continue
             try:
@@ -186,6 +203,6 @@ class ReaperActor(LoopActor):
     Queen in her first round that holds the Queen lease: "at start" for the Queen that
     decides, and never by a standby replica while another Queen's bees run."""
 
-    def __init__(self, runtime: Runtime, config: ReaperConfig) -> None:
-        self.reaper = Reaper(runtime, config)
+    def __init__(self, ports: ReaperPorts, config: ReaperConfig) -> None:
+        self.reaper = Reaper(ports, config)
         super().__init__("reaper", self.reaper, self.reaper.config.interval_seconds)

@@ -13,6 +13,7 @@ from hive.git.worktrees import cut_worktree
 from hive.store import bundles, orders
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import wait_for_ending
+from hive.tree import reaper_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 from tests.live.runtime.test_usage import _queue
@@ -81,7 +82,12 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
     rt = make_runtime(AGENT=f"command:echo '{line}'; echo done > src/app.py")
     local_order(rt, 5)  # the order a Queen's bee left running when the ending failed
     config = configs.queen_config(rt.settings)
-    queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt, rt.reaper).boot)
+    queen = Queen(
+        rt,
+        config,
+        free_memory=lambda: None,
+        on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
+    )
     assert queen.run_once().dispatched == (5,)  # reaped at boot, then dispatched again
     order = wait_for_ending(rt.db, 5)
     assert (order.outcome, order.output_tokens) == ("finished", None)

@@ -18,6 +18,7 @@ from hive.git.worktrees import cut_worktree
 from hive.store import bundles, orders, transcript
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import git, wait_for_ending
+from hive.tree import reaper_ports
 from tests.live.runtime.conftest import add_issue, eventually
 from tests.live.runtime.test_bee import run_one
 from tests.live.runtime.test_reaper import local_order
@@ -107,7 +108,9 @@ def test_the_boot_reaper_skips_a_fifo_and_salvages_the_work_beside_it(make_runti
     fifo = rt.checkout.workdir / "queen-3" / "src" / "pipe"
     os.mkfifo(fifo)
     done: list[object] = []
-    booted = threading.Thread(target=lambda: done.append(Reaper(rt, rt.reaper).boot()))
+    booted = threading.Thread(
+        target=lambda: done.append(Reaper(reaper_ports(rt), rt.reaper).boot())
+    )
     booted.start()
     try:
         eventually(lambda: done, timeout_seconds=20)

@@ -21,6 +21,7 @@ from hive.rules.round import Stop, render
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
+from hive.tree import reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
 
 LEASE_GONE = render(Stop.LEASE_GONE)
@@ -237,7 +238,12 @@ def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision
     held = leases.claim(rt.db, leases.QUEEN_LEASE, "the-live-queen", 180)
     assert held is not None
     config = configs.queen_config(rt.settings)
-    standby = Queen(rt, config, free_memory=lambda: None, on_first_lease=Reaper(rt, rt.reaper).boot)
+    standby = Queen(
+        rt,
+        config,
+        free_memory=lambda: None,
+        on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
+    )
     assert standby.run_once().idle == "another Queen holds the lease"
     assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
     leases.release(rt.db, held)
@@ -323,7 +329,7 @@ def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
 
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     local_order(rt, 1)  # the order of a bee the previous Queen ran herself
-    boot, tries = Reaper(rt, rt.reaper).boot, []
+    boot, tries = Reaper(reaper_ports(rt), rt.reaper).boot, []
 
     def boot_meeting_a_store_blip():
         tries.append(1)

@@ -11,6 +11,7 @@ from hive.actors.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
 from hive.store import orders
 from hive.store.orders import NewOrder
+from hive.tree import reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, queue
 from tests.live.runtime.test_queen import queen_of
 from tests.live.runtime.test_runner import claimer_of
@@ -49,7 +50,7 @@ def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runt
     runner_order(rt, 2)
     queen = Inbox()
     rt.names.register(QUEEN, queen)
-    result = Reaper(rt, rt.reaper).boot()
+    result = Reaper(reaper_ports(rt), rt.reaper).boot()
     assert result.boot == (1,) and result.salvaged == (1,)
     assert orders.get(rt.db, 1).outcome == "reaped at boot"  # type: ignore[union-attr]
     assert orders.get(rt.db, 2).finished_at is None  # type: ignore[union-attr]
@@ -67,14 +68,14 @@ def test_boot_reaper_spares_an_order_whose_bee_runs_here(make_runtime):
     add_issue(rt.db, 3)
     queen_of(rt).run_once()
     assert rt.host.issues() == {3}
-    assert Reaper(rt, rt.reaper).boot().boot == ()
+    assert Reaper(reaper_ports(rt), rt.reaper).boot().boot == ()
     assert orders.get(rt.db, 3).finished_at is None  # type: ignore[union-attr]
 
 
 def test_the_boot_reaper_is_off_in_a_runner_only_process(make_runtime):
     rt = make_runtime(ROLE="runner")
     local_order(rt, 4)
-    assert Reaper(rt, rt.reaper).boot().boot == ()
+    assert Reaper(reaper_ports(rt), rt.reaper).boot().boot == ()
     assert orders.get(rt.db, 4).finished_at is None  # type: ignore[union-attr]
 
 
@@ -84,7 +85,7 @@ def test_stall_reaper_releases_a_silent_runners_order_without_salvage(make_runti
     runner_order(rt, 5)
     backdated(rt, 5, "claimed_at", 1)
     queue(rt, 6)  # queued, nobody claimed it: never reaped
-    result = Reaper(rt, rt.reaper).run_once()
+    result = Reaper(reaper_ports(rt), rt.reaper).run_once()
     assert result.silent == (5,) and result.salvaged == ()
     assert orders.get(rt.db, 5).outcome == "reaped: runner silent"  # type: ignore[union-attr]
     assert orders.get(rt.db, 6).finished_at is None  # type: ignore[union-attr]
@@ -96,7 +97,7 @@ def test_stall_reaper_never_touches_an_order_whose_bee_runs_here(make_runtime):
     queue(rt, 7)
     assert claimer_of(rt).run_once().started == (7,)
     backdated(rt, 7, "claimed_at", 1)
-    assert Reaper(rt, rt.reaper).run_once().silent == ()
+    assert Reaper(reaper_ports(rt), rt.reaper).run_once().silent == ()
     assert orders.get(rt.db, 7).finished_at is None  # type: ignore[union-attr]
 
 
@@ -104,7 +105,7 @@ def test_two_hour_rule_ends_a_stalled_local_turn_and_salvages_it(make_runtime):
     rt = make_runtime(STALL_MINUTES="2")
     local_order(rt, 8, leftover="a long turn's work\n")
     backdated(rt, 8, "dispatched_at", 3)
-    result = Reaper(rt, rt.reaper).run_once()
+    result = Reaper(reaper_ports(rt), rt.reaper).run_once()
     assert result.stalled == (8,) and result.salvaged == (8,)
     outcome = orders.get(rt.db, 8).outcome  # type: ignore[union-attr]
     assert outcome == "reaped: no completion within 2 minutes"

@@ -7,6 +7,7 @@ from __future__ import annotations
 from hive.actors.reaper import Reaper
 from hive.services import history
 from hive.store import orders, reports, runners
+from hive.tree import reaper_ports
 from tests.live.runtime.conftest import queue
 
 
@@ -32,7 +33,7 @@ def test_an_order_every_runner_refused_ends_after_the_window_naming_them(make_ru
     queue(rt, 9, key_index=1, fingerprint="f" * 16)
     refused_by(rt, 9, "runner-a", "runner-b")
     queued_minutes_ago(rt, 9, 1)
-    result = Reaper(rt, rt.reaper).run_once()
+    result = Reaper(reaper_ports(rt), rt.reaper).run_once()
     assert result.refused == (9,)
     assert "ended (every runner refused) #9" in str(result)
     order = orders.get(rt.db, 9)
@@ -52,7 +53,7 @@ def test_a_live_runner_that_has_not_refused_keeps_the_order_queued(make_runtime)
     refused_by(rt, 10, "runner-a")
     runners.register(rt.db, "runner-c", 1)  # seen now, has not reached for it yet
     queued_minutes_ago(rt, 10, 1)
-    assert Reaper(rt, rt.reaper).run_once().refused == ()
+    assert Reaper(reaper_ports(rt), rt.reaper).run_once().refused == ()
     assert orders.get(rt.db, 10).finished_at is None  # type: ignore[union-attr]
 
 
@@ -60,14 +61,14 @@ def test_an_order_refused_within_the_window_stays_queued(make_runtime):
     rt = make_runtime(RUNNER_SILENT_MINUTES="0.5", ROLE="queen")
     queue(rt, 11, key_index=1, fingerprint="f" * 16)
     refused_by(rt, 11, "runner-a")
-    assert Reaper(rt, rt.reaper).run_once().refused == ()
+    assert Reaper(reaper_ports(rt), rt.reaper).run_once().refused == ()
     assert orders.get(rt.db, 11).finished_at is None  # type: ignore[union-attr]
 
 
 def test_an_order_no_runner_was_there_to_take_is_said_once_and_stays_queued(make_runtime):
     rt = make_runtime(RUNNER_SILENT_MINUTES="0.5", ROLE="queen")
     queue(rt, 12, key_index=1, fingerprint="f" * 16)
-    reaper = Reaper(rt, rt.reaper)
+    reaper = Reaper(reaper_ports(rt), rt.reaper)
     reaper.run_once()
     assert not [r for r in reports.latest(rt.db) if "#12" in r.headline]  # within the window
     queued_minutes_ago(rt, 12, 1)
