@@ -9,6 +9,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from hive.rules.issue_states import ClosedCode
 from hive.store.db import Db, dicts, one, pick
 
 # NOTIFYed by every write that may let an issue go (added, reopened, edited): the Queen
@@ -39,10 +40,15 @@ class Issue:
     blocked_by: list[int]
     created_at: datetime
     updated_at: datetime
-    closed_reason: str | None = None  # "merged as <sha>", "closed by hand"
+    closed_reason: str | None = None  # "merged as <sha>", "closed by hand": for people
+    closed_code: ClosedCode | None = None  # why it closed, as the hive decides on it
     account: str | None = None  # who pays for its turns (None: the default account)
     origin: str | None = None  # "hive", "github"; None: from before origins were kept
     forge_updated_at: datetime | None = None  # the GitHub issue's updated_at last followed
+
+    def __post_init__(self) -> None:
+        if self.closed_code is not None:  # the column reads as its text
+            object.__setattr__(self, "closed_code", ClosedCode(self.closed_code))
 
 
 def _params(issue: NewIssue) -> dict[str, Any]:

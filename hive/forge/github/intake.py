@@ -22,6 +22,7 @@ from hive.forge.github.api import Repository
 from hive.rules.credits import account_problem
 from hive.rules.deliveries import forge_time, github_may_follow, is_stale, taken_sentence
 from hive.rules.forge import body_sections
+from hive.rules.issue_states import ClosedCode, IssueState
 from hive.services import changes
 from hive.services import issues as issue_service
 from hive.services.errors import BadRequest
@@ -122,12 +123,12 @@ def _sync(
         issue_rows.upsert(db, number, checked)
         log.info("issue #%d came from GitHub", number, extra={"issue": number})
         return SyncResult(number, Synced.NEW)
-    if local.state == "open" and (not remote_open or not labelled):
+    if local.state == IssueState.OPEN and (not remote_open or not labelled):
         changes.close(db, number)
         log.info("issue #%d closed on GitHub", number, extra={"issue": number})
         return SyncResult(number, Synced.CLOSED)
-    if local.state == "closed":
-        merged = (local.closed_reason or "").startswith("merged as")
+    if local.state == IssueState.CLOSED:
+        merged = local.closed_code == ClosedCode.MERGED
         if remote_open and labelled and not merged:
             changes.reopen(db, number)
             return SyncResult(number, Synced.REOPENED)

@@ -1,7 +1,7 @@
 -- name: person_facts
 -- An issue and its current order as a person's verb sees them: the order's state (NULL: no order), its attempt and what was decided about its work.
 SELECT i.number, i.title, i.state AS issue_state, i.criteria, i.blocked_by,
-    i.closed_reason, i.closed_at,
+    i.closed_reason, i.closed_code, i.closed_at,
     i.created_at, i.updated_at,
     d.conversation_id, d.attempt, d.detail, d.queued_at, d.claimed_by, d.dispatched_at,
     d.finished_at, d.outcome, d.review_state, d.review_note, d.reviewed_at, d.sendbacks,
@@ -41,15 +41,16 @@ RETURNING issue;
 
 -- name: close_issue
 -- Close an open issue by hand with its reason (no row: unknown or closed already).
-UPDATE hive.queen_issue SET state = 'closed', closed_reason = %(reason)s, closed_at = now(),
-    updated_at = now()
+UPDATE hive.queen_issue SET state = 'closed', closed_reason = %(reason)s,
+    closed_code = 'by_hand', closed_at = now(), updated_at = now()
 WHERE number = %(issue)s AND state = 'open'
 RETURNING number;
 
 -- name: reopen_issue
 -- Open a closed issue again, clearing why and when it closed (no row: unknown or open already), and NOTIFY hive_issues.
 WITH opened AS (
-    UPDATE hive.queen_issue SET state = 'open', closed_reason = NULL, closed_at = NULL,
+    UPDATE hive.queen_issue SET state = 'open', closed_reason = NULL, closed_code = NULL,
+        closed_at = NULL,
         updated_at = now()
     WHERE number = %(issue)s AND state = 'closed'
     RETURNING number

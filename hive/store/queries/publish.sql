@@ -46,7 +46,7 @@ WITH merged AS (
     RETURNING issue
 )
 UPDATE hive.queen_issue AS i SET state = 'closed', closed_at = now(), updated_at = now(),
-    closed_reason = 'merged as ' || %(merge_sha)s::text
+    closed_reason = 'merged as ' || %(merge_sha)s::text, closed_code = 'merged'
 FROM merged WHERE i.number = merged.issue
 RETURNING i.number, extract(epoch FROM now() - i.created_at)::double precision AS age_seconds;
 

@@ -18,6 +18,7 @@ from hive.forge.github.hooks import Hooks, signature_ok
 from hive.forge.github.intake import Synced
 from hive.forge.github.wiring import AccountOf
 from hive.rules.credits import no_credit_sentence
+from hive.rules.issue_states import ClosedCode, IssueState
 from hive.store import credits, issues
 from tests.fakes.fake_github import FakeGitHub
 from tests.live.forge.conftest import TOKEN
@@ -301,3 +302,19 @@ def test_an_author_pays_for_their_issue_and_the_watch_says_once_when_they_hold_n
     forge.intake.poll()
     assert forge.watch.run_once().said == 0  # someone holds credit: nothing to say
     assert github.comments_on(other) == []
+
+
+def test_an_issue_closed_by_its_merge_stays_closed_while_github_holds_it_open(db, github, forge):
+    number = github.add_issue("Greet", BODY, hook=False)
+    forge.intake.poll()
+    with db.connection() as conn:
+        conn.execute(
+            "UPDATE hive.queen_issue SET state = 'closed', closed_reason = 'merged as abc',"
+            " closed_code = 'merged', closed_at = now() WHERE number = %s",
+            (number,),
+        )
+    github.edit_issue(number, title="Greet again", hook=False)  # open, labelled, newer
+    assert [r.did for r in forge.intake.poll().results] == [Synced.SAME]
+    issue = issues.get(db, number)
+    assert issue is not None and issue.state == IssueState.CLOSED
+    assert issue.closed_code is ClosedCode.MERGED

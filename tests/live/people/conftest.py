@@ -73,8 +73,10 @@ def make_issue(db: psycopg.Connection[Any]) -> Callable[..., int]:
     ) -> int:
         db.execute(
             "INSERT INTO hive.queen_issue (number, title, body, boundary, criteria, state,"
-            " blocked_by, closed_reason, closed_at) VALUES (%s, %s, 'do it', %s, %s, %s, %s,"
+            " blocked_by, closed_reason, closed_code, closed_at)"
+            " VALUES (%s, %s, 'do it', %s, %s, %s, %s,"
             " CASE WHEN %s = 'closed' THEN 'closed by hand' END,"
+            " CASE WHEN %s = 'closed' THEN 'by_hand'::hive.closed_code END,"
             " CASE WHEN %s = 'closed' THEN now() END)",
             (
                 number,
@@ -83,6 +85,7 @@ def make_issue(db: psycopg.Connection[Any]) -> Callable[..., int]:
                 json.dumps(list(criteria)),
                 state,
                 list(blocked_by),
+                state,
                 state,
                 state,
             ),

@@ -92,8 +92,9 @@ def work(rt: Any, first: int, count: int, *, closed_days_ago: float) -> None:
             cut_worktree(repo, n, rt.checkout.base, rt.checkout.workdir)
     with rt.db.connection() as conn:
         conn.execute(
-            "INSERT INTO hive.queen_issue (number, title, state, closed_reason, closed_at)"
-            " SELECT n, 'issue ' || n, 'closed', 'merged', now() - make_interval(secs => %s)"
+            "INSERT INTO hive.queen_issue (number, title, state, closed_reason, closed_code,"
+            " closed_at) SELECT n, 'issue ' || n, 'closed', 'merged', 'merged',"
+            " now() - make_interval(secs => %s)"
             " FROM generate_series(%s::int, %s::int) n",
             (closed_days_ago * DAY_SECONDS, first, first + count - 1),
         )

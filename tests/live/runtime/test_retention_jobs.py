@@ -60,8 +60,9 @@ def closed_issue(db: Any, number: int, days_ago: float, state: str = "closed") -
     left behind)."""
     with db.connection() as conn:
         conn.execute(
-            "INSERT INTO hive.queen_issue (number, title, state, closed_reason, closed_at)"
-            " VALUES (%s, %s, %s, 'merged', now() - make_interval(secs => %s))",
+            "INSERT INTO hive.queen_issue (number, title, state, closed_reason, closed_code,"
+            " closed_at) VALUES (%s, %s, %s, 'merged', 'merged',"
+            " now() - make_interval(secs => %s))",
             (number, f"issue {number}", state, days_ago * DAY_SECONDS),
         )
     return Made(number)

@@ -1,5 +1,6 @@
-"""0013: an order's outcome code. Rows written before it get their code from their
-sentence, once; the store's enum holds the rule's codes; a writer names both or neither."""
+"""0013: an order's outcome code; 0014: an issue's closed code. Rows written before get
+their code from their sentence, once; the store's enum holds the rule's codes; a writer
+names both or neither."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ import uuid
 import psycopg
 import pytest
 
+from hive.rules.issue_states import ClosedCode
 from hive.rules.outcome_codes import OutcomeCode
 from hive.store import migrate
 
 pytestmark = pytest.mark.live
 
-BEFORE = 12  # the last migration before the code
+BEFORE = 12  # the last migration before the outcome code
+CLOSED_BEFORE = 13  # the last before the closed code
 SENTENCES = {
     "finished": "finished",
     "ended badly": "ended_badly",
@@ -67,3 +70,41 @@ def test_the_store_s_enum_is_the_rule_s(hive_db_url: str) -> None:
 def test_a_sentence_without_its_code_is_refused(hive_db_url: str) -> None:
     with psycopg.connect(hive_db_url) as conn, pytest.raises(psycopg.errors.CheckViolation):
         _order(conn, 9001, "finished")
+
+
+CLOSED = {
+    "merged as 0123abc": "merged",
+    "closed by hand": "by_hand",
+    "closed long ago": "other",
+}
+
+
+def test_issues_closed_before_get_their_closed_code_from_their_reason(
+    hive_fresh_database, monkeypatch
+) -> None:
+    url = hive_fresh_database()
+    every = migrate.migrations()
+    before = CLOSED_BEFORE
+    monkeypatch.setattr(migrate, "migrations", lambda: [m for m in every if m.version <= before])
+    assert migrate.apply(url)[-1] == before
+    with psycopg.connect(url) as conn:
+        conn.execute("INSERT INTO hive.queen_issue (number, title) VALUES (1, 'open')")
+        for n, reason in enumerate(CLOSED, start=2):
+            conn.execute(
+                "INSERT INTO hive.queen_issue (number, title, state, closed_reason, closed_at)"
+                " VALUES (%s, 't', 'closed', %s, now())",
+                (n, reason),
+            )
+    monkeypatch.undo()
+    assert before + 1 in migrate.apply(url)
+    with psycopg.connect(url) as conn:
+        rows = conn.execute(
+            "SELECT closed_reason, closed_code::text FROM hive.queen_issue ORDER BY number"
+        ).fetchall()
+    assert rows == [(None, None), *CLOSED.items()]
+
+
+def test_the_store_s_closed_codes_are_the_rule_s(hive_db_url: str) -> None:
+    with psycopg.connect(hive_db_url) as conn:
+        labels = conn.execute("SELECT unnest(enum_range(NULL::hive.closed_code))::text").fetchall()
+    assert [label for (label,) in labels] == [code.value for code in ClosedCode]
