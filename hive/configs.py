@@ -128,6 +128,7 @@ def jobs_config(settings: Settings) -> JobRunnerConfig:
         holder=settings.runner_name,
         poll_seconds=poll,
         claim_seconds=float(settings.job_claim_seconds),
+        publish=settings.publish,
     )
 
 

@@ -1,8 +1,10 @@
 """The job runner (RULES 9 and 10, DESIGN 3), in the Queen's process: durable jobs and
 the waits they park on.
 
-A pass expires the waits whose time came (waking the jobs parked on them), then claims
-the publish jobs that are due and runs each as far as it goes (`hive.jobs.engine`). It
+A pass expires the waits whose time came (waking the jobs parked on them), makes the
+publish job of accepted work that lost it (the verdict landed, then the process or the
+store went before the job was written: LOST_JOB_SECONDS), then claims the publish jobs
+that are due and runs each as far as it goes (`hive.jobs.engine`). It
 runs every `poll_seconds`, and at once when told `JobsReady` (the reviewer accepted work
 here). Jobs and waits are left to the
 store by the drain: a job stopped mid-step is claimed again once its claim runs out, and
@@ -22,12 +24,15 @@ from hive.git.repo import Checkout
 from hive.jobs import engine
 from hive.jobs.forge_steps import ForgeSteps
 from hive.metrics import HiveMetrics
+from hive.rules.jobs import LOST_JOB_SECONDS, JobKind, Step
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
-from hive.store import waits
+from hive.store import jobs, publish, waits
 from hive.store.db import Db
 from supervisors import Registry
 
 log = logging.getLogger("hive.jobs")
+
+LOST_JOB = "accepted, and its publish job was lost: made now"
 
 
 @dataclass(frozen=True)
@@ -35,6 +40,7 @@ class JobRunnerConfig:
     holder: str
     poll_seconds: float = float(SCHEDULER_POLL_SECONDS)
     claim_seconds: float = float(CLAIM_TTL_SECONDS)
+    publish: str = "off"  # HIVE_PUBLISH: off leaves accepted work for export, no job
 
 
 @dataclass(frozen=True)
@@ -62,6 +68,12 @@ class JobRunner:
     def run_once(self) -> JobPass:
         db = self.db
         expired = waits.expire_due(db)
+        if self.config.publish != "off":
+            for issue, attempt in publish.accepted_without_job(db, LOST_JOB_SECONDS):
+                jobs.create(
+                    db, JobKind.PUBLISH, issue, Step.CHECKS, attempt=attempt, detail=LOST_JOB
+                )
+                log.warning("%s", LOST_JOB, extra={"issue": issue})
         ran = engine.run_once(
             db, self.config.holder, self.publisher.handlers(), ttl_seconds=self.config.claim_seconds
         )

@@ -17,6 +17,11 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+# An accept this old whose publish job does not exist lost it: the verdict and the job are
+# two writes, and the process or the store may go between them. The job is made then; the
+# reviewer makes it within milliseconds of its verdict, so this never races it.
+LOST_JOB_SECONDS = 30
+
 
 class JobKind(StrEnum):
     """What a job does (`queen_job.kind`)."""

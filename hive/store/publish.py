@@ -140,3 +140,10 @@ def approve(db: Db, issue: int, by: str) -> bool:
         return False
     waits.resolve(db, f"approve:{issue}")
     return True
+
+
+def accepted_without_job(db: Db, older_than_seconds: float) -> list[tuple[int, int]]:
+    """(issue, attempt) of each accepted, unmerged attempt that has no publish job and
+    was accepted more than `older_than_seconds` ago (its job was lost)."""
+    rows = dicts(db, "accepted_without_job", {"older_than_seconds": older_than_seconds})
+    return [(int(r["issue"]), int(r["attempt"])) for r in rows]

@@ -62,3 +62,16 @@ UPDATE hive.queen_dispatch SET approved_at = now(), approved_by = %(by)s
 WHERE issue = %(issue)s AND approved_at IS NULL
   AND hive.order_state(started, finished_at, outcome_code, review_state) = 5
 RETURNING issue, attempt;
+
+-- name: accepted_without_job
+-- Accepted current attempts of open issues, not merged, with no publish job of that attempt in any state, accepted more than %(older_than_seconds)s ago: the verdict landed but the job it leads to did not (the process or the store went between the two writes).
+SELECT d.issue, d.attempt FROM hive.queen_dispatch AS d
+JOIN hive.queen_issue AS i ON i.number = d.issue
+WHERE hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state) = 5
+  AND d.merged_sha IS NULL AND i.state = 'open'
+  AND d.reviewed_at < now() - make_interval(secs => %(older_than_seconds)s::float8)
+  AND NOT EXISTS (
+      SELECT 1 FROM hive.queen_job AS j
+      WHERE j.kind = 'publish' AND j.issue = d.issue AND j.attempt = d.attempt
+  )
+ORDER BY d.issue;

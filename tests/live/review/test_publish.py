@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from hive.actors.jobrunner import JobRunner, JobRunnerConfig
 from hive.actors.publish import PublishConfig, Publisher
 from hive.git.repo import Checkout
 from hive.jobs import engine
@@ -345,3 +346,28 @@ def test_a_parked_job_fetches_again_when_it_resumes(
     assert len(pushes) == 1 and "pushed" in pushes[0].result  # not first onto the old base
     assert git("show", "main:README.md", cwd=hive_repo) == "# moved while parked"
     assert git("show", "main:docs/i.md", cwd=hive_repo) == "i"
+
+
+def test_accepted_work_whose_job_was_lost_gets_it_from_the_next_pass(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    """The verdict and its job are two writes; `hive chaos --loop` (seed 15, PostgreSQL
+    restarted mid-publish) caught an accept that landed just before the store went and
+    its job never did: the issue waited for ever."""
+    finished_work(11, {"docs/k.md": "k\n"}, ["x"])
+    _accept(hive_db_url, 11)  # the verdict, and no job: the process went between the two
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    off = JobRunner(db, JobRunnerConfig("test-queen"), publisher)
+    runner = JobRunner(db, JobRunnerConfig("test-queen", publish="push"), publisher)
+    assert not runner.run_once()  # accepted a moment ago: the reviewer's job may be coming
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_dispatch SET reviewed_at = now() - interval '1 minute'")
+    assert not off.run_once()  # HIVE_PUBLISH=off: accepted work is left for export
+    assert runner.run_once().ran.finished == 1
+    assert git("show", "main:docs/k.md", cwd=hive_repo) == "k"
+    assert _one(hive_db_url, "SELECT count(*) FROM hive.queen_job WHERE issue = 11") == 1
+    assert not runner.run_once()  # its job is done: none made again
