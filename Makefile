@@ -67,8 +67,8 @@ check: test lint types ## what CI runs (.ci/run): tests, lint, types
 bench: $(STAMP) ## every benchmark, side by side with its ceiling
 	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
 
-chaos: $(STAMP) ## the big chaos run: 300 orders, 6 runners, 5 minutes of faults (SEED=N replays one)
-	$(BIN)/hive chaos --size big $(if $(SEED),--seed $(SEED))
+chaos: $(STAMP) ## the big chaos run of the whole loop: 300 issues, 6 runners, 5 minutes of faults (SEED=N replays one)
+	$(BIN)/hive chaos --size big --loop $(if $(SEED),--seed $(SEED))
 
 mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heartbeat and reaper
 	$(BIN)/mutmut run --max-children 2

@@ -13,6 +13,10 @@ FIFO in its worktree. Its bundle must still carry its boundary file alone, and i
 ending must not block on the FIFO. It also prints protocol lines no turn can mean (a
 20-digit token count, a superscript digit, a reset in the year 33658) and a terminal
 escape: they are noted and ignored, and its order still ends like any other.
+
+A turn whose brief says its branch does not merge into the base (a person's push
+conflicted with it: --loop) merges that base first, keeping the base's file and the
+turns' lines, and logs `merge`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,22 @@ while [ "$i" -lt "$ticks" ]; do
     echo "tick $n $turn" >> "$ctl/turns.log"
     i=$((i + 1))
 done
+G="git -c user.name=bee -c user.email=bee@hive.invalid -c commit.gpgsign=false"
+# sent back because the branch conflicts with the base: merge the base named, keeping
+# the base's file and the turns' lines, as an agent resolving it by hand would
+at=$(grep -o "does not merge into the base at [0-9a-f]*" "$HIVE_BRIEF_FILE" 2>/dev/null \
+    | head -n 1 | sed 's/.* //')
+if [ -n "$at" ]; then
+    echo "merge $n $turn" >> "$ctl/turns.log"
+    base=$at
+    git rev-parse -q --verify "$at^{commit}" >/dev/null || base=refs/remotes/origin/main
+    if ! $G merge -q --no-edit "$base" >/dev/null 2>&1; then
+        { git show "$base:$file"; git show "HEAD:$file" | grep '^chaos '; } > "$file.merged"
+        mv "$file.merged" "$file"
+        git add "$file"
+        $G commit -q --no-edit || exit 1
+    fi
+fi
 echo "chaos $n turn $turn" >> "$file"
 if [ $((n % HOSTILE_EVERY)) -eq 0 ]; then
     echo "outside the boundary" > "outside-$n.txt"
@@ -49,8 +69,7 @@ if [ $((n % HOSTILE_EVERY)) -eq 0 ]; then
     echo "HIVE-REFUSAL: quota resets=999999999999"
     printf 'osc \033]52;c;aGl2ZQ==\007 and a clear \033[2J\n'
 fi
-git -c user.name=bee -c user.email=bee@hive.invalid -c commit.gpgsign=false \
-    commit -q -a -m "chaos $n turn $turn" || exit 1
+$G commit -q -a -m "chaos $n turn $turn" || exit 1
 echo "end $n $turn" >> "$ctl/turns.log"
 """.replace("@HOSTILE_EVERY@", str(HOSTILE_EVERY))
 
@@ -60,6 +79,11 @@ class TurnEvent:
     kind: str  # start, tick, end
     issue: int
     turn: str  # runner/pid
+
+
+def merges(text: str) -> int:
+    """How many turns merged the base after a conflict (their `merge` lines)."""
+    return sum(1 for line in text.splitlines() if line.startswith("merge "))
 
 
 def parse_log(text: str) -> list[TurnEvent]:

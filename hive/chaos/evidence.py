@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,8 @@ import psycopg
 
 from hive.chaos.agent import TurnEvent, parse_log, work_line
 from hive.chaos.invariants import FINISHED, BundleCheck, Ledger
-from hive.chaos.loop import IssueEnd
+from hive.chaos.loop import IssueEnd, PushKept
+from hive.chaos.person import Pushed
 from hive.chaos.world import issue_file
 from hive.errors import HiveError
 from hive.git.safety import git_environment
@@ -159,3 +161,27 @@ def main_changes(
         text = _git("show", f"main:{issue_file(n)}", cwd=upstream) or ""
         lines[n] = [line for line in text.splitlines() if line.startswith(f"chaos {n} turn ")]
     return on_main, lines
+
+
+def person_changes(upstream: Path, pushed: Iterable[Pushed]) -> list[PushKept]:
+    """Each push of the person as main holds it: its commit on main, its line there."""
+    found = []
+    for push in pushed:
+        on_main = _git("merge-base", "--is-ancestor", push.sha, "main", cwd=upstream) is not None
+        text = _git("show", f"main:{push.path}", cwd=upstream) or ""
+        found.append(
+            PushKept(push.sha, push.path, on_main, push.line in text.splitlines(), push.issue)
+        )
+    return found
+
+
+def first_dispatches(db: psycopg.Connection[Any]) -> dict[int, datetime]:
+    """Each issue's first attempt's dispatch (the Queen's choice: the row's created_at)."""
+    rows = db.execute(
+        "SELECT issue, min(at) FROM ("
+        " SELECT issue, (snapshot->>'created_at')::timestamptz AS at"
+        " FROM hive.queen_dispatch_history WHERE (snapshot->>'attempt')::int = 1"
+        " UNION ALL SELECT issue, created_at FROM hive.queen_dispatch WHERE attempt = 1"
+        ") AS first GROUP BY issue"
+    ).fetchall()
+    return {int(issue): at for issue, at in rows}

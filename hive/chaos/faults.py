@@ -6,6 +6,11 @@ workdir) before the kill, and timed until they are gone. A stalled runner gets S
 (its agents run on, as in a network partition), stays stopped past its silent window
 until the orders it held are claimed by another runner, then SIGCONT. A PostgreSQL
 restart is `pg_ctl stop -m fast` and a start.
+
+An aimed fault (--loop) waits from its time for its moment, then strikes at once: a
+publish job claimed and moved since the wait began (`_publishing`), or a review begun
+since (a new line in the chaos reviewer's log). Past AIM_SECONDS without its moment it
+strikes anyway, and its line says it missed.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import psycopg
@@ -32,6 +38,8 @@ log = logging.getLogger("hive.chaos")
 # the rest is slack for a loaded machine)
 STALL_SLACK_SECONDS = 10.0
 POLL_SECONDS = 0.1
+AIM_SECONDS = 60.0
+AIM_POLL_SECONDS = 0.02  # a publish job's steps take tens of milliseconds each
 
 
 @dataclass
@@ -148,6 +156,66 @@ def _stall_runner(world: World, fault: Fault, seen: Seen) -> str:
     )
 
 
+def _kill_queen_publishing(world: World, fault: Fault, seen: Seen) -> str:
+    moment = _aim(world, _publish_moment(world), "a publish job")
+    return f"{moment}: {_kill_queen(world, fault, seen)}"
+
+
+def _kill_queen_reviewing(world: World, fault: Fault, seen: Seen) -> str:
+    log_file = world.ctl / "reviews.log"
+    size = log_file.stat().st_size if log_file.exists() else 0
+
+    def begun() -> str | None:
+        grown = log_file.read_bytes()[size:] if log_file.exists() else b""
+        lines = grown.decode(errors="replace").splitlines()
+        return f"#{lines[0].split()[1]}'s review ({lines[0].split()[-1]})" if lines else None
+
+    moment = _aim(world, begun, "a review")
+    return f"{moment}: {_kill_queen(world, fault, seen)}"
+
+
+def _restart_postgres_publishing(world: World, fault: Fault, seen: Seen) -> str:
+    moment = _aim(world, _publish_moment(world), "a publish job")
+    return f"{moment}: {_restart_postgres(world, fault, seen)}"
+
+
+def _aim(world: World, moment: Callable[[], str | None], what: str) -> str:
+    """Wait for `moment` to name one; past AIM_SECONDS, say it was missed."""
+    found: list[str] = []
+
+    def came() -> bool:
+        said = moment()
+        if said is not None:
+            found.append(said)
+        return said is not None
+
+    try:
+        wait_for(came, AIM_SECONDS, what, poll_seconds=AIM_POLL_SECONDS)
+    except WaitTimeout:
+        return f"missed: no {what} in {AIM_SECONDS:.0f} s"
+    return found[-1]
+
+
+def _publish_moment(world: World) -> Callable[[], str | None]:
+    """A publish job claimed now whose claim or step moved since this was asked for."""
+    since = time.time()
+
+    def publishing() -> str | None:
+        try:
+            with world.connect() as db:
+                row = db.execute(
+                    "SELECT issue, step FROM hive.queen_job WHERE kind = 'publish'"
+                    " AND state = 'ready' AND claimed_by IS NOT NULL"
+                    " AND updated_at >= to_timestamp(%s) ORDER BY updated_at DESC LIMIT 1",
+                    (since,),
+                ).fetchone()
+        except psycopg.Error:
+            return None
+        return None if row is None else f"#{row[0]}'s publish at {row[1]}"
+
+    return publishing
+
+
 def _taken_elsewhere(world: World, issues: set[int], runner: str) -> bool:
     """Each of `issues` has an order claimed by another runner than `runner`."""
     try:
@@ -175,4 +243,7 @@ _ACTS = {
     FaultKind.TERM_QUEEN: _term_queen,
     FaultKind.RESTART_POSTGRES: _restart_postgres,
     FaultKind.STALL_RUNNER: _stall_runner,
+    FaultKind.KILL_QUEEN_PUBLISHING: _kill_queen_publishing,
+    FaultKind.KILL_QUEEN_REVIEWING: _kill_queen_reviewing,
+    FaultKind.RESTART_POSTGRES_PUBLISHING: _restart_postgres_publishing,
 }

@@ -11,6 +11,8 @@ invariants more (pure):
 - `on_main_once`: the upstream main holds each merged issue's change exactly once: its
   merge is main or an ancestor of it (none lost), its file there holds its turns' work,
   and no turn's line twice (none applied twice).
+- `kept_pushes`: main still holds every push a person made meanwhile (its commit an
+  ancestor of main, its line in its file): no merge or push of the hive undid one.
 """
 
 from __future__ import annotations
@@ -134,3 +136,32 @@ def on_main_once(
         elif twice:
             bad.append(f"#{n}: main holds {twice[0]!r} {held.count(twice[0])} times")
     return Check("main holds each change once", f"{len(merged)} merges on main", tuple(bad))
+
+
+@dataclass(frozen=True)
+class PushKept:
+    """A person's push as main holds it at the end."""
+
+    sha: str
+    path: str
+    on_main: bool  # its commit is main or an ancestor of it
+    held: bool  # main's file at `path` holds the line the push left there
+    issue: int | None  # whose file it edited (None: a file of the person's own)
+
+
+def kept_pushes(pushes: Sequence[PushKept], merged_after_conflict: int) -> Check:
+    """Every push a person made is on main and its line is still there.
+    `merged_after_conflict`: the turns that merged the base after a conflict."""
+    bad = []
+    for push in pushes:
+        if not push.on_main:
+            bad.append(f"{push.sha[:12]} ({push.path}): not on main")
+        elif not push.held:
+            bad.append(f"{push.sha[:12]}: main's {push.path} lost the person's line")
+    edits = sum(1 for push in pushes if push.issue is not None)
+    return Check(
+        "main keeps every push of a person",
+        f"{len(pushes)} pushes ({edits} to an issue's file, {len(pushes) - edits} clean),"
+        f" {merged_after_conflict} turns merged the base after a conflict",
+        tuple(bad),
+    )

@@ -18,6 +18,7 @@ from typing import Any
 import psycopg
 
 from hive.chaos import evidence
+from hive.chaos.agent import merges
 from hive.chaos.faults import Seen, act
 from hive.chaos.invariants import (
     OUTLIVE_BOUND_SECONDS,
@@ -31,9 +32,11 @@ from hive.chaos.invariants import (
     sigterm_exits,
     sold_once,
 )
-from hive.chaos.loop import merged_once, on_main_once, review_counts
-from hive.chaos.plan import Plan, Shape, make_plan
-from hive.chaos.world import ACCOUNT, World
+from hive.chaos.loop import kept_pushes, merged_once, on_main_once, review_counts
+from hive.chaos.person import Person
+from hive.chaos.plan import Plan, Shape, looped, make_plan
+from hive.chaos.priority import labels, went_in_order
+from hive.chaos.world import ACCOUNT, World, issue_file
 from hive.store import orders
 from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait_for
 
@@ -71,10 +74,13 @@ def run(
     """The whole run under `root` (an empty directory); every order gets
     `finish_seconds` after the last fault to finish (with `loop`, every issue to be
     merged or escalated)."""
-    plan = make_plan(shape, seed)
+    plan = make_plan(looped(shape) if loop else shape, seed)
     world = World(root, shape, loop=loop)
     seen = Seen()
     started = began = time.monotonic()
+    person: Person | None = None
+    stop = threading.Event()
+    pushing = threading.Thread(target=lambda: None)
     try:
         world.build(plan)
         say(f"{shape.orders} orders, {shape.runners} runners, {len(plan.faults)} faults")
@@ -84,20 +90,69 @@ def run(
         _wait_serving(world)
         began = time.monotonic()  # the faults' clock starts once the swarm is up
         say(f"the swarm serves after {began - started:.1f} s; faults begin")
+        if loop:
+            person = Person(world.root, world.repo_url, issue_file)
+            pushing = threading.Thread(
+                target=_push_now_and_then,
+                args=(world, person, plan, began, seen, say, stop),
+                name="person",
+                daemon=True,
+            )
+            pushing.start()
         pause = threading.Event()
         for fault in plan.faults:
             pause.wait(max(0.0, began + fault.at_seconds - time.monotonic()))  # the schedule
             act(world, fault, seen, began)
             say(seen.acted[-1])
+        pushing.join()  # the person's last push is within the fault window
         _wait_finished(world, plan, finish_seconds, _all_ended if loop else _all_finished)
         say(f"{time.monotonic() - began:.1f} s: stopping every process")
         exits = _stop_all(world)
         seen.outliving.append(_left_at_the_end(world))
-        checks = _check(world, plan, seen, exits)
+        checks = _check(world, plan, seen, exits, person)
     finally:
+        stop.set()
         kill_everything_under(world.procs, world.every_serve())
         world.remove_server()
     return Result(plan, time.monotonic() - started, checks, tuple(seen.acted), tuple(world.unasked))
+
+
+def _push_now_and_then(
+    world: World,
+    person: Person,
+    plan: Plan,
+    began: float,
+    seen: Seen,
+    say: Callable[[str], None],
+    stop: threading.Event,
+) -> None:
+    """The person's pushes, each at its time; a push that fails is said and skipped."""
+    for k, push in enumerate(plan.pushes, start=1):
+        if stop.wait(max(0.0, began + push.at_seconds - time.monotonic())):
+            return
+        try:
+            line = person.push(push, k, lambda: _in_flight(world))
+        except Exception as err:  # a person's git failing is said, not fatal to the run
+            line = f"a person's push {k} failed: {str(err).splitlines()[0] if str(err) else err!r}"
+        line = f"{time.monotonic() - began:6.1f} s  {line}"
+        seen.acted.append(line)
+        say(line)
+
+
+def _in_flight(world: World) -> list[int]:
+    """The issues whose work is not merged yet, those whose turn finished first, then
+    those whose turn runs (empty when the store is away): each one's branch was cut
+    before the person's push, so its merge conflicts with an edit of its file."""
+    try:
+        with world.connect() as db:
+            rows = db.execute(
+                "SELECT issue FROM hive.queen_dispatch"
+                " WHERE merged_sha IS NULL AND (outcome_code = 'finished' OR outcome IS NULL)"
+                " ORDER BY outcome IS NULL, issue"
+            ).fetchall()
+    except psycopg.Error:
+        return []
+    return [row[0] for row in rows]
 
 
 def _wait_serving(world: World) -> None:
@@ -186,7 +241,11 @@ def _left_at_the_end(world: World) -> Outliving:
 
 
 def _check(
-    world: World, plan: Plan, seen: Seen, exits: list[tuple[str, int | None]]
+    world: World,
+    plan: Plan,
+    seen: Seen,
+    exits: list[tuple[str, int | None]],
+    person: Person | None = None,
 ) -> tuple[Check, ...]:
     events = evidence.turn_events(world.turns_log)
     with world.connect() as db:
@@ -197,6 +256,7 @@ def _check(
         stored = evidence.check_bundles(db, finished, events, world.upstream, scratch)
         sold = sold_once(evidence.conversations(db, plan.ticks), evidence.ledger(db, ACCOUNT))
         ends = evidence.issue_ends(db, sorted(plan.ticks)) if world.loop else []
+        first_dispatches = evidence.first_dispatches(db)
     first: tuple[Check, ...] = (ended_once(outcomes),)
     if world.loop:
         merged = {e.issue: e.merged_sha for e in ends if e.closed and e.merged_sha}
@@ -205,7 +265,14 @@ def _check(
         back, crashed, hung = review_counts(log.read_text() if log.exists() else "")
         red = "a check red once" if (world.ctl / "check-red").exists() else "no check red"
         way = f" ({back} reviews sent back, {crashed} crashed, {hung} hung, {red})"
-        first = (merged_once(ends, way), on_main_once(merged, on_main, lines))
+        pushes = evidence.person_changes(world.upstream, person.pushed if person else ())
+        after_conflict = merges(world.turns_log.read_text(errors="replace"))
+        first = (
+            merged_once(ends, way),
+            on_main_once(merged, on_main, lines),
+            kept_pushes(pushes, after_conflict),
+            went_in_order(*labels(sorted(plan.ticks), plan.seed), first_dispatches),
+        )
     return (
         *first,
         overlapping_turns(events),

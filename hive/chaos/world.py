@@ -4,6 +4,10 @@ the upstream repository (`upstream/`), the agent's control directory (`ctl/`: it
 script, each issue's ticks, the turns' log), and the `hive serve` processes, each with
 its own workdir under `procs/` and its log under `logs/`.
 
+With --loop the upstream repository is served over git:// by `git daemon` (pushes
+taken), and the hive and the person (`hive.chaos.person`) fetch and push through it as
+through a real origin.
+
 A runner slot holds one runner process at a time; a replacement gets a new name (a new
 pod). The Queen's replacement keeps her name, as a StatefulSet's pod does: her lease is
 held by name, so she goes on at once instead of waiting out the lease of the one killed.
@@ -12,7 +16,9 @@ held by name, so she goes on at once instead of waiting out the lease of the one
 from __future__ import annotations
 
 import math
+import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,11 +27,13 @@ from typing import Any
 
 import psycopg
 
-from hive.chaos import loop
+from hive.bench.gitdaemon import GitDaemon
+from hive.chaos import loop, priority
 from hive.chaos.agent import LOG_NAME, SCRIPT
 from hive.chaos.plan import Plan, Shape
 from hive.errors import HiveError
 from hive.git.commits import init_repository
+from hive.git.safety import git_environment
 from hive.store import credits, embedded, issues, migrate
 from hive.store.issues import NewIssue
 from hive.swarm import Serve, start_serve
@@ -39,6 +47,7 @@ GRANT_TOKENS = 10**9
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
 # --loop: a review's bound; the chaos reviewer answers at once, or hangs past it
 REVIEW_MAX_SECONDS = 5
+JOB_CLAIM_SECONDS = 5
 
 CLOCKS = {
     "HIVE_QUEEN_TICK_SECONDS": "0.5",
@@ -69,6 +78,7 @@ class World:
     # the server's data, in a directory of its own under /tmp: as root the server runs as
     # another user, who must traverse every ancestor (a pytest tmp_path is 0700)
     pgbase: Path | None = None
+    daemon: GitDaemon | None = None  # --loop: the origin over git://
 
     @property
     def pgdata(self) -> Path:
@@ -78,6 +88,11 @@ class World:
     @property
     def upstream(self) -> Path:
         return self.root / "upstream"
+
+    @property
+    def repo_url(self) -> str:
+        """Where the hive fetches and pushes: the daemon's URL with --loop, else the path."""
+        return self.daemon.url(self.upstream.name) if self.daemon else str(self.upstream)
 
     @property
     def ctl(self) -> Path:
@@ -111,6 +126,11 @@ class World:
         init_repository(
             self.upstream, files, branch=BASE, message="chaos\n", author=b"chaos <c@hive.invalid>"
         )
+        if self.loop:
+            # pushed to over git:// like a bare origin: its work tree is never read
+            _git_config(self.upstream, "receive.denyCurrentBranch", "ignore")
+            env = git_environment(os.environ) | {"HOME": str(self.root)}
+            self.daemon = GitDaemon(self.root, "git", env, pushes=True).__enter__()
         (self.ctl / "ticks").mkdir(parents=True)
         (self.ctl / "agent.sh").write_text(SCRIPT)
         self.turns_log.touch()
@@ -121,10 +141,12 @@ class World:
             (self.ctl / "reviewer.sh").write_text(loop.REVIEWER)
             for n, said in loop.verdicts(sorted(plan.ticks), plan.seed).items():
                 (self.ctl / "reviews" / str(n)).write_text("".join(f"{v}\n" for v in said))
+        label_of, aged = priority.labels(sorted(plan.ticks), plan.seed) if self.loop else ({}, ())
         with self.connect() as db:
             for n in plan.ticks:
                 issue = NewIssue(
                     title=f"chaos {n}",
+                    labels=(label_of[n],) if n in label_of else (),
                     body=f"A line in {issue_file(n)}.",
                     boundary=(issue_file(n),),
                     criteria=(f"file `{issue_file(n)}` contains `chaos {n} turn`",)
@@ -133,6 +155,12 @@ class World:
                     account=ACCOUNT,
                 )
                 issues.upsert(db, n, issue)
+            # opened past the ageing bound, as a person's old issue is (--loop)
+            db.execute(
+                "UPDATE hive.queen_issue SET created_at = now() - make_interval(secs => %s)"
+                " WHERE number = ANY(%s)",
+                (priority.AGED_BY_SECONDS, sorted(aged)),
+            )
             # credits on: every turn is sold to ACCOUNT, which never runs out
             credits.grant(db, ACCOUNT, GRANT_TOKENS, Decimal(30), "chaos")
 
@@ -142,7 +170,7 @@ class World:
         slots = self.shape.runners * SLOTS_PER_RUNNER
         env = {
             "HIVE_DATABASE_URL": self.url,
-            "HIVE_REPO_URL": str(self.upstream),
+            "HIVE_REPO_URL": self.repo_url,
             "HIVE_BASE_REF": BASE,
             "HIVE_WORKDIR": str(self.procs / name),
             "HIVE_ROLE": role,
@@ -166,6 +194,8 @@ class World:
             env["HIVE_REVIEWER_AGENT"] = f"command:sh {self.ctl / 'reviewer.sh'} {self.ctl}"
             env["HIVE_CHECK_CI"] = loop.check_red_once(str(self.ctl))
             env["HIVE_REVIEW_MAX_SECONDS"] = str(REVIEW_MAX_SECONDS)
+            # a killed Queen's publish job is taken again after this, not a minute
+            env["HIVE_JOB_CLAIM_SECONDS"] = str(JOB_CLAIM_SECONDS)
         return env
 
     def _start(self, prefix: str, role: str) -> Serve:
@@ -202,7 +232,11 @@ class World:
         return found + [self.runners[slot] for slot in sorted(self.runners)]
 
     def remove_server(self) -> None:
-        """Stop the server and remove its data (safe when it never started)."""
+        """Stop the daemon and the server, and remove its data (safe when neither
+        started)."""
+        if self.daemon is not None:
+            self.daemon.__exit__(None, None, None)
+            self.daemon = None
         if self.pgbase is not None:
             embedded.stop(self.pgdata)
             shutil.rmtree(self.pgbase, ignore_errors=True)
@@ -216,3 +250,10 @@ class World:
 
 def issue_file(n: int) -> str:
     return f"files/f{n}.txt"
+
+
+def _git_config(repo: Path, name: str, value: str) -> None:
+    env = git_environment(os.environ) | {"HOME": str(repo)}
+    subprocess.run(
+        ["git", "config", name, value], cwd=repo, env=env, check=True, capture_output=True
+    )

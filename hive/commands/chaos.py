@@ -5,12 +5,15 @@ PostgreSQL, the orders of a `command:` agent of random length, and seeded faults
 past its silent window);
 then the invariants as a table (hive/chaos). The seed is printed first: the same seed
 replays the same orders and faults. Exit 0 when every invariant holds, 1 when one broke.
-With --loop the issues carry a criterion and go on through a `command:` reviewer that
-sends back and crashes (seeded), a check red once and publish by push into the
-repository's main; two invariants more: every issue merged once or escalated with a
-sentence, and main holds each change once. With --json the invariants are one JSON
-object on stdout (`{"invariants": {name: {"ok", "measured", "violations"}}, "seed": N,
-...}`) and every other line goes to stderr.
+With --loop the issues carry a criterion and a priority label and go on through a
+`command:` reviewer that sends back, crashes and hangs past its bound (seeded), a check
+red once and publish by push into the repository's main over git:// (`git daemon`),
+while a person pushes to main now and then and faults strike a Queen mid-publish and
+mid-review and PostgreSQL mid-publish; four invariants more: every issue merged once or
+escalated with a sentence, main holds each change once, main keeps every push of the
+person, and the Queen chose in priority order (ageing included). With --json the
+invariants are one JSON object on stdout (`{"invariants": {name: {"ok", "measured",
+"violations"}}, "seed": N, ...}`) and every other line goes to stderr.
 """
 
 from __future__ import annotations
@@ -61,8 +64,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser.add_argument(
         "--loop",
         action="store_true",
-        help="the whole loop: criteria, a reviewer that sends back and crashes, a check red "
-        "once, publish by push; every issue merged once or escalated",
+        help="the whole loop: criteria and priorities, a reviewer that sends back, crashes "
+        "and hangs, a check red once, publish by push over git://, a person pushing too, "
+        "faults aimed at a publish and a review; every issue merged once or escalated",
     )
     parser.add_argument(
         "--json",

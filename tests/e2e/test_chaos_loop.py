@@ -1,9 +1,12 @@
 """A small `hive chaos --loop` run as `make test` makes it: 20 issues with a criterion
 through the bees, a `command:` reviewer that sends some back, crashes on others and hangs
 past its bound on others (one fails until the floor escalates it), a check red once and
-publish by push, under one fault of each kind; every issue is merged once or escalated,
-main holds each change once, and every other invariant holds. Main is read again here
-with the git binary."""
+publish by push over git:// (`git daemon`), under one fault of each kind and three aimed
+at a publish and a review, while a person pushes to main four times (two edit the file of
+an issue in flight); issues carry priority labels, two aged past their bound. Every issue
+is merged once or escalated, main holds each change and each push of the person once,
+the Queen chose in priority order, and every other invariant holds. Main is read again
+here with the git binary."""
 
 from __future__ import annotations
 
@@ -23,7 +26,12 @@ pytestmark = [pytest.mark.e2e, pytest.mark.live]
 SEED = 15
 ORDERS = 20
 RUN_SECONDS = 400  # a run is under a minute here; its own deadlines come well before this
-LOOP = ("every issue merged once or escalated", "main holds each change once")
+LOOP = (
+    "every issue merged once or escalated",
+    "main holds each change once",
+    "main keeps every push of a person",
+    "who goes next: by level and ageing",
+)
 
 
 def test_a_small_loop_run_merges_every_issue_once(tmp_path: Path):
@@ -50,7 +58,12 @@ def test_a_small_loop_run_merges_every_issue_once(tmp_path: Path):
     # the reviewer sent work back, crashed and hung past its bound: no count is 0
     for way in (" 0 reviews sent back", " 0 crashed", " 0 hung"):
         assert way not in measured
-    assert len(found["faults"]) == 6
+    kept = found["invariants"][LOOP[2]]["measured"]
+    assert kept.startswith("4 pushes (") and "(0 to an issue's file" not in kept, kept
+    # one fault of each kind, three aimed at a moment, and four pushes of a person
+    pushes = [line for line in found["faults"] if "a person pushed" in line]
+    assert len(found["faults"]) == 13 and len(pushes) == 4, found["faults"]
+    assert not [line for line in found["faults"] if "missed" in line], found["faults"]
     upstream = root / "upstream"
     git("fsck", "--strict", cwd=upstream)
     plan = verdicts(range(1, ORDERS + 1), SEED)

@@ -12,7 +12,9 @@ from hive.chaos.loop import (
     REVIEWER,
     SEND_BACK,
     IssueEnd,
+    PushKept,
     check_red_once,
+    kept_pushes,
     merged_once,
     on_main_once,
     review_counts,
@@ -99,3 +101,26 @@ def test_main_holds_each_change_once_none_lost_none_twice():
         "#4: main holds 'chaos 4 turn r/9' 2 times",
     )
     assert on_main_once({1: "a" * 40}, {1: True}, {1: ["chaos 1 turn r/1"]}).ok
+
+
+def test_main_keeps_every_push_of_a_person_and_names_one_lost():
+    pushes = [
+        PushKept("a" * 40, "people/p1.txt", True, True, None),
+        PushKept("b" * 40, "files/f3.txt", True, True, 3),
+    ]
+    check = kept_pushes(pushes, 1)
+    assert check.ok
+    assert check.measured == (
+        "2 pushes (1 to an issue's file, 1 clean), 1 turns merged the base after a conflict"
+    )
+    lost = kept_pushes(
+        [
+            PushKept("c" * 40, "people/p2.txt", False, False, None),  # forced away
+            PushKept("d" * 40, "files/f4.txt", True, False, 4),  # a merge undid it
+        ],
+        0,
+    )
+    assert lost.violations == (
+        f"{'c' * 12} (people/p2.txt): not on main",
+        f"{'d' * 12}: main's files/f4.txt lost the person's line",
+    )
