@@ -25,17 +25,18 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from hive import configs
+from hive.actors.bee import BeePorts
 from hive.actors.bee_actor import BeeActor
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.publish import after_verdict
-from hive.actors.queen import QueenActor
+from hive.actors.queen import QueenActor, QueenPorts
 from hive.actors.reaper import Reaper, ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
 from hive.actors.reviewer import ReviewerActor, holds_queen_lease
-from hive.actors.runner import RunnerActor
+from hive.actors.runner import ClaimerPorts, RunnerActor
 from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
@@ -97,6 +98,20 @@ def bee_shutdown_seconds(drain: DrainConfig) -> float:
     return float(drain.cap_seconds + HAND_BACK_SECONDS)
 
 
+def bee_ports(rt: Runtime) -> BeePorts:
+    return BeePorts(rt.db, rt.checkout, rt.metrics, rt.names, rt.work)
+
+
+def claimer_ports(rt: Runtime) -> ClaimerPorts:
+    return ClaimerPorts(rt.db, rt.url, rt.host, rt.work, rt.metrics, rt.names, bee_ports(rt))
+
+
+def queen_ports(rt: Runtime) -> QueenPorts:
+    return QueenPorts(
+        rt.db, rt.url, rt.checkout, rt.host, rt.work, rt.metrics, rt.names, bee_ports(rt)
+    )
+
+
 def reaper_ports(rt: Runtime) -> ReaperPorts:
     return ReaperPorts(rt.db, rt.checkout.workdir, rt.metrics, rt.names, rt.host.issues)
 
@@ -114,7 +129,7 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
             ChildSpec(
                 "claimer",
                 RunnerActor.start,
-                args=(rt, claimer),
+                args=(claimer_ports(rt), claimer),
                 shutdown=CLAIMER_SHUTDOWN_SECONDS,
             )
         )
@@ -147,7 +162,7 @@ def hive_children(
                 "queen",
                 QueenActor.start,
                 # the boot reaper runs in her first round that holds the lease
-                args=(rt, queen, Reaper(reaper_ports(rt), reaper).boot),
+                args=(queen_ports(rt), queen, Reaper(reaper_ports(rt), reaper).boot),
                 shutdown=QUEEN_SHUTDOWN_SECONDS,
             )
         )

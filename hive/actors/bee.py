@@ -24,6 +24,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from psycopg_pool import ConnectionPool
 
 from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.bee_state import NEXT, RENEWS, BeeState, BeeStatus
@@ -34,17 +37,19 @@ from hive.actors.ending import (
     order_ending,
 )
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
-from hive.actors.runtime import Runtime
 from hive.actors.start import StartConfig, Started, cut_and_start
 from hive.actors.transcript import TranscriptWriter
+from hive.actors.work import WorkRegistry
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
+from hive.git.repo import Checkout
 from hive.git.worktrees import remove_worktree, worktree_path
+from hive.metrics import HiveMetrics
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import conversations, orders
 from hive.store.orders import Insertion, OrderEnding
-from supervisors import SupervisedActor
+from supervisors import Registry, SupervisedActor
 from supervisors.warden import warden
 
 log = logging.getLogger("hive.bee")
@@ -68,6 +73,18 @@ class BeeConfig:
     accounting: Accounting = field(default_factory=Accounting.packaged)
 
 
+@dataclass(frozen=True)
+class BeePorts:
+    """What a bee uses: the store, the checkout, the metrics, the names it tells when it
+    ends, and the work registry (a newer attempt of its issue may count there)."""
+
+    db: ConnectionPool[Any]
+    checkout: Checkout
+    metrics: HiveMetrics
+    names: Registry
+    work: WorkRegistry
+
+
 def demo_bees() -> BeeConfig:
     """Bees with the built-in demo agent and every other default (the price table is
     read when a config is made, not when this module is imported)."""
@@ -83,8 +100,8 @@ class Bee:
 
     kind = WK_BEE
 
-    def __init__(self, runtime: Runtime, order: BeeOrder, config: BeeConfig) -> None:
-        self.runtime = runtime
+    def __init__(self, ports: BeePorts, order: BeeOrder, config: BeeConfig) -> None:
+        self.ports = ports
         self.order = order
         self.config = config
         self.issue = order.fence.issue
@@ -171,7 +188,7 @@ class Bee:
 
     def _ledger(self) -> bool:
         """Write the order's ledger (on the bee's own thread); whether it landed."""
-        db, ledger = self.runtime.db, self.order.ledger
+        db, ledger = self.ports.db, self.order.ledger
         if isinstance(ledger, InsertOrder):
             written = orders.insert(db, ledger.new, queued=False, lease=ledger.lease)
             self._ledger_said = _INSERTED[written]
@@ -202,7 +219,7 @@ class Bee:
                 self._changed.notify_all()
             self._answer(StartReply(Start.FAILED, self.start_error or NO_ANSWER))
             self._leave()
-            names = self.runtime.names
+            names = self.ports.names
             if self.start_error is None or self.order.fence.runner is not None:
                 # an order ended (or a runner's start failed and ended it): its files and
                 # key are free. A Queen's bee that never started wrote no row; her round
@@ -216,7 +233,7 @@ class Bee:
             on_done()
 
     def _run(self, owner: SupervisedActor | None) -> None:
-        rt, order = self.runtime, self.order
+        rt, order = self.ports, self.order
         writer = TranscriptWriter(rt.db, order.fence.conversation_id, self.issue)
         spawned: list[Turn] = []
 
@@ -282,9 +299,9 @@ class Bee:
                 self._heartbeat(turn)
 
     def _heartbeat(self, turn: Turn) -> None:
-        metrics = self.runtime.metrics
+        metrics = self.ports.metrics
         try:
-            renewed = orders.heartbeat(self.runtime.db, self.order.fence)
+            renewed = orders.heartbeat(self.ports.db, self.order.fence)
         except Exception as err:  # one failed renewal is retried, not death
             log.warning("heartbeat failed (%s); retrying", err, extra={"issue": self.issue})
             return
@@ -308,7 +325,7 @@ class Bee:
             warden().fence(turn.pgid, seconds)
 
     def _close(self, started: Started, note: Callable[[str], None]) -> None:
-        rt, ending = self.runtime, started.turn.ending
+        rt, ending = self.ports, started.turn.ending
         assert ending is not None
         worktree = Path(started.cut.path)
         with self._changed:
@@ -363,7 +380,7 @@ class Bee:
         already counts in this process (its order re-dispatched while this turn was being
         stopped) has cut it or is about to, and it is then that attempt's to keep. The
         check and the removal hold the checkout's lock, as a cut does."""
-        rt = self.runtime
+        rt = self.ports
         if self.order.fence.runner is None:
             return
         with rt.checkout.lock:
@@ -379,7 +396,7 @@ class Bee:
         """Another bee of this issue counts in this process's work registry."""
         return any(
             bee is not self and getattr(bee, "issue", None) == self.issue
-            for bee in self.runtime.work.bees()
+            for bee in self.ports.work.bees()
         )
 
     def _start_failed(self, err: Exception) -> None:
@@ -391,7 +408,7 @@ class Bee:
             return  # the Queen's row was never written: her round reports it
         try:
             ending = OrderEnding(self.order.fence, ENDED_BADLY, self.start_error)
-            orders.end(self.runtime.db, ending)
+            orders.end(self.ports.db, ending)
         except Exception:
             log.exception("could not end the order", extra={"issue": self.issue})
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any, Protocol
 
 import pykka
+from psycopg_pool import ConnectionPool
 
 from hive.actors import facts
-from hive.actors.bee import Bee, BeeConfig
+from hive.actors.bee import Bee, BeeConfig, BeePorts
 from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
-from hive.actors.runtime import Runtime
+from hive.actors.host import BeeHost
 from hive.actors.start import plan_of
 from hive.rules.branches import branch_name
 from hive.rules.credits import Terms, owner_of, payer
@@ -38,6 +40,19 @@ log = logging.getLogger("hive.queen")
 
 # how long a round waits for its bee's answer
 START_WAIT_SECONDS = 60.0
+
+
+class DispatchPorts(Protocol):
+    """What a dispatch uses: the store, the bee host, and what its bee uses."""
+
+    @property
+    def db(self) -> ConnectionPool[Any]: ...
+
+    @property
+    def host(self) -> BeeHost: ...
+
+    @property
+    def bees(self) -> BeePorts: ...
 
 
 class Dispatched(Enum):
@@ -70,7 +85,7 @@ class Dispatch:
 
 
 def dispatch(
-    rt: Runtime,
+    rt: DispatchPorts,
     new: NewOrder,
     issue: Issue,
     key: KeySlot,
@@ -103,7 +118,7 @@ def dispatch(
         key_index=new.key_index,
         sells=new.credit_account is not None,
     )
-    if not rt.host.start(Bee(rt, order, bee)):
+    if not rt.host.start(Bee(rt.bees, order, bee)):
         return Dispatch(Dispatched.NO_BEE)
     try:
         reply: StartReply = order.reply.get(timeout=START_WAIT_SECONDS)
@@ -116,7 +131,7 @@ def dispatch(
 
 
 def new_order(
-    rt: Runtime,
+    base: str,
     issue: Issue,
     key: KeySlot,
     base_sha: str,
@@ -132,7 +147,7 @@ def new_order(
     return NewOrder(
         issue=issue.number,
         branch=branch_name(issue.number),
-        base=rt.checkout.base,
+        base=base,
         base_sha=base_sha,
         owned_paths=tuple(issue.boundary),
         key_index=key.index,

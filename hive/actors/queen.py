@@ -23,19 +23,23 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
+
+from psycopg_pool import ConnectionPool
 
 from hive.actors import facts, keyrest
-from hive.actors.bee import BeeConfig, demo_bees
+from hive.actors.bee import BeeConfig, BeePorts, demo_bees
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
+from hive.actors.host import BeeHost
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES
-from hive.actors.runtime import Runtime
-from hive.actors.work import Standing
+from hive.actors.work import Standing, WorkRegistry
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
-from hive.git.repo import refresh_base, resolve
+from hive.git.repo import Checkout, refresh_base, resolve
+from hive.metrics import HiveMetrics
 from hive.rules.credits import Terms
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.keys import KeySlot
@@ -55,6 +59,7 @@ from hive.rules.spend import day_start
 from hive.store import floors, issues, leases, orders, reports, spend
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
+from supervisors import Registry
 
 log = logging.getLogger("hive.queen")
 
@@ -70,6 +75,22 @@ class Gathered:
     facts: RoundFacts
     base_sha: str
     notes: dict[int, str]
+
+
+@dataclass(frozen=True)
+class QueenPorts:
+    """What the Queen uses: the store and its LISTEN URL, the checkout (her base), the
+    bee host (local mode), the work registry (her rounds count there; the drain), the
+    metrics, the names she is known by, and what her bees use."""
+
+    db: ConnectionPool[Any]
+    listen_url: str
+    checkout: Checkout
+    host: BeeHost
+    work: WorkRegistry
+    metrics: HiveMetrics
+    names: Registry
+    bees: BeePorts
 
 
 @dataclass(frozen=True)
@@ -116,12 +137,12 @@ class RoundResult:
 class Queen:
     def __init__(
         self,
-        runtime: Runtime,
+        ports: QueenPorts,
         config: QueenConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
         on_first_lease: Callable[[], object] | None = None,
     ) -> None:
-        self.runtime = runtime
+        self.ports = ports
         self.config = config
         self.free_memory = free_memory
         # the boot reaper: run once, when this process first holds the lease, so a
@@ -141,7 +162,7 @@ class Queen:
         if done.stuck_at is None:
             assert done.value is not None
             return done.value
-        self.runtime.metrics.rounds_stalled.inc()
+        self.ports.metrics.rounds_stalled.inc()
         self._let_go()
         log.error(
             "round abandoned after %gs, stuck in: %s; lease let go",
@@ -158,14 +179,14 @@ class Queen:
         lease, self.lease = self.lease, None
         if lease is not None:
             try:
-                leases.release(self.runtime.db, lease)
+                leases.release(self.ports.db, lease)
             except Exception as err:
                 log.warning("could not release the Queen lease: %s", err)
 
     # --- one round ------------------------------------------------------------------
 
     def _round(self, state: Progress) -> RoundResult:
-        rt, cfg = self.runtime, self.config
+        rt, cfg = self.ports, self.config
         state.at("taking the Queen lease")
         lease = self._hold_lease()
         if lease is None:
@@ -197,7 +218,7 @@ class Queen:
     def _release_floors(self) -> None:
         """Release the orders whose floor passed (RULES 4), each held to the state table:
         their issues may go again in this round."""
-        rt = self.runtime
+        rt = self.ports
         for order, judged in facts.past_floor(orders.listing(rt.db), facts.utcnow()):
             moved = floors.release(rt.db, order.issue, order.conversation_id, state=judged)
             if moved.landed:
@@ -213,7 +234,7 @@ class Queen:
         """Read the store, the base and this process: the open issues, the round's
         facts, the base commit its orders are judged against, and the review notes the
         next attempts carry."""
-        rt, cfg = self.runtime, self.config
+        rt, cfg = self.ports, self.config
         state.at("reading issues and orders")
         open_issues = issues.listing(rt.db, open_only=True)
         all_orders = orders.listing(rt.db)
@@ -250,7 +271,7 @@ class Queen:
         """Write the planned orders in turn: the issues dispatched, and the refusals (the
         plan's own last). A lease gone stops the writing; an order not started is passed
         over."""
-        rt, cfg = self.runtime, self.config
+        rt, cfg = self.ports, self.config
         by_number = {issue.number: issue for issue in gathered.open_issues}
         dispatched: list[int] = []
         refusals: list[Refusal] = []
@@ -259,7 +280,14 @@ class Queen:
             issue, key = by_number[planned.number], self._key(planned.key)
             note = gathered.notes.get(planned.number, "")
             new = new_order(
-                rt, issue, key, gathered.base_sha, cfg.provider, cfg.model, note, cfg.credits
+                rt.checkout.base,
+                issue,
+                key,
+                gathered.base_sha,
+                cfg.provider,
+                cfg.model,
+                note,
+                cfg.credits,
             )
             answer = dispatch(rt, new, issue, key, lease, elsewhere=cfg.elsewhere, bee=cfg.bee)
             if answer.code is Dispatched.LEASE_GONE:  # another Queen's now, or let go
@@ -277,7 +305,7 @@ class Queen:
         """The lease this round writes under (renewed, or claimed), None if another Queen
         holds it. The round keeps this one: a round abandoned (its lease let go) or
         overtaken by another Queen carries a fence that no longer holds."""
-        db, ttl = self.runtime.db, self.config.lease_ttl_seconds
+        db, ttl = self.ports.db, self.config.lease_ttl_seconds
         if self.lease is not None:
             self.lease = leases.renew(db, self.lease, ttl)
         if self.lease is None:
@@ -285,7 +313,7 @@ class Queen:
         return self.lease
 
     def _base_facts(self) -> BaseFacts:
-        rt, repo_url = self.runtime, self.config.repo_url
+        rt, repo_url = self.ports, self.config.repo_url
         with rt.checkout.lock:
             if repo_url:
                 try:
@@ -321,7 +349,7 @@ class Queen:
         body = report_lines(
             [*result.refusals, *(f"#{n}: {reason}" for n, reason in result.skipped)]
         )
-        reports.add(self.runtime.db, headline, "\n".join(body), needs_you=result.needs_you)
+        reports.add(self.ports.db, headline, "\n".join(body), needs_you=result.needs_you)
 
 
 class QueenActor(LoopActor):
@@ -333,28 +361,28 @@ class QueenActor(LoopActor):
     rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
     `on_stop` lets the Queen lease go."""
 
-    def __init__(self, runtime: Runtime, config: QueenConfig, boot: Callable[[], object]) -> None:
-        queen = Queen(runtime, config, on_first_lease=lambda: _logged(boot()))
+    def __init__(self, ports: QueenPorts, config: QueenConfig, boot: Callable[[], object]) -> None:
+        queen = Queen(ports, config, on_first_lease=lambda: _logged(boot()))
         super().__init__(
             "queen",
             queen,
             queen.config.tick_seconds,
-            registry=runtime.names,
+            registry=ports.names,
             known_as=QUEEN,
             wakes_on=QUEEN_WAKES,
             # an issue added, reopened or edited anywhere (the CLI, the API, a webhook)
             # wakes her; in elsewhere mode an order's ending too
-            listen_url=runtime.url,
+            listen_url=ports.listen_url,
             listen_channels=(ISSUES_CHANNEL, ORDERS_CHANNEL)
             if queen.config.elsewhere
             else (ISSUES_CHANNEL,),
         )
-        self.runtime = runtime
+        self.ports = ports
         self.rounds = Standing(WK_ROUND, "queen rounds")
         self._unregister: Callable[[], None] = lambda: None
 
     def on_start(self) -> None:
-        self._unregister = self.runtime.work.add(self.rounds)
+        self._unregister = self.ports.work.add(self.rounds)
         super().on_start()
 
     def on_stop(self) -> None:

@@ -17,21 +17,42 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from hive.actors.bee import Bee, BeeConfig
+from psycopg_pool import ConnectionPool
+
+from hive.actors.bee import Bee, BeeConfig, BeePorts
 from hive.actors.bee_order import BeeOrder
+from hive.actors.host import BeeHost
 from hive.actors.loop import LoopActor
 from hive.actors.messages import CLAIMER, CLAIMER_WAKES
-from hive.actors.runtime import Runtime
 from hive.actors.start import plan_of
+from hive.actors.work import WorkRegistry
 from hive.agents.guard import bees_that_fit, free_memory_bytes
+from hive.metrics import HiveMetrics
 from hive.rules.connections import seen_due
 from hive.rules.keys import KeySlot
 from hive.store import issues, orders, runners
 from hive.store.listen import is_ending
 from hive.store.orders import ClaimedOrder
+from supervisors import Registry
 
 log = logging.getLogger("hive.runner")
+
+
+@dataclass(frozen=True)
+class ClaimerPorts:
+    """What the claimer uses: the store and its LISTEN URL, the bee host it starts bees
+    in, the work registry (is the drain on), the metrics, the names it is known by, and
+    what its bees use."""
+
+    db: ConnectionPool[Any]
+    listen_url: str
+    host: BeeHost
+    work: WorkRegistry
+    metrics: HiveMetrics
+    names: Registry
+    bees: BeePorts
 
 
 @dataclass(frozen=True)
@@ -72,11 +93,11 @@ class ClaimPass:
 class Claimer:
     def __init__(
         self,
-        runtime: Runtime,
+        ports: ClaimerPorts,
         config: ClaimerConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
     ) -> None:
-        self.runtime = runtime
+        self.ports = ports
         self.config = config
         self.free_memory = free_memory
         self.keys: dict[int, KeySlot] = {k.index: k for k in config.keys}
@@ -85,7 +106,7 @@ class Claimer:
         self._reported: tuple[int, bool] = (0, False)
 
     def run_once(self) -> ClaimPass:
-        rt = self.runtime
+        rt = self.ports
         self._seen()
         started: list[int] = []
         refused: list[int] = []
@@ -113,7 +134,7 @@ class Claimer:
         """Start a bee for each claimed order, refusing those whose key this runner lacks;
         False once one could not start (the pool went away or the drain began): it and
         the rest of the batch are given back at once."""
-        rt = self.runtime
+        rt = self.ports
         rest = list(batch)
         try:
             while rest:
@@ -153,7 +174,7 @@ class Claimer:
         return slot.value
 
     def _refuse(self, order: ClaimedOrder) -> None:
-        rt = self.runtime
+        rt = self.ports
         has = "a different key" if order.key_index in self.keys else "no key"
         orders.refuse(rt.db, order.fence)
         rt.metrics.key_refusals.inc()
@@ -178,12 +199,12 @@ class Claimer:
 
     def _release(self, order: ClaimedOrder) -> None:
         try:
-            orders.release(self.runtime.db, order.fence)
+            orders.release(self.ports.db, order.fence)
         except Exception as err:  # the reaper frees it when its heartbeat stays silent
             log.warning("could not give back the claim: %s", err, extra={"issue": order.issue})
 
     def _start_bee(self, order: ClaimedOrder, key: str) -> bool:
-        rt = self.runtime
+        rt = self.ports
         issue = issues.get(rt.db, order.issue)
         fence = order.fence
         plan = plan_of(
@@ -199,7 +220,7 @@ class Claimer:
         )
         sells = order.credit_account is not None
         started = BeeOrder(fence, plan, key_index=order.key_index, sells=sells)
-        bee = Bee(rt, started, self.config.bee)
+        bee = Bee(rt.bees, started, self.config.bee)
         if rt.host.start(bee):
             return True
         # the pool went away, or the drain began, between the check and the start
@@ -210,7 +231,7 @@ class Claimer:
 
     def _seen(self, *, always: bool = False) -> None:
         """Write this runner's row when `seen_due` says so (or `always`)."""
-        rt, cfg = self.runtime, self.config
+        rt, cfg = self.ports, self.config
         running, draining = rt.host.running(), rt.work.draining
         now = time.monotonic()
         since = None if self._seen_at is None else now - self._seen_at
@@ -230,15 +251,15 @@ class RunnerActor(LoopActor):
     """The claimer's loop, known as CLAIMER: a pass at start, then on each NOTIFY, when
     told a slot is free or the drain began, or every poll."""
 
-    def __init__(self, runtime: Runtime, config: ClaimerConfig) -> None:
-        claimer = Claimer(runtime, config)
+    def __init__(self, ports: ClaimerPorts, config: ClaimerConfig) -> None:
+        claimer = Claimer(ports, config)
         super().__init__(
             "runner",
             claimer,
             claimer.config.poll_seconds,
-            registry=runtime.names,
+            registry=ports.names,
             known_as=CLAIMER,
             wakes_on=CLAIMER_WAKES,
-            listen_url=runtime.url,
+            listen_url=ports.listen_url,
             listen_skips=is_ending,
         )

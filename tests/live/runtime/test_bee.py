@@ -24,6 +24,7 @@ from hive.store import bundles, orders, reviews, transcript
 from hive.store.orders import Fence
 from hive.store.reviews import Verdict
 from hive.testing import wait_for_ending
+from hive.tree import bee_ports
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
 from tests.live.runtime.test_runner import claimer_of
@@ -240,7 +241,7 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
         rt.bee.start, issue=12, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-    bee = Bee(rt, BeeOrder(claimed.fence, plan), rt.bee)
+    bee = Bee(bee_ports(rt), BeeOrder(claimed.fence, plan), rt.bee)
     bee.run()
     assert bee.wait(30) and not bee.landed
     assert bee.order.reply.get(timeout=0) == StartReply(Start.TAKEN)  # its one answer

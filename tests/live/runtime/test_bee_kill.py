@@ -19,6 +19,7 @@ from hive.agents.command import GATE_NAME
 from hive.git.worktrees import worktree_path
 from hive.store import orders, pool
 from hive.swarm import pid_alive
+from hive.tree import bee_ports
 from tests.live.runtime.conftest import eventually, queue
 
 # the agent says it ran, then sleeps: only a kill ends it early
@@ -59,7 +60,7 @@ def test_a_kill_while_the_bee_writes_its_row_reaches_the_turn(make_runtime, hive
         rt.bee.start, issue=13, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",
     )  # fmt: skip
-    bee = Bee(rt, BeeOrder(claimed.fence, plan), rt.bee)
+    bee = Bee(bee_ports(rt), BeeOrder(claimed.fence, plan), rt.bee)
     pid_file = rt.checkout.workdir / "turn-13.pid"
     turn_pid: int | None = None
     ref = None

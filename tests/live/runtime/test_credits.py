@@ -17,6 +17,7 @@ from hive.rules.credits import no_credit_sentence
 from hive.services import history
 from hive.store import credits, orders, reports
 from hive.testing import wait_for_ending
+from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 
@@ -31,7 +32,7 @@ DEADLINE_SECONDS = 30.0
 
 
 def queen_of(rt) -> Queen:
-    return Queen(rt, configs.queen_config(rt.settings), lambda: None)
+    return Queen(queen_ports(rt), configs.queen_config(rt.settings), lambda: None)
 
 
 def balance(rt, account: str) -> int:

@@ -8,6 +8,7 @@ from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.git.repo import resolve
 from hive.rules.keys import key_slots
 from hive.store import issues, leases, orders
+from hive.tree import queen_ports
 from tests.live.runtime.conftest import eventually, queue
 
 
@@ -22,8 +23,8 @@ def test_an_issue_whose_order_is_in_flight_is_not_written_and_the_answer_says_wh
     issue = issues.get(rt.db, 1)
     [key] = key_slots(rt.settings.worker_keys)
     assert lease is not None and issue is not None
-    new = new_order(rt, issue, key, resolve(rt.checkout.repo, "main"), "", "")
-    answer = dispatch(rt, new, issue, key, lease, elsewhere=elsewhere, bee=rt.bee)
+    new = new_order(rt.checkout.base, issue, key, resolve(rt.checkout.repo, "main"), "", "")
+    answer = dispatch(queen_ports(rt), new, issue, key, lease, elsewhere=elsewhere, bee=rt.bee)
     assert answer.code is Dispatched.IN_FLIGHT and not answer.counts
     assert answer.words() == "an unfinished order of it already exists"
     assert orders.get(rt.db, 1) == before

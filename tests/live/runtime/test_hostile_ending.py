@@ -13,7 +13,7 @@ from hive.git.worktrees import cut_worktree
 from hive.store import bundles, orders
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import wait_for_ending
-from hive.tree import reaper_ports
+from hive.tree import queen_ports, reaper_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 from tests.live.runtime.test_usage import _queue
@@ -83,7 +83,7 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
     local_order(rt, 5)  # the order a Queen's bee left running when the ending failed
     config = configs.queen_config(rt.settings)
     queen = Queen(
-        rt,
+        queen_ports(rt),
         config,
         free_memory=lambda: None,
         on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
@@ -102,7 +102,7 @@ def test_a_round_over_many_unshaped_issues_writes_a_bounded_report(make_runtime)
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     for n in range(1, 251):
         add_issue(rt.db, n, boundary=())
-    queen = Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
+    queen = Queen(queen_ports(rt), configs.queen_config(rt.settings), free_memory=lambda: None)
     queen.run_once()
     (report,) = reports.latest(rt.db, 1)
     lines = report.body.splitlines()

@@ -11,13 +11,14 @@ from hive.actors.queen import Queen
 from hive.rules.keys import key_slots
 from hive.store import orders
 from hive.store.orders import Fence
+from hive.tree import queen_ports
 from tests.live.runtime.conftest import add_issue
 
 KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
 
 def queen_of(rt) -> Queen:
-    return Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
+    return Queen(queen_ports(rt), configs.queen_config(rt.settings), free_memory=lambda: None)
 
 
 def end_as(rt, issue: int, outcome: str, **fields) -> None:

@@ -21,7 +21,7 @@ from hive.rules.round import Stop, render
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
-from hive.tree import reaper_ports
+from hive.tree import queen_ports, reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
 
 LEASE_GONE = render(Stop.LEASE_GONE)
@@ -30,7 +30,9 @@ KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}
 
 def queen_of(rt, **fields) -> Queen:
     config = configs.queen_config(rt.settings)
-    return Queen(rt, QueenConfig(**{**config.__dict__, **fields}), free_memory=lambda: None)
+    return Queen(
+        queen_ports(rt), QueenConfig(**{**config.__dict__, **fields}), free_memory=lambda: None
+    )
 
 
 def test_round_inserts_one_order_per_free_key_and_reports_the_rest_as_busy(make_runtime):
@@ -239,7 +241,7 @@ def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision
     assert held is not None
     config = configs.queen_config(rt.settings)
     standby = Queen(
-        rt,
+        queen_ports(rt),
         config,
         free_memory=lambda: None,
         on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
@@ -338,7 +340,9 @@ def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
         return boot()
 
     config = configs.queen_config(rt.settings)
-    queen = Queen(rt, config, free_memory=lambda: None, on_first_lease=boot_meeting_a_store_blip)
+    queen = Queen(
+        queen_ports(rt), config, free_memory=lambda: None, on_first_lease=boot_meeting_a_store_blip
+    )
     with pytest.raises(psycopg.OperationalError):
         queen.run_once()
     # the next round reaps before it decides: the order is not left unfinished for good

@@ -13,13 +13,14 @@ from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer
 from hive.store import orders, runners
 from hive.testing import wait_for_ending
+from hive.tree import claimer_ports
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, Inbox, eventually, queue
 
 
 def claimer_of(rt, slots: int = 1, free: int | None = None) -> Claimer:
     config = replace(configs.claimer_config(rt.settings), slots=slots, bee_memory_mb=1024)
-    return Claimer(rt, config, free_memory=lambda: free)
+    return Claimer(claimer_ports(rt), config, free_memory=lambda: free)
 
 
 @pytest.mark.through_pgbouncer
@@ -119,7 +120,7 @@ def test_an_order_claimed_as_the_drain_begins_is_released_at_once(make_runtime):
     def drain_begins_now() -> None:  # the guard's look at memory is the last step before
         rt.work.begin_drain()
 
-    claimer = Claimer(rt, claimer_of(rt).config, free_memory=drain_begins_now)
+    claimer = Claimer(claimer_ports(rt), claimer_of(rt).config, free_memory=drain_begins_now)
     assert claimer.run_once().started == ()
     order = orders.get(rt.db, 9)
     assert order is not None and order.claimed_by is None and order.finished_at is None
@@ -152,7 +153,9 @@ def test_a_batch_claimed_as_the_drain_begins_is_given_back_whole(make_runtime):
     def drain_begins_now() -> None:
         rt.work.begin_drain()
 
-    claimer = Claimer(rt, claimer_of(rt, slots=3).config, free_memory=drain_begins_now)
+    claimer = Claimer(
+        claimer_ports(rt), claimer_of(rt, slots=3).config, free_memory=drain_begins_now
+    )
     assert claimer.run_once().started == ()
     assert rt.metrics.claims._value.get() == 1  # the first could not start; the rest untouched
     for order in orders.listing(rt.db):

@@ -9,6 +9,7 @@ from dataclasses import replace
 from hive import configs
 from hive.actors.runner import Claimer
 from hive.store import runners
+from hive.tree import claimer_ports
 from tests.live.runtime.conftest import eventually
 
 
@@ -19,7 +20,7 @@ def claimer_of(rt, poll_seconds: float) -> Claimer:
         bee_memory_mb=1024,
         poll_seconds=poll_seconds,
     )
-    return Claimer(rt, config, free_memory=lambda: None)
+    return Claimer(claimer_ports(rt), config, free_memory=lambda: None)
 
 
 def seen_at(rt):

@@ -17,6 +17,7 @@ from hive.store import orders, reports, spend
 from hive.store.orders import Fence
 from hive.swarm import wait_for
 from hive.testing import wait_for_ending
+from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue, queue
 from tests.live.runtime.test_runner import claimer_of
 
@@ -91,7 +92,9 @@ def _end(db, issue: int, cost: float | None) -> None:
 
 def _queen(rt, cap: float) -> Queen:
     config = configs.queen_config(rt.settings)
-    return Queen(rt, QueenConfig(**{**config.__dict__, "spend_cap_usd": cap}), lambda: None)
+    return Queen(
+        queen_ports(rt), QueenConfig(**{**config.__dict__, "spend_cap_usd": cap}), lambda: None
+    )
 
 
 def test_the_days_spend_counts_archived_attempts_and_not_yesterdays(make_runtime):

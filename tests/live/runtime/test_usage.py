@@ -8,6 +8,7 @@ from hive.rules.keys import key_slots
 from hive.store import orders
 from hive.store.orders import NewOrder
 from hive.testing import wait_for_ending
+from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 
@@ -54,7 +55,7 @@ def test_a_queens_own_bee_keeps_the_reported_provider_and_model_too(make_runtime
         AGENT=AGENT + "reports_usage", WORKER_PROVIDER="demo", WORKER_MODEL="the-queen-guess"
     )
     add_issue(rt.db, 3)
-    queen = Queen(rt, configs.queen_config(rt.settings), free_memory=lambda: None)
+    queen = Queen(queen_ports(rt), configs.queen_config(rt.settings), free_memory=lambda: None)
     assert queen.run_once().dispatched == (3,)  # local mode: her bee runs here
     order = wait_for_ending(rt.db, 3)
     assert order.outcome == "finished"
