@@ -37,7 +37,6 @@ from hive.actors.reaper import Reaper, ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
 from hive.actors.reviewer import ReviewerActor, holds_queen_lease
 from hive.actors.runner import ClaimerPorts, RunnerActor
-from hive.actors.runtime import Runtime
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
 from hive.forge.github.wiring import GitHubForge
@@ -47,6 +46,7 @@ from hive.metrics import HiveMetrics
 from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
 from hive.rules.keys import key_slots
+from hive.runtime import Runtime
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
 from hive.store import credits

@@ -18,8 +18,8 @@ from hive import configs
 from hive.actors.bee import BeeConfig
 from hive.actors.bee_actor import BeeActor
 from hive.actors.reaper import ReaperConfig
-from hive.actors.runtime import Runtime
 from hive.git.repo import open_checkout
+from hive.runtime import Runtime
 from hive.settings import Settings
 from hive.store import issues, orders
 from hive.store.issues import NewIssue
