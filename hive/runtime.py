@@ -1,9 +1,8 @@
-"""What the actors of one process share: the store, the checkout (with its lock), the
-metrics, the names the actors are found by, the work registry and the bee host.
+"""The parts one process's actors are built from: the store, the checkout, the metrics,
+the names actors are found by, the work registry and the bee host.
 
-One `Runtime` per process, made by `hive/tree.py`. Nothing here decides anything, and
-nothing here is a message (actors tell one another `hive.actors.messages` by name) or
-a setting (each actor gets its own frozen config from the tree).
+`hive/tree.py` makes one `Runtime` per process and hands each actor only the parts it
+uses (its ports). No actor imports this module; an import contract holds it.
 """
 
 from __future__ import annotations
