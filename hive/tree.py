@@ -14,9 +14,14 @@
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
       drain    DrainActor: the drain card on SIGTERM, started last    shutdown 5 s
 
+This module is the one place that wires the hive. `build` runs once, when `hive serve`
+starts (or a test builds a tree). It opens the store pool, makes the `Runtime`, and
+gives each actor its own ports and config (`hive/configs.py` reads the settings).
+No actor reads the settings or the `Runtime` itself.
+
 A process runs bees when it is a runner, or a Queen whose bees run here
-(HIVE_QUEEN_BEES_RUN_ELSEWHERE off). Stop order is the reverse of start order; every
-child's restart and shutdown is in `hive_children` and `runner_children`, below.
+(HIVE_QUEEN_BEES_RUN_ELSEWHERE off). Children stop in the reverse of their start order.
+A raise from `build` is a setting that cannot work, or a store that cannot be reached.
 """
 
 from __future__ import annotations

@@ -12,9 +12,13 @@ Declare children, do no work::
                 ChildSpec("claimer", RunnerActor.start, shutdown=5.0),
             ]
 
-A supervisor is not a pykka actor: stopping a child blocks up to its shutdown timeout,
-and that must not sit in a message handler. It owns one thread and one event queue; every
-decision (restart, give up, stop) is taken in that thread, one event at a time.
+A supervisor is not a pykka actor. Stopping a child blocks up to its shutdown timeout,
+and that must not sit in a message handler. It owns one thread and one event queue, and
+takes every decision (restart, give up, stop) in that thread, one event at a time.
+
+`start()` raises `StartError` when a child fails to start: what started is stopped
+first. Past its restart intensity a supervisor stops its children and exits abnormally,
+and its parent decides.
 """
 
 from __future__ import annotations

@@ -1,19 +1,20 @@
-"""A bee: one order's turn in this process (DESIGN 5.4 to 5.6); `BeeActor` (bee_actor.py)
+"""A bee: one order's turn in this process (DESIGN 5.4 to 5.6). `BeeActor` (bee_actor.py)
 is the pool child that owns it.
 
-The turn is a subprocess (or a thread, for `python:`) watched by the bee's own thread,
-never by a message handler, so the actor answers messages while it runs. That thread:
-starts the turn through the shared `cut_and_start` (the caller's ledger in between);
-renews the claim every `HIVE_RUNNER_SECONDS`, fenced (the heartbeat lives here, so a
-restart of the claimer costs none): an exception is retried at the next tick, zero rows
-renewed means the order was reaped or re-dispatched, and the turn is stopped with nothing
-more written to the row; then salvages, bundles and ends the order in one fenced
-statement (with the conversation its agent left and the NOTIFY that it ended: one round
-trip). A Queen's own bee (fence runner None) has no claim to renew.
+The bee's own thread does the work, so the actor answers messages while the turn runs.
+That thread:
 
-`hand_back()` (the drain, at the cap; or a stop of the tree) stops the turn (abort, the
-grace, SIGKILL to its group), salvages what it left (`handed back`), stores the bundle
-and ends the order `handed back`: its issue is free at once.
+1. cuts the worktree and starts the turn (`cut_and_start`);
+2. writes the order's ledger, then answers the caller's `BeeOrder` with a `StartReply`;
+3. renews a runner's claim every `HIVE_RUNNER_SECONDS` while the turn runs;
+4. salvages, bundles and ends the order in one fenced statement.
+
+A renewal that raises is retried at the next tick. A renewal that matches no row means
+the order was reaped or re-dispatched: the turn is stopped and nothing more is written.
+A Queen's own bee has no claim to renew.
+
+`hand_back()` runs on a drain at its cap, or when the tree stops. It stops the turn,
+salvages what it left, and ends the order `handed back`: its issue is free at once.
 """
 
 from __future__ import annotations
@@ -92,11 +93,12 @@ def demo_bees() -> BeeConfig:
 
 
 class Bee:
-    """A work item of kind WK_BEE (the drain holds it); thread-safe.
+    """One order's bee. It is a work item of kind WK_BEE, which the drain holds. It is
+    thread-safe.
 
-    Its state changes only in `_to`, under its lock. What else it learns is written once,
-    under the same lock, before the state that publishes it: `started` (the turn and its
-    worktree) before RUNNING, `start_error` and `outcome` before ENDED."""
+    Its state changes only in `_to`, under its lock. What it learns is written under the
+    same lock, before the state that publishes it: `started` before RUNNING,
+    `start_error` and `outcome` before ENDED."""
 
     kind = WK_BEE
 

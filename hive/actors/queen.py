@@ -1,21 +1,23 @@
-"""The Queen (DESIGN 5.1): rounds that decide which issue goes next, on which key, and
-write the order down.
+"""The Queen (DESIGN 5.1): she decides which issue goes next, on which key, and writes
+the order.
 
-A round holds the Queen lease (one Queen at a time; a round without it does nothing),
-releases the orders whose floor passed (RULES 4: EMPTY 30 min, SENDBACK 60 min, WAIT
-6 h; each a move held to the state table), gathers its facts (`facts.round_facts`),
-asks the rules for a plan (`plan_round`: the orders to write, the skips, and why it
-stops short), and writes each planned order, its brief carrying a send-back's notes
-(`dispatch.py`: local mode starts the bee here, the insert being its ledger; elsewhere
-mode queues it). Every order carries the fence of the lease the round took: once it no
-longer holds, nothing is written and the round stops dispatching. Skips and refusals are
-rendered into sentences (`render`) for the round's report (`queen_report`, one row every
-round), never a row in `queen_dispatch`.
+`QueenActor` runs one round per tick, and at once when it is told that something
+changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS.
 
-A round is bounded by ROUND_MAX_SECONDS: past it, it is abandoned (it dispatches nothing
-more), the lease is let go, the log names the step it was stuck in, and
-`hive_rounds_stalled_total` counts it. During a drain a round runs only while it would
-start no bee here and something still holds (`takes_new_work`).
+A round does this, in order:
+
+1. It takes or renews the Queen lease. Without it, the round does nothing: another
+   Queen decides.
+2. It releases the orders whose floor passed (RULES 4).
+3. It reads its facts and asks `plan_round` for a plan.
+4. It writes each planned order with `dispatch`. Once the lease is gone it writes no
+   more.
+5. It writes one row of `queen_report`: what it dispatched and why others waited.
+
+A round that passes its bound is abandoned: it writes nothing more, lets the lease go,
+and counts in `hive_rounds_stalled_total`. A round that raises (a store error) writes
+nothing more; the next round tries again. During a drain a round runs only while
+`takes_new_work` says so.
 """
 
 from __future__ import annotations
@@ -135,6 +137,8 @@ class RoundResult:
 
 
 class Queen:
+    """The Queen's rounds (see the module). `run_once` is one round; tests call it."""
+
     def __init__(
         self,
         ports: QueenPorts,
@@ -353,13 +357,16 @@ class Queen:
 
 
 class QueenActor(LoopActor):
-    """Known as QUEEN. Rounds every HIVE_QUEEN_TICK_SECONDS, at once when an issue is
-    added, reopened or edited anywhere (NOTIFY hive_issues), and at once when an order
-    ends: in this process (told `OrderEnded`, `OrdersReaped`, or `TreeStarted`) or, in
-    elsewhere mode, anywhere (NOTIFY). The
-    boot reaper runs in her first round that holds the lease, before she decides. Her
-    rounds are registered as work of kind WK_ROUND, which the drain leaves to the store;
-    `on_stop` lets the Queen lease go."""
+    """Known as QUEEN. She rounds every HIVE_QUEEN_TICK_SECONDS, and at once when:
+
+    - an issue is added, reopened or edited anywhere (NOTIFY hive_issues);
+    - an order ends here (told `OrderEnded` or `OrdersReaped`), or anywhere in
+      elsewhere mode (NOTIFY);
+    - the tree has started (told `TreeStarted`).
+
+    The boot reaper runs in her first round that holds the lease. Her rounds count as
+    work of kind WK_ROUND, which the drain leaves to the store. `on_stop` lets the
+    Queen lease go."""
 
     def __init__(self, ports: QueenPorts, config: QueenConfig, boot: Callable[[], object]) -> None:
         queen = Queen(ports, config, on_first_lease=lambda: _logged(boot()))

@@ -1,14 +1,19 @@
-"""The claimer (DESIGN 5.2 and 5.3): `RunnerActor` wakes on NOTIFY and polls every
-`HIVE_RUNNER_SECONDS`; each pass fills every free slot.
+"""The claimer (DESIGN 5.2, 5.3): a runner's loop that claims queued orders and starts a
+bee for each.
 
-Each pass claims every free slot in one statement (as many as the container guard lets
-start: not enough memory for a bee and the order stays queued for another runner); then,
-per order, the key check: the order's `key_index` resolved against this runner's own
-keys, refused (claim released, `refused_by` grows, counted and logged) when there is no
-key at that index or its fingerprint differs. A runner never takes another key: that
-would be another account. A claimed order goes to a new bee in the pool. Each pass also
-keeps `queen_runner.seen_at` fresh, with the bees running and whether it drains; once
-the drain began it claims nothing.
+`RunnerActor` runs a pass at start, on each NOTIFY of a new order, when told a slot is
+free or the drain began, and every `HIVE_RUNNER_SECONDS`.
+
+A pass claims as many orders as there are free slots, in one statement. The container
+guard may claim fewer: without memory for another bee, the order stays queued for
+another runner. For each claimed order the runner checks the key. It needs a key at the
+order's `key_index` with the same fingerprint; a runner never takes another key, since
+that would be another account. Without it, the claim is refused and left for a runner
+that has the key. Otherwise the order goes to a new bee in the pool.
+
+Each pass also keeps `queen_runner.seen_at` fresh. Once the drain began, a pass claims
+nothing. A pass that raises (a store error) is retried by the loop; a claim it could not
+start is given back.
 """
 
 from __future__ import annotations
@@ -91,6 +96,8 @@ class ClaimPass:
 
 
 class Claimer:
+    """The claimer's passes (see the module). `run_once` is one pass; tests call it."""
+
     def __init__(
         self,
         ports: ClaimerPorts,
