@@ -14,6 +14,9 @@ lengths and fault schedule, so a failure can be replayed.
 - `world`: the server, the repository and the `hive serve` processes.
 - `faults`: each fault acted on the world, recording what it saw.
 - `run`: one whole run, from an empty directory to the table.
-- `loop`: `--loop`'s reviewer, check and two invariants (pure): the issues carry a
+- `loop`: `--loop`'s reviewer, check and invariants (pure): the issues carry a
   criterion and go on through review, a check and publish by push into main.
+- `person`: a person pushing to the origin's main meanwhile (--loop).
+- `priority`: the issues' priority labels and the order they must go in (pure).
+- `dwell`: how long each issue sat in one place, and the bound of each place (pure).
 """

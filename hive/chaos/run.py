@@ -19,6 +19,7 @@ import psycopg
 
 from hive.chaos import evidence
 from hive.chaos.agent import merges
+from hive.chaos.dwell import Dwell, place_of, sat_within_bounds
 from hive.chaos.faults import Seen, act
 from hive.chaos.invariants import (
     OUTLIVE_BOUND_SECONDS,
@@ -43,6 +44,7 @@ from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait
 log = logging.getLogger("hive.chaos")
 
 POLL_SECONDS = 0.5
+SAMPLE_SECONDS = 1.0  # --loop: how often each issue's place is read
 START_SECONDS = 120.0
 SERVING = "serve: serving as"  # the line `hive serve` logs once its tree is built
 # a SIGTERMed process drains its bees (the drain's cap, the hand-back) and exits
@@ -80,7 +82,8 @@ def run(
     started = began = time.monotonic()
     person: Person | None = None
     stop = threading.Event()
-    pushing = threading.Thread(target=lambda: None)
+    pushing = sampling = threading.Thread(target=lambda: None)
+    dwell = Dwell()
     try:
         world.build(plan)
         say(f"{shape.orders} orders, {shape.runners} runners, {len(plan.faults)} faults")
@@ -91,6 +94,10 @@ def run(
         began = time.monotonic()  # the faults' clock starts once the swarm is up
         say(f"the swarm serves after {began - started:.1f} s; faults begin")
         if loop:
+            sampling = threading.Thread(
+                target=_sample, args=(world, dwell, began, stop), name="dwell", daemon=True
+            )
+            sampling.start()
             person = Person(world.root, world.repo_url, issue_file)
             pushing = threading.Thread(
                 target=_push_now_and_then,
@@ -106,10 +113,13 @@ def run(
             say(seen.acted[-1])
         pushing.join()  # the person's last push is within the fault window
         _wait_finished(world, plan, finish_seconds, _all_ended if loop else _all_finished)
+        stop.set()
+        sampling.join()
+        dwell.finish()
         say(f"{time.monotonic() - began:.1f} s: stopping every process")
         exits = _stop_all(world)
         seen.outliving.append(_left_at_the_end(world))
-        checks = _check(world, plan, seen, exits, person)
+        checks = _check(world, plan, seen, exits, person, dwell)
     finally:
         stop.set()
         kill_everything_under(world.procs, world.every_serve())
@@ -137,6 +147,23 @@ def _push_now_and_then(
         line = f"{time.monotonic() - began:6.1f} s  {line}"
         seen.acted.append(line)
         say(line)
+
+
+def _sample(world: World, dwell: Dwell, began: float, stop: threading.Event) -> None:
+    """Each issue's place, every SAMPLE_SECONDS until `stop` (none while the store is away)."""
+    while not stop.wait(SAMPLE_SECONDS):
+        try:
+            with world.connect() as db:
+                rows = db.execute(
+                    "SELECT i.number, i.state = 'closed', d.merged_sha IS NOT NULL,"
+                    " hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)"
+                    " FROM hive.queen_issue AS i"
+                    " LEFT JOIN hive.queen_dispatch AS d ON d.issue = i.number"
+                ).fetchall()
+        except psycopg.Error:
+            continue
+        places = {n: place_of(state, closed, bool(merged)) for n, closed, merged, state in rows}
+        dwell.see(time.monotonic() - began, places)
 
 
 def _in_flight(world: World) -> list[int]:
@@ -246,6 +273,7 @@ def _check(
     seen: Seen,
     exits: list[tuple[str, int | None]],
     person: Person | None = None,
+    dwell: Dwell | None = None,
 ) -> tuple[Check, ...]:
     events = evidence.turn_events(world.turns_log)
     with world.connect() as db:
@@ -272,6 +300,7 @@ def _check(
             on_main_once(merged, on_main, lines),
             kept_pushes(pushes, after_conflict),
             went_in_order(*labels(sorted(plan.ticks), plan.seed), first_dispatches),
+            sat_within_bounds(dwell or Dwell(), world.dwell_bounds()),
         )
     return (
         *first,

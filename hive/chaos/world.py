@@ -28,12 +28,13 @@ from typing import Any
 import psycopg
 
 from hive.bench.gitdaemon import GitDaemon
-from hive.chaos import loop, priority
+from hive.chaos import dwell, loop, priority
 from hive.chaos.agent import LOG_NAME, SCRIPT
-from hive.chaos.plan import Plan, Shape
+from hive.chaos.plan import TICK_SECONDS, Plan, Shape
 from hive.errors import HiveError
 from hive.git.commits import init_repository
 from hive.git.safety import git_environment
+from hive.rules.jobs import LOST_JOB_SECONDS
 from hive.store import credits, embedded, issues, migrate
 from hive.store.issues import NewIssue
 from hive.swarm import Serve, start_serve
@@ -48,6 +49,7 @@ DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands the
 # --loop: a review's bound; the chaos reviewer answers at once, or hangs past it
 REVIEW_MAX_SECONDS = 5
 JOB_CLAIM_SECONDS = 5
+DWELL_SLACK_SECONDS = 60.0  # what a loaded machine may add to a place's own clocks
 
 CLOCKS = {
     "HIVE_QUEEN_TICK_SECONDS": "0.5",
@@ -230,6 +232,21 @@ class World:
         """The Queen and the runners the slots hold now."""
         found = [self.queen] if self.queen is not None else []
         return found + [self.runners[slot] for slot in sorted(self.runners)]
+
+    def dwell_bounds(self) -> dict[str, float]:
+        """How long an issue may stay in each bounded place in this run: its clocks
+        (a turn's longest, a reap after the silent window, three failed reviews and their
+        pauses, a lost publish job made again, a killed Queen's claim running out), twice
+        where a fault may strike twice, and DWELL_SLACK_SECONDS for a loaded machine."""
+        turn = self.shape.turn_ticks[1] * TICK_SECONDS
+        silent = self.shape.silent_minutes * 60
+        reviews = 3 * REVIEW_MAX_SECONDS + (1 + 2 + 4)
+        publish = LOST_JOB_SECONDS + 2 * JOB_CLAIM_SECONDS
+        return {
+            dwell.RUNNING_PLACE: 2 * (turn + silent) + DWELL_SLACK_SECONDS,
+            dwell.REVIEW_PLACE: reviews + DWELL_SLACK_SECONDS,
+            dwell.PUBLISH_PLACE: publish + DWELL_SLACK_SECONDS,
+        }
 
     def remove_server(self) -> None:
         """Stop the daemon and the server, and remove its data (safe when neither

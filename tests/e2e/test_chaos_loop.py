@@ -31,6 +31,7 @@ LOOP = (
     "main holds each change once",
     "main keeps every push of a person",
     "who goes next: by level and ageing",
+    "no issue sits past its state's bound",
 )
 
 

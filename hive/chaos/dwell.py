@@ -1,0 +1,89 @@
+"""How long each issue sat in one place while a --loop run went on, and the invariant
+that none sat longer than its place's bound without moving or a sentence. Pure.
+
+The run samples the store while it waits for the issues (`place_of` names where each
+one is); `Dwell` keeps, for each place, the longest stay seen, counted from the sample
+the issue was first seen there to the last one (a stay still going at the end counts to
+the end). An escalated issue carries a sentence for a person, and a merged one is done:
+neither is bounded; an issue waiting for a bee is not either, since the round's report
+says why (capacity reached, its turn in the priority order).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from hive.chaos.invariants import Check
+from hive.rules.states import ACCEPT, ENDED, ESCALATE, RUNNING, WAIT
+
+RUNNING_PLACE = "running"  # queued for a runner, or its turn runs
+REVIEW_PLACE = "in review"  # ended, waiting for its review or the pause after a failed one
+PUBLISH_PLACE = "publishing"  # accepted: its publish job checks, merges and pushes
+WAITING_PLACE = "waiting for a bee"
+ESCALATED_PLACE = "escalated"
+MERGED_PLACE = "merged"
+BOUNDED = (RUNNING_PLACE, REVIEW_PLACE, PUBLISH_PLACE)
+
+
+def place_of(state: int | None, closed: bool, merged: bool) -> str:
+    """Where an issue is, from its order's state code (None: no order yet)."""
+    if closed and merged:
+        return MERGED_PLACE
+    if state == RUNNING:
+        return RUNNING_PLACE
+    if state in (ENDED, WAIT):
+        return REVIEW_PLACE
+    if state == ACCEPT:
+        return PUBLISH_PLACE
+    if state == ESCALATE:
+        return ESCALATED_PLACE
+    return WAITING_PLACE
+
+
+@dataclass
+class Dwell:
+    """Each issue's current place and since when; the longest stay in each place."""
+
+    since: dict[int, tuple[str, float]] = field(default_factory=dict)
+    longest: dict[str, tuple[float, int]] = field(default_factory=dict)
+    samples: int = 0
+    last: float = 0.0
+
+    def see(self, at: float, places: Mapping[int, str]) -> None:
+        """One sample at `at` seconds: each issue's place now."""
+        self.samples += 1
+        self.last = at
+        for issue, place in places.items():
+            was = self.since.get(issue)
+            if was is not None and was[0] != place:
+                self._stayed(issue, was[0], at - was[1])
+            if was is None or was[0] != place:
+                self.since[issue] = (place, at)
+
+    def _stayed(self, issue: int, place: str, seconds: float) -> None:
+        if seconds > self.longest.get(place, (-1.0, 0))[0]:
+            self.longest[place] = (seconds, issue)
+
+    def finish(self) -> None:
+        """Count the stays still going as ending at the last sample."""
+        for issue, (place, at) in sorted(self.since.items()):
+            self._stayed(issue, place, self.last - at)
+
+
+def sat_within_bounds(dwell: Dwell, bounds: Mapping[str, float]) -> Check:
+    """No issue stayed in a bounded place longer than its bound."""
+    bad = []
+    shown = []
+    for place in BOUNDED:
+        seconds, issue = dwell.longest.get(place, (0.0, 0))
+        shown.append(f"{place} {seconds:.0f} s")
+        if seconds > bounds[place]:
+            bad.append(
+                f"#{issue}: {seconds:.0f} s {place}, past its bound of {bounds[place]:.0f} s"
+            )
+    return Check(
+        "no issue sits past its state's bound",
+        f"longest: {', '.join(shown)} ({dwell.samples} samples)",
+        tuple(bad),
+    )
