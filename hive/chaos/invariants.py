@@ -194,6 +194,18 @@ def sigterm_exits(exits: Sequence[tuple[str, int | None]]) -> Check:
     return Check("every SIGTERM exits 0", f"{len(exits)} processes got SIGTERM", tuple(bad))
 
 
+def named_issues(checks: Sequence[Check], most: int = _SHOWN) -> list[int]:
+    """The issues the violations name first (`#N: ...`), at most `most`, in order: their
+    histories are printed with the table."""
+    found: list[int] = []
+    for c in checks:
+        for violation in c.violations:
+            head = violation.split(":", 1)[0].split(" ", 1)[0]
+            if head.startswith("#") and head[1:].isdigit() and int(head[1:]) not in found:
+                found.append(int(head[1:]))
+    return found[:most]
+
+
 def table(checks: Sequence[Check]) -> str:
     """The checks as the run prints them: one row each, then each violation named."""
     width = max(len(c.name) for c in checks)
@@ -215,6 +227,7 @@ def as_json(
     seconds: float,
     faults: Sequence[str],
     unasked: Sequence[tuple[str, int, str]],
+    histories: Mapping[int, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The run as one JSON object (DESIGN 11): each invariant's `ok` and `measured` (and
     every violation), the seed that replays it, and what happened on the way."""
@@ -230,4 +243,5 @@ def as_json(
         "exited_by_itself": [
             {"name": name, "exit": code, "last_line": last} for name, code, last in unasked
         ],
+        "histories": {str(n): list(lines) for n, lines in (histories or {}).items()},
     }

@@ -11,7 +11,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +27,7 @@ from hive.chaos.invariants import (
     Outliving,
     ended_once,
     lost_bundles,
+    named_issues,
     outliving,
     outside_boundaries,
     overlapping_turns,
@@ -38,12 +39,14 @@ from hive.chaos.person import Person
 from hive.chaos.plan import Plan, Shape, looped, make_plan
 from hive.chaos.priority import labels, went_in_order
 from hive.chaos.world import ACCOUNT, World, issue_file
+from hive.services import history
 from hive.store import orders
 from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait_for
 
 log = logging.getLogger("hive.chaos")
 
 POLL_SECONDS = 0.5
+HISTORY_LINES = 40  # of each issue a violation names
 SAMPLE_SECONDS = 1.0  # --loop: how often each issue's place is read
 START_SECONDS = 120.0
 SERVING = "serve: serving as"  # the line `hive serve` logs once its tree is built
@@ -58,6 +61,8 @@ class Result:
     checks: tuple[Check, ...]
     acted: tuple[str, ...]
     unasked: tuple[tuple[str, int, str], ...]  # processes that exited by themselves
+    # the history (`hive why`, oldest first) of each issue a violation names first
+    histories: dict[int, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -120,11 +125,19 @@ def run(
         exits = _stop_all(world)
         seen.outliving.append(_left_at_the_end(world))
         checks = _check(world, plan, seen, exits, person, dwell)
+        histories = _histories(world, named_issues(checks))
     finally:
         stop.set()
         kill_everything_under(world.procs, world.every_serve())
         world.remove_server()
-    return Result(plan, time.monotonic() - started, checks, tuple(seen.acted), tuple(world.unasked))
+    return Result(
+        plan,
+        time.monotonic() - started,
+        checks,
+        tuple(seen.acted),
+        tuple(world.unasked),
+        histories,
+    )
 
 
 def _push_now_and_then(
@@ -180,6 +193,16 @@ def _in_flight(world: World) -> list[int]:
     except psycopg.Error:
         return []
     return [row[0] for row in rows]
+
+
+def _histories(world: World, issues: list[int]) -> dict[int, tuple[str, ...]]:
+    """Each issue's sentences, oldest first, as `hive why` tells them."""
+    found = {}
+    with world.connect() as db:
+        for n in issues:
+            said = reversed(history.why(db, n, limit=HISTORY_LINES))
+            found[n] = tuple(f"{s.at:%H:%M:%S} {s.text}" for s in said)
+    return found
 
 
 def _wait_serving(world: World) -> None:

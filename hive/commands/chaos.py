@@ -119,6 +119,10 @@ def run(args: argparse.Namespace) -> int:
     finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if args.loop else 0.0)
     result = run_chaos(root, shape, seed, finish_seconds=finish, say=say, loop=args.loop)
     print(table(result.checks), file=out)
+    for n, lines in result.histories.items():
+        print(f"the history of #{n} (hive why {n}, oldest first):", file=out)
+        for line in lines:
+            print(f"  {line}", file=out)
     for name, code, last in result.unasked:
         print(f"exited by itself (replaced): {name}, exit {code}: {last}", file=out)
     verdict = "every invariant holds" if result.ok else "an invariant broke"
@@ -128,7 +132,9 @@ def run(args: argparse.Namespace) -> int:
         flush=True,
     )
     if args.json:
-        found = as_json(result.checks, seed, result.seconds, result.acted, result.unasked)
+        found = as_json(
+            result.checks, seed, result.seconds, result.acted, result.unasked, result.histories
+        )
         print(json.dumps(found, sort_keys=True), flush=True)
     return 0 if result.ok else 1
 

@@ -10,6 +10,7 @@ from hive.chaos.invariants import (
     Ledger,
     Outliving,
     as_json,
+    named_issues,
     ended_once,
     lost_bundles,
     outliving,
@@ -154,7 +155,14 @@ def test_each_finished_turn_sold_once_holds_and_every_other_sale_is_named():
 
 def test_the_json_object_carries_each_invariant_the_seed_and_what_happened():
     checks = [Check("a holds", "3 of 3"), Check("b holds", "1 of 2", ("#7 lost",))]
-    found = as_json(checks, 15, 61.234, ["4.0 s  SIGKILL runner 1"], [("runner0-2", 1, "boom")])
+    found = as_json(
+        checks,
+        15,
+        61.234,
+        ["4.0 s  SIGKILL runner 1"],
+        [("runner0-2", 1, "boom")],
+        {7: ["09:00:01 attempt 1 dispatched"]},
+    )
     assert found == {
         "ok": False,
         "seed": 15,
@@ -165,5 +173,16 @@ def test_the_json_object_carries_each_invariant_the_seed_and_what_happened():
         },
         "faults": ["4.0 s  SIGKILL runner 1"],
         "exited_by_itself": [{"name": "runner0-2", "exit": 1, "last_line": "boom"}],
+        "histories": {"7": ["09:00:01 attempt 1 dispatched"]},
     }
     assert as_json(checks[:1], 1, 0.0, [], [])["ok"] is True
+
+
+def test_the_issues_a_violation_names_first_are_found_once_each_in_order():
+    checks = [
+        Check("a", "", ("#12: lost", "#3: twice", "#12 (low) went before #4 (high)")),
+        Check("b", "", ("attempt x was sold twice", "#0x: no issue", "#5")),
+    ]
+    assert named_issues(checks) == [12, 3, 5]
+    assert named_issues(checks, most=2) == [12, 3]
+    assert named_issues([Check("c", "")]) == []
