@@ -8,7 +8,7 @@ setting that cannot work (`HiveError`, with the variable's name).
 from __future__ import annotations
 
 from hive import prices
-from hive.actors.bee import BeeConfig
+from hive.actors.bee_config import BeeConfig
 from hive.actors.drain import DrainConfig
 from hive.actors.ending import Accounting
 from hive.actors.jobrunner import JobRunnerConfig

@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from hive import configs
-from hive.actors.bee import BeePorts
 from hive.actors.bee_actor import BeeActor
+from hive.actors.bee_config import BeePorts
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor

@@ -23,34 +23,27 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from psycopg_pool import ConnectionPool
-
+from hive.actors.bee_config import BeeConfig, BeePorts
 from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.bee_state import NEXT, RENEWS, BeeState, BeeStatus
 from hive.actors.ending import (
-    Accounting,
     Leftover,
     close_order,
     order_ending,
 )
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
-from hive.actors.start import StartConfig, Started, cut_and_start
+from hive.actors.start import Started, cut_and_start
 from hive.actors.transcript import TranscriptWriter
-from hive.actors.work import WorkRegistry
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
-from hive.git.repo import Checkout
 from hive.git.worktrees import remove_worktree, worktree_path
-from hive.metrics import HiveMetrics
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import conversations, orders
 from hive.store.orders import Insertion, OrderEnding
-from supervisors import Registry, SupervisedActor
+from supervisors import SupervisedActor
 from supervisors.warden import warden
 
 log = logging.getLogger("hive.bee")
@@ -58,38 +51,6 @@ log = logging.getLogger("hive.bee")
 LOST = "its order was reaped or re-dispatched"
 # a bee that ended before it answered its start
 NO_ANSWER = "its bee failed before its order was written"
-
-
-@dataclass(frozen=True)
-class BeeConfig:
-    """What every bee of this process shares: how a turn starts, how often a runner's
-    bee renews its claim (HIVE_RUNNER_SECONDS), the largest bundle it stores."""
-
-    start: StartConfig
-    heartbeat_seconds: float = 15.0
-    bundle_max_bytes: int = 100 * 1024 * 1024
-    # a runner's turn is killed by its warden when its claim goes unrenewed this long
-    fence_seconds: float | None = None
-    # how an ending is priced and rests its key (the packaged price table by default)
-    accounting: Accounting = field(default_factory=Accounting.packaged)
-
-
-@dataclass(frozen=True)
-class BeePorts:
-    """What a bee uses: the store, the checkout, the metrics, the names it tells when it
-    ends, and the work registry (a newer attempt of its issue may count there)."""
-
-    db: ConnectionPool[Any]
-    checkout: Checkout
-    metrics: HiveMetrics
-    names: Registry
-    work: WorkRegistry
-
-
-def demo_bees() -> BeeConfig:
-    """Bees with the built-in demo agent and every other default (the price table is
-    read when a config is made, not when this module is imported)."""
-    return BeeConfig(StartConfig("demo"))
 
 
 class Bee:

@@ -24,7 +24,8 @@ import pykka
 from psycopg_pool import ConnectionPool
 
 from hive.actors import facts
-from hive.actors.bee import Bee, BeeConfig, BeePorts
+from hive.actors.bee import Bee
+from hive.actors.bee_config import BeeConfig, BeePorts
 from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.host import BeeHost
 from hive.actors.start import plan_of

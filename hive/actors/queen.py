@@ -30,7 +30,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from hive.actors import facts, keyrest
-from hive.actors.bee import BeeConfig, BeePorts, demo_bees
+from hive.actors.bee_config import BeeConfig, BeePorts, demo_bees
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order

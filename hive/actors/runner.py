@@ -26,7 +26,8 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors.bee import Bee, BeeConfig, BeePorts
+from hive.actors.bee import Bee
+from hive.actors.bee_config import BeeConfig, BeePorts
 from hive.actors.bee_order import BeeOrder
 from hive.actors.host import BeeHost
 from hive.actors.loop import LoopActor

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from hive import configs
-from hive.actors.bee import BeeConfig
 from hive.actors.bee_actor import BeeActor
+from hive.actors.bee_config import BeeConfig
 from hive.actors.reaper import ReaperConfig
 from hive.git.repo import open_checkout
 from hive.runtime import Runtime

@@ -1,0 +1,48 @@
+"""What a bee is given besides its order: the config every bee of this process shares,
+and the ports a bee uses."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from hive.actors.ending import Accounting
+from hive.actors.start import StartConfig
+from hive.actors.work import WorkRegistry
+from hive.git.repo import Checkout
+from hive.metrics import HiveMetrics
+from supervisors import Registry
+
+
+@dataclass(frozen=True)
+class BeeConfig:
+    """What every bee of this process shares: how a turn starts, how often a runner's
+    bee renews its claim (HIVE_RUNNER_SECONDS), the largest bundle it stores."""
+
+    start: StartConfig
+    heartbeat_seconds: float = 15.0
+    bundle_max_bytes: int = 100 * 1024 * 1024
+    # a runner's turn is killed by its warden when its claim goes unrenewed this long
+    fence_seconds: float | None = None
+    # how an ending is priced and rests its key (the packaged price table by default)
+    accounting: Accounting = field(default_factory=Accounting.packaged)
+
+
+@dataclass(frozen=True)
+class BeePorts:
+    """What a bee uses: the store, the checkout, the metrics, the names it tells when it
+    ends, and the work registry (a newer attempt of its issue may count there)."""
+
+    db: ConnectionPool[Any]
+    checkout: Checkout
+    metrics: HiveMetrics
+    names: Registry
+    work: WorkRegistry
+
+
+def demo_bees() -> BeeConfig:
+    """Bees with the built-in demo agent and every other default (the price table is
+    read when a config is made, not when this module is imported)."""
+    return BeeConfig(StartConfig("demo"))
