@@ -2,19 +2,19 @@
 is the pool child that owns it.
 
 The bee's own thread does the work, so the actor answers messages while the turn runs.
-That thread:
+That thread runs the order's life:
 
-1. cuts the worktree and starts the turn (`cut_and_start`);
-2. writes the order's ledger, then answers the caller's `BeeOrder` with a `StartReply`;
-3. renews a runner's claim every `HIVE_RUNNER_SECONDS` while the turn runs;
-4. salvages, bundles and ends the order in one fenced statement.
+1. It cuts the worktree and starts the turn (`cut_and_start`).
+2. It writes the order's ledger, then answers the caller's `BeeOrder` with a `StartReply`.
+3. It renews a runner's claim every `HIVE_RUNNER_SECONDS` while the turn runs.
+4. It salvages, bundles and ends the order in one fenced statement.
 
 A renewal that raises is retried at the next tick. A renewal that matches no row means
-the order was reaped or re-dispatched: the turn is stopped and nothing more is written.
-A Queen's own bee has no claim to renew.
+the order was reaped or re-dispatched. The turn is then stopped, and nothing more is
+written. A Queen's own bee has no claim to renew.
 
 `hand_back()` runs on a drain at its cap, or when the tree stops. It stops the turn,
-salvages what it left, and ends the order `handed back`: its issue is free at once.
+salvages what it left, and ends the order `handed back`. Its issue is free at once.
 """
 
 from __future__ import annotations

@@ -6,13 +6,14 @@ changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS.
 
 A round does this, in order:
 
-1. It takes or renews the Queen lease. Without it, the round does nothing: another
-   Queen decides.
+1. It takes or renews the Queen lease. Without it, the round does nothing, since
+   another Queen decides.
 2. It releases the orders whose floor passed (RULES 4).
 3. It reads its facts and asks `plan_round` for a plan.
 4. It writes each planned order with `dispatch`. Once the lease is gone it writes no
    more.
-5. It writes one row of `queen_report`: what it dispatched and why others waited.
+5. It writes one row of `queen_report`, with what it dispatched and why others
+   waited.
 
 A round that passes its bound is abandoned: it writes nothing more, lets the lease go,
 and counts in `hive_rounds_stalled_total`. A round that raises (a store error) writes
