@@ -29,7 +29,7 @@ from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ShaFile
 from dulwich.pack import Pack
 
-from hive.git.packfiles import entry_header, pack_of, pack_of_raw
+from hive.git.packfiles import entry_header, land_whole, pack_of_raw
 from hive.git.packindex import Landed, land_bytes, land_pack
 
 SMALL_PACKS_MAX = 8
@@ -48,7 +48,9 @@ def store_objects(store: DiskObjectStore, objects: Sequence[ShaFile]) -> None:
     of every pack already in the store first (reading every id of a large one: a tenth
     of a second on a real history, each time)."""
     if objects:
-        land_bytes(store, pack_of(objects))
+        whole = [(obj.sha().digest(), obj.type_num, obj.as_raw_string()) for obj in objects]
+        land_whole(Path(store.pack_dir), whole)
+        store.packs  # noqa: B018 (reading it adds the new pack to the store)
         fold_small_packs(store)
 
 
@@ -79,9 +81,12 @@ def fold_small_packs(store: DiskObjectStore) -> int:
             for sha in pack:  # raw bytes out, raw bytes in: nothing is parsed
                 if sha not in objects:
                     objects[sha] = pack.get_raw(sha)
-        land_bytes(store, pack_of_raw(list(objects.values())))
+        landed = land_bytes(store, pack_of_raw(list(objects.values())))
         for pack in small:
-            _remove(pack)
+            # the fold may come out as one of the packs it read, byte for byte (a pack
+            # landed again after an earlier fold, its objects all there already): kept
+            if Path(pack.index.path).with_suffix(".pack") != landed.path:  # type: ignore[attr-defined]
+                _remove(pack)
         store.packs  # noqa: B018 (reading it drops the removed packs from the store)
         return len(small)
     finally:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from dulwich.objects import Blob
 from dulwich.repo import Repo
 
 from hive.git import storing
@@ -57,3 +58,19 @@ def test_a_fold_under_way_elsewhere_is_left_alone_and_a_stale_one_is_taken_over(
 
     assert storing.fold_small_packs(clone.object_store) == storing.SMALL_PACKS_MAX
     assert len(packs(clone)) == 1 and not lock.exists()
+
+
+def test_a_fold_that_comes_out_as_a_pack_it_read_keeps_that_pack(clone: Repo, git: Git) -> None:
+    # one pack holds every object the other small packs hold, in id order as a fold
+    # writes them (an earlier fold's, the others landed again since): the fold reads it
+    # first and comes out as it, byte for byte
+    made = [Blob.from_string(b"blob %d\n" % n) for n in range(storing.SMALL_PACKS_MAX)]
+    blobs = sorted(made, key=lambda blob: blob.id)
+    storing.store_objects(clone.object_store, blobs)
+    for blob in blobs[1:]:
+        storing.store_objects(clone.object_store, [blob])
+    assert len(packs(clone)) == 1
+    fresh = Repo(clone.path)
+    assert all(blob.id in fresh.object_store for blob in blobs)
+    for blob in blobs:
+        assert git("cat-file", "-p", blob.id.decode(), cwd=Path(clone.path)) == blob.data.decode()
