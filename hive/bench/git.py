@@ -20,17 +20,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dulwich.object_store import commit_tree_changes, tree_lookup_path
-from dulwich.objects import Blob, Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive.bench import gitbig, gitrepo
 from hive.bench.arguments import whole
+from hive.bench.gitmerge import merge_step
 from hive.errors import HiveError
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
-from hive.git.merge import Merged, merge
 from hive.git.native import missing_extensions
 from hive.git.repo import open_checkout
 from hive.git.safety import git_environment
@@ -221,70 +219,11 @@ class _Bench:
         return _pair("import", hive_times, git_times)
 
     def merge(self, repo: Repo, theirs: Path) -> dict[str, Any]:
-        """Base and branch each change MERGE_FILES_PER_SIDE files of their own and one
-        shared file on lines far apart; one clean three-way merge against
-        `git merge-tree --write-tree` on the same two commits."""
-        main = repo.refs[Ref(b"refs/remotes/origin/main")]
-        shared = bench_path(self.files // 2)
-        sides = {}
-        for side, offset in (("base", 0), ("head", 1)):
-            edits = {
-                bench_path((k * 2 + offset) * 31 % self.files): b"%s\n" % side.encode()
-                for k in range(MERGE_FILES_PER_SIDE)
-            }
-            lines = repo.object_store[self._blob_of(repo, main, shared)].as_raw_string()
-            split = lines.splitlines(keepends=True)
-            split[0 if side == "base" else -1] = b"%s edit\n" % side.encode()
-            edits[shared] = b"".join(split)
-            sides[side] = self._commit_on(repo, main, edits, side)
-            repo.refs[Ref(b"refs/heads/bench-" + side.encode())] = sides[side]
-        self.git(
-            "fetch",
-            "-q",
-            str(repo.path),
-            "bench-base:bench-base",
-            "bench-head:bench-head",
-            cwd=theirs,
-        )
-        hive_times, git_times = [], []
-        for n in range(self.runs):
-            started = time.perf_counter()
-            done = merge(repo, sides["base"].decode(), sides["head"].decode(), f"bench {n}", n)
-            hive_times.append(time.perf_counter() - started)
-            assert isinstance(done, Merged) and not done.fast_forward
-            started = time.perf_counter()
-            tree = self.git("merge-tree", "--write-tree", "bench-base", "bench-head", cwd=theirs)
-            git_times.append(time.perf_counter() - started)
-            merged = repo.object_store[ObjectID(done.sha.encode())]
-            assert isinstance(merged, Commit) and merged.tree.decode() == tree.split()[0]
-        return _pair("merge", hive_times, git_times)
-
-    def _blob_of(self, repo: Repo, commit: ObjectID, path: bytes) -> ObjectID:
-        store = repo.object_store
-        top = store[commit]
-        assert isinstance(top, Commit)
-        return tree_lookup_path(store.__getitem__, top.tree, path)[1]
-
-    def _commit_on(
-        self, repo: Repo, parent: ObjectID, files: dict[bytes, bytes], name: str
-    ) -> ObjectID:
-        store = repo.object_store
-        changes: list[tuple[bytes, int | None, ObjectID | None]] = []
-        for path, data in files.items():
-            blob = Blob.from_string(data)
-            store.add_object(blob)
-            changes.append((path, 0o100644, blob.id))
-        top = store[parent]
-        assert isinstance(top, Commit)
-        commit = Commit()
-        commit.tree = commit_tree_changes(store, top.tree, changes)
-        commit.parents = [parent]
-        commit.author = commit.committer = b"bench <bench@hive>"
-        commit.author_time = commit.commit_time = 1_800_000_000
-        commit.author_timezone = commit.commit_timezone = 0
-        commit.message = f"{name} side\n".encode()
-        store.add_object(commit)
-        return commit.id
+        """A fresh pair of sides a run (`hive.bench.gitmerge`)."""
+        tip = repo.refs[Ref(b"refs/remotes/origin/main")]
+        paths = [bench_path(self.files // 2)]
+        paths += [bench_path(i * 31 % self.files) for i in range(2 * MERGE_FILES_PER_SIDE)]
+        return merge_step(repo, theirs, self.git, tip, paths, self.runs, MERGE_FILES_PER_SIDE)
 
 
 def generate(git: Callable[..., str], upstream: Path, files: int, commits: int) -> None:

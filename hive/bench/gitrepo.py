@@ -6,7 +6,9 @@ runs in a process of its own, so its peak memory is its own), a clone of the pat
 (git: its local clone; also `--no-local`, which the hive's clone was once compared with),
 a shallow clone when `--depth` is given, then on each side's clone: a worktree cut of
 base, a salvage of SALVAGE_FILES files, the bundle of that one commit and its import
-into a fresh clone of the Queen. `*_ratio` = hive / git; lower is better.
+into a fresh clone of the Queen, and a three-way merge of two fresh sides of the tip
+against `git merge-tree --write-tree` (`hive.bench.gitmerge`). `*_ratio` = hive / git;
+lower is better.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from dulwich.repo import Repo
 from hive.bench.gitboot import runner_boot
 from hive.bench.gitclone import Measured, measured
 from hive.bench.gitdaemon import GitDaemon
+from hive.bench.gitmerge import FILES_PER_SIDE, merge_step, mergeable_paths
 from hive.git.bundles import bundle
 from hive.git.importing import import_bundle
 from hive.git.repo import REPO_DIRNAME, open_checkout
@@ -174,6 +177,7 @@ class _RepoBench:
             names = self._salvaged_names(repo)
             result |= self.salvage(repo, theirs, names)
             result |= self.bundle_and_import(repo, theirs)
+            result |= self.merge(repo, theirs)
         finally:
             repo.close()
         return result
@@ -192,6 +196,22 @@ class _RepoBench:
             git.append(time.perf_counter() - started)
             self.git("worktree", "remove", "--force", path, cwd=theirs)
         return _pair("cut", hive, git)
+
+    def merge(self, repo: Repo, theirs: Path) -> dict[str, Any]:
+        """A fresh pair of sides a run on the real tip (`hive.bench.gitmerge`): text
+        files spread over the tree. A tree without enough of them skips the step."""
+        tip = repo.refs[Ref(f"refs/remotes/origin/{self.base}".encode())]
+        commit = repo[tip]
+        assert isinstance(commit, Commit)
+        files = sorted(
+            p for p, (mode, _) in flatten(repo, commit.tree).items() if mode == FILE_MODE
+        )
+        want = 2 * FILES_PER_SIDE + 1
+        spread = files[:: max(1, len(files) // (4 * want))]  # a few a directory, all over
+        paths = mergeable_paths(repo, tip, [p.encode() for p in spread], want)
+        if len(paths) < want:
+            return {"merge_skipped": f"fewer than {want} text files of two lines or more"}
+        return merge_step(repo, theirs, self.git, tip, paths, self.runs)
 
     def _salvaged_names(self, repo: Repo) -> list[str]:
         tip = repo[repo.refs[Ref(f"refs/remotes/origin/{self.base}".encode())]]

@@ -1,11 +1,15 @@
 """The two file formats a pack needs: a pack of whole objects, and the version 2 index
-git reads beside every pack."""
+git reads beside every pack; and a pack of whole objects the hive made itself landed in
+a store with its index written from what is known (`land_whole`), without reading the
+pack back."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 import struct
 import sys
+import tempfile
 import zlib
 from array import array
 from collections.abc import Callable, Sequence
@@ -32,6 +36,49 @@ def pack_of_raw(objects: Sequence[tuple[int, bytes]]) -> bytes:
         parts.append(entry_header(type_num, len(raw)) + zlib.compress(raw, _FAST))
     data = b"".join(parts)
     return data + hashlib.sha1(data).digest()
+
+
+def land_whole(pack_dir: Path, objects: Sequence[tuple[bytes, int, bytes]]) -> Path:
+    """Write `objects` ((binary id, type number, raw bytes) each, ids known to be right:
+    the caller hashed them) as one pack of whole objects into `pack_dir`, its index
+    written from the ids, offsets and checksums in hand, the pack moved in before its
+    index (only a pack with an index is read). The pack's path; a pack the store holds
+    already is left as it is. The caller makes the store read it (`store.packs`)."""
+    parts = [b"PACK" + struct.pack(">LL", 2, len(objects))]
+    offsets, crcs = array("Q"), array("I")
+    at = len(parts[0])
+    for _sha, type_num, raw in objects:
+        entry = entry_header(type_num, len(raw)) + zlib.compress(raw, _FAST)
+        offsets.append(at)
+        crcs.append(zlib.crc32(entry))
+        at += len(entry)
+        parts.append(entry)
+    data = b"".join(parts)
+    checksum = hashlib.sha1(data).digest()
+    name = f"pack-{checksum.hex()}"
+    pack, index = pack_dir / f"{name}.pack", pack_dir / f"{name}.idx"
+    if index.exists():
+        return pack
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    _write_new(pack, pack_dir, (data, checksum), 0o444)
+    partial = pack_dir / f"tmp_idx_{name}"
+    write_index(partial, len(objects), lambda i: objects[i][0], offsets, crcs, checksum)
+    os.replace(partial, index)
+    return pack
+
+
+def _write_new(path: Path, directory: Path, parts: Sequence[bytes], mode: int) -> None:
+    """Write `parts` into a temporary file in `directory`, then rename it to `path`."""
+    fd, name = tempfile.mkstemp(dir=directory, prefix="tmp_pack_")
+    try:
+        with open(fd, "wb") as out:
+            for part in parts:
+                out.write(part)
+            os.fchmod(out.fileno(), mode)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def entry_header(kind: int, size: int) -> bytes:

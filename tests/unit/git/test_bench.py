@@ -4,10 +4,14 @@ import argparse
 from pathlib import Path
 
 import pytest
+from dulwich.refs import Ref
+from dulwich.repo import Repo
 
 from hive.bench import endings as bench_endings
 from hive.bench import git as bench_git
+from hive.bench.gitmerge import mergeable_paths
 from hive.settings import Settings
+from tests.unit.git.conftest import Git, write
 
 
 def test_bench_git_reports_every_step_side_by_side() -> None:
@@ -63,8 +67,11 @@ def test_bench_endings_reports_n_at_once_against_one_alone() -> None:
 
 
 def test_bench_git_on_a_repository_reports_every_step_and_each_clones_memory(
-    upstream: Path,
+    upstream: Path, git: Git
 ) -> None:
+    write(upstream, {f"lib/m{n}.py": f"a = {n}\nb = {n}\nc = {n}\n" for n in range(12)})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "text files for the merge step", cwd=upstream)
     parser = argparse.ArgumentParser()
     bench_git.add_arguments(parser)
     args = parser.parse_args(["--repo", str(upstream), "--runs", "1", "--depth", "1"])
@@ -76,6 +83,14 @@ def test_bench_git_on_a_repository_reports_every_step_and_each_clones_memory(
         assert result[f"{step}_ratio"] == result[f"{step}_s_hive"] / result[f"{step}_s_git"]
         assert result[f"{step}_rss_mb_hive"] > 0 and result[f"{step}_rss_mb_git"] > 0
     assert result["clone_local_s_git_no_local"] > 0
-    for step in ("cut", "salvage", "bundle", "import"):
+    for step in ("cut", "salvage", "bundle", "import", "merge"):
         assert result[f"{step}_ratio"] == result[f"{step}_ms_hive"] / result[f"{step}_ms_git"]
     assert result["bundle_bytes_hive"] > 0 and result["bundle_bytes_git"] > 0
+
+
+def test_the_merge_step_takes_text_files_of_two_lines_or_more(upstream: Path) -> None:
+    with Repo(str(upstream)) as repo:
+        tip = repo.refs[Ref(b"refs/heads/main")]
+        paths = [b"README.md", b"docs/guide.md", b"src/app.py", b"src/util.py"]
+        assert mergeable_paths(repo, tip, paths, 11) == [b"docs/guide.md", b"src/app.py"]
+        assert mergeable_paths(repo, tip, paths, 1) == [b"docs/guide.md"]
