@@ -74,3 +74,14 @@ def test_a_fold_that_comes_out_as_a_pack_it_read_keeps_that_pack(clone: Repo, gi
     assert all(blob.id in fresh.object_store for blob in blobs)
     for blob in blobs:
         assert git("cat-file", "-p", blob.id.decode(), cwd=Path(clone.path)) == blob.data.decode()
+
+
+def test_the_hives_own_objects_land_as_a_pack_and_index_git_verifies(clone: Repo, git: Git) -> None:
+    blobs = [Blob.from_string(b"own %d\n" % n * (n + 1)) for n in range(3)]
+    before = set(packs(clone))
+    storing.store_objects(clone.object_store, blobs)
+    (landed,) = set(packs(clone)) - before
+    git("verify-pack", "-v", str(landed.with_suffix(".idx")), cwd=Path(clone.path))
+    for blob in blobs:
+        assert git("cat-file", "-p", blob.id.decode(), cwd=Path(clone.path)) == blob.data.decode()
+    assert all(blob.id in Repo(clone.path).object_store for blob in blobs)
