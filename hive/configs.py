@@ -20,7 +20,9 @@ from hive.actors.review_config import ReviewerConfig
 from hive.actors.runner import ClaimerConfig
 from hive.actors.start import StartConfig
 from hive.agents.launch import Launch
+from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
 from hive.errors import HiveError
+from hive.rules.chat import Clocks
 from hive.rules.credits import Terms
 from hive.rules.drain import drain_cap_seconds
 from hive.rules.fence import turn_fence_seconds
@@ -172,3 +174,15 @@ def reviewer_config(settings: Settings) -> ReviewerConfig:
         accounting=accounting(settings),
         quota_rest_seconds=settings.quota_rest_seconds,
     )
+
+
+def chat(settings: Settings) -> ChatConfig | None:
+    """The chat's room and bots (None: HIVE_CHAT is off)."""
+    if settings.chat != "matrix":
+        return None
+    bots = [BotToken(QUEEN, settings.matrix_token_queen)]
+    if settings.matrix_token_reviewer:
+        bots.append(BotToken(REVIEWER, settings.matrix_token_reviewer))
+    bots += [BotToken(name, token) for name, token in settings.matrix_tokens]
+    clocks = Clocks(settings.chat_gap_seconds, settings.chat_room_per_minute)
+    return ChatConfig(settings.matrix_url, settings.matrix_room, tuple(bots), clocks)

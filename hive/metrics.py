@@ -74,6 +74,7 @@ PRUNED = (
     "worktrees",
     "branches",
 )
+CHAT_KINDS = ("answer", "move", "chain")  # hive.rules.chat.Kind, lower case
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
 # a check run's results (hive.agents.checks.CheckResult; a test keeps them equal)
 CHECK_RESULTS = ("pass", "fail", "timeout", "error")
@@ -263,6 +264,36 @@ class HiveMetrics:
             "Board event streams refused with a 503: the server's cap of open streams was reached.",
             registry=r,
         )
+        # the chat (hive.chat): bot messages by hive.rules.chat.Kind, held back by the
+        # clocks (each row once), dropped past their bound; a person's message to its answer
+        self.chat_messages = Counter(
+            "hive_chat_messages_total",
+            "Bot messages posted to the chat room, by kind.",
+            labelnames=("kind",),
+            registry=r,
+        )
+        self.chat_held = Counter(
+            "hive_chat_held_total",
+            "Bot messages the chat's clocks held back (each once), by kind.",
+            labelnames=("kind",),
+            registry=r,
+        )
+        self.chat_dropped = Counter(
+            "hive_chat_dropped_total",
+            "Bot messages dropped, unsent: held past their bound or refused, by kind.",
+            labelnames=("kind",),
+            registry=r,
+        )
+        self.chat_answer_seconds = Histogram(
+            "hive_chat_answer_seconds",
+            "Time from a person's message in the chat room to the bot's answer, in seconds.",
+            unit="seconds",
+            buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 600),
+            registry=r,
+        )
+        for kind in CHAT_KINDS:
+            for counter in (self.chat_messages, self.chat_held, self.chat_dropped):
+                counter.labels(kind=kind)
         self.github_requests = Counter(
             "hive_github_requests_total",
             "Requests sent to GitHub's API, by method and status class (304: not modified,"

@@ -9,6 +9,7 @@
       jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
       retention RetentionActor: closed issues' rows, worktrees, repack shutdown 5 s   (role queen)
       forge    ForgeActor: GitHub issues polled, the night watch       shutdown 5 s   (forge github)
+      chat     ChatActor: the bots in the Matrix room                  shutdown 5 s   (chat matrix)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
@@ -32,6 +33,7 @@ from typing import NoReturn
 from hive import configs
 from hive.actors.bee_actor import BeeActor
 from hive.actors.bee_config import BeePorts
+from hive.actors.chat import ChatActor
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
@@ -44,6 +46,7 @@ from hive.actors.reviewer import ReviewerActor, holds_queen_lease
 from hive.actors.runner import ClaimerPorts, RunnerActor
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
+from hive.chat.room import Room
 from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
@@ -82,6 +85,7 @@ RETENTION_SHUTDOWN_SECONDS = 5.0  # a pass in hand is a few short batches
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 FORGE_SHUTDOWN_SECONDS = 5.0  # a poll in hand finishes (its requests are bounded)
+CHAT_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes (its sync waits at most a second)
 
 
 def runs_bees(settings: Settings) -> bool:
@@ -263,6 +267,19 @@ def queen_helpers(
                 args=(rt.names, shaper, reviewer.tick_seconds),
                 shutdown=SHAPER_SHUTDOWN_SECONDS,
             ),
+        )
+    chat = configs.chat(settings)
+    if chat is not None:
+        room = Room(
+            rt.db,
+            chat,
+            rt.metrics,
+            holds_lease=lambda: holds_queen_lease(rt.db, settings.runner_name),
+        )
+        specs.append(
+            ChildSpec(
+                "chat", ChatActor.start, args=(room, rt.names), shutdown=CHAT_SHUTDOWN_SECONDS
+            )
         )
     if forge is not None:
         work = ForgeWork(forge.intake, forge.watch, lambda: rt.names.tell(QUEEN, IssuesChanged()))

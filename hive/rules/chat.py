@@ -101,15 +101,19 @@ def issue_of(body: str) -> int | None:
     return None
 
 
-def depth_of(by_person: bool, answers_depth: int | None) -> int:
-    """A message's depth in its chain: 0 for a person's; a bot's is one more than the
-    message it answers (None, a bot message the hive did not answer from anything, counts
-    as the chain's end)."""
+def depth_of(by_person: bool, carried: int | None) -> int:
+    """A message's depth in its chain: 0 for a person's; a bot's is the depth it carries
+    (a bot message carrying none, or a nonsense one, counts as the chain's end)."""
     if by_person:
         return 0
-    if answers_depth is None:
+    if carried is None or carried < 1:
         return CHAIN_MAX_BOT_MESSAGES
-    return answers_depth + 1
+    return carried
+
+
+def answer_depth(depth: int) -> int:
+    """The depth of a bot's answer to a message of `depth`: one more."""
+    return depth + 1
 
 
 def calls_further(depth: int) -> bool:

@@ -129,3 +129,94 @@ def bot(homeserver: Homeserver) -> Callable[[str, str], User]:
         return homeserver.register(f"{name}-{time.monotonic_ns()}", displayname)
 
     return make
+
+
+@pytest.fixture
+def db(hive_db_url: str) -> Iterator[Any]:
+    from hive.store.pool import make_pool
+
+    pool = make_pool(hive_db_url, max_size=4, name=f"chat-{time.monotonic_ns()}")
+    yield pool
+    pool.close()
+
+
+@pytest.fixture
+def chat(db: Any) -> Iterator[Callable[..., Any]]:
+    """`chat(person, {"queen": user, ...}, gap_seconds=0, per_minute=600)`: the hive's
+    chat loop (ChatActor over a Room on `db`) in the person's room, started once its bots
+    joined; stopped when the test ends. Returns it Running."""
+    from hive.actors.chat import ChatActor
+    from hive.chat.config import BotToken, ChatConfig
+    from hive.chat.room import Room
+    from hive.metrics import HiveMetrics
+    from hive.rules.chat import Clocks
+    from supervisors import Registry
+
+    started: list[Any] = []
+
+    def start(
+        person: Person,
+        bots: dict[str, User],
+        gap_seconds: float = 0.0,
+        per_minute: int = 600,
+        **room_args: Any,
+    ) -> Any:
+        config = ChatConfig(
+            person.server.url,
+            person.alias,
+            tuple(BotToken(name, user.access_token) for name, user in bots.items()),
+            Clocks(gap_seconds, per_minute),
+            sync_wait_seconds=0.5,
+        )
+        room = Room(db, config, HiveMetrics(), **room_args)
+        actor = ChatActor.start(room, Registry())
+        started.append(actor)
+        wait_until(lambda: room.outbox is not None, "the bots joined")
+        return Running(room, actor)
+
+    yield start
+    for actor in started:
+        if actor.is_alive():
+            actor.stop()
+
+
+@dataclass
+class Running:
+    """A started chat loop: its Room, and `stop()` (a drain: the pass in hand ends)."""
+
+    room: Any
+    actor: Any
+
+    def stop(self) -> None:
+        self.actor.stop()
+
+
+def wait_until(check: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
+    deadline = time.monotonic() + timeout
+    while not (got := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not in {timeout}s")
+        time.sleep(0.05)
+    return got
+
+
+def add_issue(db: Any, number: int, title: str = "sample") -> None:
+    with db.connection() as conn:
+        conn.execute(
+            "INSERT INTO hive.queen_issue (number, title) VALUES (%s, %s)", (number, title)
+        )
+
+
+def judged(db: Any, number: int, verdict: str, note: str) -> None:
+    """Issue `number` with an attempt that finished and the reviewer's `verdict`."""
+    import uuid
+
+    add_issue(db, number)
+    with db.connection() as conn:
+        conn.execute(
+            "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
+            " dispatched_at, finished_at, outcome, outcome_code, review_state, review_note,"
+            " reviewed_at) VALUES (%s, %s, 'main', true, %s, now(), now(), 'finished',"
+            " 'finished', %s, %s, now())",
+            (number, f"queen-{number}", uuid.uuid4(), verdict, note),
+        )

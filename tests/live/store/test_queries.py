@@ -158,6 +158,20 @@ SAMPLES = {
     "markup": 2,
     "overdrawn": 0,
     "lot": 1,
+    # the chat (chat.sql)
+    "cause": "answer:queen:$event",
+    "bot": "queen",
+    "message_kind": 0,
+    "depth": 1,
+    "reply_to": "$event",
+    "thread_root": None,
+    "asked": "@queen why #1?",
+    "asked_at": datetime(2026, 1, 1, tzinfo=UTC),
+    "row_id": 1,
+    "room": "#hive:hive.test",
+    "next_batch": "s1_2_3",
+    "moves_since": datetime(2026, 1, 1, tzinfo=UTC),
+    "event_id": "$answer",
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
 

@@ -11,6 +11,7 @@ from hive.rules.chat import (
     Clocks,
     Kind,
     Pending,
+    answer_depth,
     called,
     calls_further,
     depth_of,
@@ -102,9 +103,9 @@ def test_the_issue_a_message_names(body, expected):
 def test_the_card_a_chain_stops_three_bot_messages_after_the_last_persons():
     assert CHAIN_MAX_BOT_MESSAGES == 3
     person = depth_of(True, None)
-    first = depth_of(False, person)
-    second = depth_of(False, first)
-    third = depth_of(False, second)
+    first = depth_of(False, answer_depth(person))
+    second = depth_of(False, answer_depth(first))
+    third = depth_of(False, answer_depth(second))
     assert (person, first, second, third) == (0, 1, 2, 3)
     assert calls_further(person) and calls_further(first) and calls_further(second)
     assert not calls_further(third)
@@ -114,8 +115,10 @@ def test_a_person_starts_the_chain_again_whatever_came_before():
     assert depth_of(True, 3) == 0
 
 
-def test_a_bot_message_the_hive_did_not_answer_from_anything_calls_no_one():
+def test_a_bot_message_carrying_no_depth_or_a_nonsense_one_calls_no_one():
     assert not calls_further(depth_of(False, None))
+    assert not calls_further(depth_of(False, 0))
+    assert not calls_further(depth_of(False, -5))
 
 
 def test_an_answer_to_a_person_is_owed_to_the_person_and_to_a_bot_is_a_chain():

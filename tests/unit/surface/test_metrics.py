@@ -61,6 +61,11 @@ DESIGN_METRICS = {
     "hive_github_requests_total": "counter",
     "hive_github_retries_total": "counter",
     "hive_github_rate_limit_remaining": "gauge",
+    # the chat (DESIGN 11, agents among themselves)
+    "hive_chat_messages_total": "counter",
+    "hive_chat_held_total": "counter",
+    "hive_chat_dropped_total": "counter",
+    "hive_chat_answer_seconds": "histogram",
 }
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "metrics.md"
 
