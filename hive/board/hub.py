@@ -35,8 +35,8 @@ from typing import Any, Protocol
 import psycopg
 
 from hive.rules.board import SNAPSHOT, catch_up
-from hive.store.board import BOARD_CHANNEL
-from hive.store.listen import Listener, Wake
+from hive.services import board_watch
+from hive.services.board_watch import Listener, Wake
 
 log = logging.getLogger("hive.board")
 
@@ -146,7 +146,7 @@ class Hub:
                     return
             self._stopping.clear()
             self._renew()  # first (or again: it may have expired while no board listened)
-            listener = Listener(self.url, channels=(BOARD_CHANNEL,))
+            listener = board_watch.listener(self.url)
             thread = threading.Thread(
                 target=self._run, args=(listener,), name="hive-board", daemon=True
             )

@@ -16,8 +16,7 @@ from hive.board.escape import text
 from hive.board.render import page, when
 from hive.rules.board import ACTIONS
 from hive.rules.text import LINE_BREAKS
-from hive.services.board import Attempt, IssueView
-from hive.store.people import TranscriptLine
+from hive.services.board import Attempt, IssueView, TranscriptLine
 
 # an attempt's row shows this much of its ending's sentence and its review note
 NOTE_MAX_CHARS = 600

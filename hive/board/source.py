@@ -11,8 +11,8 @@ from typing import Any
 from hive.board import controls, credit, issue_page, render
 from hive.board.hub import Hub, Sink
 from hive.services import board, credits, pulse
-from hive.store import board as store_board
-from hive.store.db import Db
+from hive.services.board_watch import unwatch, watch
+from hive.services.database import Db
 
 Clock = Callable[[], datetime]
 
@@ -86,10 +86,10 @@ class _Renderer:
         self.now = now
 
     def watch(self, holder: str, ttl_seconds: float) -> None:
-        store_board.watch(self.db, holder, ttl_seconds)
+        watch(self.db, holder, ttl_seconds)
 
     def unwatch(self, holder: str) -> None:
-        store_board.unwatch(self.db, holder)
+        unwatch(self.db, holder)
 
     def cards(self, numbers: Sequence[int]) -> list[dict[str, Any]]:
         found = {c.number: c for c in board.cards(self.db, numbers).cards}

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import getpass
 
-from hive.commands import store_connection
 from hive.services import judgement
+from hive.services.database import store_connection
 from hive.services.issues import issue_number
 from hive.settings import Settings
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from hive.commands import store_connection
 from hive.services import credits
+from hive.services.database import store_connection
 from hive.settings import Settings
 
 

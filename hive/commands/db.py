@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from hive.services.database import embedded
 from hive.settings import Settings
-from hive.store import embedded
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -15,37 +15,29 @@ dulwich reads it. Exit 1 with one line when something did not happen in time.
 from __future__ import annotations
 
 import argparse
-import io
 import shlex
 import shutil
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psycopg
-from dulwich.object_format import SHA1
-from dulwich.pack import PackData
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
 from hive import demo_data
 from hive.errors import HiveError
-from hive.git.importing import parse
-from hive.rules.jobs import JobKind
+from hive.services import database, demo
+from hive.services.demo import DATABASE, Row
 from hive.settings import Settings
-from hive.store import bundles, connect, issues, jobs, migrate, orders, scratch, shapes
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
 
-DATABASE = "hive_demo"
 MARKER = ".hive-demo"  # a directory holding it is the demo's own, safe to clear
 DEMO_KEY = "demo-key-not-a-secret"
 TIMEOUT_SECONDS = 180.0
 EXIT_SECONDS = 30.0  # a clean drain with no bee left is well under a second
 POLL_SECONDS = 0.2
-COMMIT_TYPE = 1  # a commit's type number in a pack
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -74,28 +66,15 @@ def _runners(raw: str) -> int:
     return int(raw)
 
 
-@dataclass(frozen=True)
-class Row:
-    issue: int
-    title: str
-    attempts: int
-    verdicts: str  # each attempt's verdict, in order
-    runner: str  # the last attempt's
-    commits: int  # the last attempt's bundle
-    merged_sha: str | None
-
-
 def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
     root = _fresh_directory(args.dir)  # refused before a server is started for nothing
-    server_url = connect.database_url(settings)
-    connect.check_reachable(server_url)
-    url = _fresh_database(server_url)
+    server_url = database.database_url(settings)
+    database.check_reachable(server_url)
+    url = demo.fresh_database(server_url)
     repo = root / "repo"
     demo_data.make_repository(repo)
-    with psycopg.connect(url, autocommit=True) as db:
-        for sample in demo_data.ALL_ISSUES:
-            issues.upsert(db, sample.number, sample.issue)
+    demo.add_sample_issues(url)
     print(
         f"hive demo: sample repository {repo}, {len(demo_data.ALL_ISSUES)} issues, "
         f"database {DATABASE}"
@@ -111,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     except BaseException:
         kill_everything_under(root, serves)
         raise
-    rows = _summary(url)
+    rows = demo.summary(url)
     _print(rows, url, repo)
     unmerged = [r for r in rows if not r.merged_sha]
     if unmerged:
@@ -128,21 +107,6 @@ def _fresh_directory(path: Path) -> Path:
     root.mkdir(parents=True)
     (root / MARKER).write_text("made by `hive demo`; cleared by the next one\n")
     return root
-
-
-def _fresh_database(server_url: str) -> str:
-    """Drop and create DATABASE on the server of `server_url`, migrated; its URL."""
-    if psycopg.conninfo.conninfo_to_dict(server_url).get("dbname") == DATABASE:
-        raise HiveError(f"HIVE_DATABASE_URL names {DATABASE}, which the demo drops and creates")
-    scratch.drop(server_url, DATABASE)
-    url = scratch.create(
-        server_url,
-        DATABASE,
-        refused="the demo needs its own: grant CREATEDB to the hive's user, or unset"
-        " HIVE_DATABASE_URL to use the embedded server",
-    )
-    migrate.apply(url)
-    return url
 
 
 def _environment(settings: Settings, url: str, repo: Path) -> dict[str, str]:
@@ -196,7 +160,7 @@ def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
                         f"its log {serve.log_path} ends:\n{serve.tail(10)}"
                     )
             closed = set()
-            for number, state in sorted(_states(db).items()):
+            for number, state in sorted(demo.states(db).items()):
                 if seen.get(number) != state:
                     seen[number] = state
                     print(f"  {time.monotonic() - began:6.1f} s  #{number} {state}")
@@ -212,29 +176,6 @@ def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
                 f"demo: issues {open_ones} were not merged within {timeout_seconds:g} s "
                 f"(logs in {serves[0].log_path.parent})"
             ) from None
-
-
-def _states(db: psycopg.Connection[Any]) -> dict[int, str]:
-    """Where each issue is, in a few words: its order, its review, its publish job."""
-    found: dict[int, str] = {}
-    for order in orders.listing(db):
-        issue = issues.get(db, order.issue)
-        job = jobs.live(db, JobKind.PUBLISH, order.issue)
-        if issue is not None and issue.state == "closed":
-            found[order.issue] = issue.closed_reason or "closed"
-        elif order.finished_at is None:
-            where = f"on {order.claimed_by}" if order.claimed_by else "queued"
-            found[order.issue] = f"attempt {order.attempt} {where}"
-        elif order.review_state is None:
-            found[order.issue] = f"attempt {order.attempt} ended {order.outcome}"
-        elif job is not None:
-            found[order.issue] = f"accepted; publishing: {job.step} ({job.detail or job.state})"
-        else:
-            found[order.issue] = f"reviewed: {order.review_state}"
-    for shape in shapes.of_open_issues(db).values():
-        if shape.issue not in found:
-            found[shape.issue] = f"shaper: {shape.state}"
-    return found
 
 
 def _stop(serves: list[Serve]) -> None:
@@ -254,41 +195,11 @@ def _stop(serves: list[Serve]) -> None:
         print(f"  {serve.name} drained and exited 0")
 
 
-def _summary(url: str) -> list[Row]:
-    rows = []
-    with psycopg.connect(url, autocommit=True) as db:
-        for sample in demo_data.ALL_ISSUES:
-            order = orders.get(db, sample.number)
-            stored = bundles.get(db, sample.number)
-            earlier = [a.snapshot.get("review_state") for a in orders.history(db, sample.number)]
-            verdicts = [v or "-" for v in earlier] + [
-                (order.review_state if order else None) or "-"
-            ]
-            rows.append(
-                Row(
-                    issue=sample.number,
-                    title=sample.issue.title,
-                    attempts=order.attempt if order else 0,
-                    verdicts=", ".join(verdicts) if order else "",
-                    runner=(order.claimed_by if order else None) or "-",
-                    commits=commits_in(stored.data) if stored else 0,
-                    merged_sha=order.merged_sha if order else None,
-                )
-            )
-    return rows
-
-
 def shown_url(url: str) -> str:
     """`url` fit to print: a password in it is replaced by a placeholder (never shown)."""
     if not psycopg.conninfo.conninfo_to_dict(url).get("password"):
         return url
     return psycopg.conninfo.make_conninfo(url, password="YOUR-PASSWORD")
-
-
-def commits_in(bundle: bytes) -> int:
-    """How many commits a bundle carries (its pack's commit objects)."""
-    pack = PackData.from_file(io.BytesIO(parse(bundle).pack), SHA1)
-    return sum(1 for obj in pack.iter_unpacked() if obj.pack_type_num == COMMIT_TYPE)
 
 
 def _print(rows: list[Row], url: str, repo: Path) -> None:

@@ -11,9 +11,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hive.commands import store_connection
 from hive.errors import HiveError
 from hive.rules.branches import branch_name
+from hive.services.database import store_connection
 from hive.services.export import StoreExports, bundle_name
 from hive.services.issues import issue_number
 from hive.settings import Settings

@@ -8,15 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from hive.commands import store_connection
 from hive.commands.approve import person
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubClient
 from hive.rules.text import shown
 from hive.services import changes, issues, shaping
+from hive.services.changes import IssueChange
+from hive.services.database import store_connection
+from hive.services.issues import NewIssue
 from hive.settings import Settings
-from hive.store.issues import NewIssue
-from hive.store.people import IssueChange
 
 TITLE_COLUMN_CHARS = 50
 

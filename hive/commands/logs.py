@@ -15,9 +15,9 @@ from collections.abc import Callable
 from datetime import UTC
 from types import FrameType
 
-from hive.commands import store_connection
 from hive.rules.text import shown
 from hive.services import history
+from hive.services.database import store_connection
 from hive.services.issues import issue_number
 from hive.settings import Settings
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from hive.services import database
 from hive.settings import Settings
-from hive.store import connect, migrate
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -15,11 +15,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    url = connect.database_url(Settings.from_env())
-    connect.check_reachable(url)
-    applied = migrate.apply(url)
+    url = database.database_url(Settings.from_env())
+    database.check_reachable(url)
+    applied = database.apply_migrations(url)
     if applied:
         print("applied " + ", ".join(f"{v:04d}" for v in applied))
     else:
-        print(f"schema is current (version {migrate.check(url):04d})")
+        print(f"schema is current (version {database.schema_version(url):04d})")
     return 0

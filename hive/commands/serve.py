@@ -22,9 +22,9 @@ from hive.errors import UsageError
 from hive.forge.github.wiring import git_auth
 from hive.git.repo import open_checkout
 from hive.http import HttpConfig, check_config
+from hive.services import database
 from hive.settings import Settings
 from hive.stopping_early import stop_before_start
-from hive.store import connect, migrate
 
 log = logging.getLogger("hive.serve")
 
@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
             "HIVE_REPO_URL is not set: name the repository (a path or URL) whose issues "
             "this hive works on"
         )
-    url = connect.database_url(settings)
-    connect.wait_reachable(url, settings.store_wait_seconds)
-    applied = migrate.apply(url)
+    url = database.database_url(settings)
+    database.wait_reachable(url, settings.store_wait_seconds)
+    applied = database.apply_migrations(url)
     if applied:
         log.info("migrated the schema to %04d", applied[-1])
     checkout = open_checkout(

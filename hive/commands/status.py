@@ -23,9 +23,9 @@ from typing import Any
 import psycopg
 
 from hive.agents import confine
-from hive.commands import store_connection
 from hive.errors import HiveError, UsageError
 from hive.rules.text import shown
+from hive.services.database import store_connection
 from hive.services.status import report
 from hive.settings import Settings
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from datetime import UTC
 
-from hive.commands import store_connection
 from hive.rules.text import shown
 from hive.services import history
+from hive.services.database import store_connection
 from hive.services.issues import issue_number
 from hive.settings import Settings
 

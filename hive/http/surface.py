@@ -26,12 +26,10 @@ from hive.http.board_routes import BoardSource
 from hive.metrics import HiveMetrics
 from hive.rules.keys import key_slots
 from hive.services import changes, credits, detail, issues, judgement, orders
+from hive.services.database import Db, check_pooled, check_reachable
 from hive.services.export import ExportSource, StoreExports
+from hive.services.issues import NewIssue
 from hive.settings import Settings
-from hive.store.connect import check_reachable
-from hive.store.db import Db, connection
-from hive.store.issues import NewIssue
-from hive.store.pool import check_connection
 
 log = logging.getLogger("hive.http")
 
@@ -133,8 +131,7 @@ class StoreProbe:
     def _ask(self) -> bool:
         try:
             # a pool checked it as it lent it; the check again is at most one round trip
-            with connection(self.db, wait_seconds=PROBE_POOL_WAIT_SECONDS) as conn:
-                check_connection(conn)
+            check_pooled(self.db, PROBE_POOL_WAIT_SECONDS)
             return True
         except PoolTimeout:
             return self._direct()

@@ -18,7 +18,7 @@ from hive.services import credits, history
 from hive.services.standing import standing, state_name, unknown
 from hive.store import board, issues, people, publish, spend
 from hive.store.db import Db
-from hive.store.people import TranscriptLine
+from hive.store.people import TranscriptLine as TranscriptLine  # the issue page shows them
 
 _SHA = re.compile(r"\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b")
 CARDS_PER_COLUMN_MAX = 200  # the whole board shows at most this many cards a column

@@ -21,7 +21,8 @@ from hive.store import issues as issue_rows
 from hive.store import jobs, people
 from hive.store.db import Db, connection
 from hive.store.issues import NewIssue
-from hive.store.people import Facts, IssueChange
+from hive.store.people import Facts
+from hive.store.people import IssueChange as IssueChange  # a face names a change by it
 
 # the detail of an order in flight cancelled by its issue's close
 CANCELLED_BY_CLOSE = "cancelled: its issue was closed by hand"

@@ -31,7 +31,7 @@ from hive.rules.text import LINE_BREAKS, first_control, named
 from hive.services.errors import BadRequest
 from hive.store import issues
 from hive.store.db import Db
-from hive.store.issues import NewIssue
+from hive.store.issues import NewIssue as NewIssue  # a face names an issue by it
 
 TITLE_MAX_CHARS = 200
 LABEL_MAX_CHARS = 64
