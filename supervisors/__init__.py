@@ -49,7 +49,7 @@ counters, and an ``on_event`` hook.
 """
 
 from supervisors.actor import SupervisedActor
-from supervisors.child import KILL_WAIT_SECONDS, StartError, StopOutcome, Stopped
+from supervisors.child import KILL_WAIT_SECONDS, StartError, StopOutcome, Stopped, SupervisorStopped
 from supervisors.exit import NORMAL, ExitReason
 from supervisors.groups import GroupStop, OwnGroupError, signal_group, stop_group
 from supervisors.intensity import RestartIntensity
@@ -72,7 +72,6 @@ from supervisors.supervisor import (
     ChildInfo,
     NoSuchChild,
     Supervisor,
-    SupervisorStopped,
 )
 from supervisors.work import ProcessExited, WatchedProcess
 

@@ -1,7 +1,8 @@
 """A running child as its supervisor sees it, whatever it is, and the one way to stop it.
 
 Two kinds of child: an actor (``SupervisedActor`` behind its ``ActorRef``) and a nested
-supervisor. Both are seen through ``Running``: ask it to stop, wait for its exit, kill it.
+supervisor (a ``Nested``: ``supervisors.supervisor.Supervisor``, which this module does
+not import). Both are seen through ``Running``: ask it to stop, wait for its exit, kill it.
 """
 
 from __future__ import annotations
@@ -12,16 +13,14 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pykka
 
 from supervisors.actor import SupervisedActor
 from supervisors.exit import ExitReason, ExitSignal
+from supervisors.reports import Reporter
 from supervisors.spec import BRUTAL_KILL, ChildSpec
-
-if TYPE_CHECKING:
-    from supervisors.supervisor import Supervisor
 
 log = logging.getLogger("supervisors")
 
@@ -38,6 +37,22 @@ class StartError(RuntimeError):
         super().__init__(f"child {child_id!r} failed to start: {reason}")
         self.child_id = child_id
         self.reason = reason
+
+
+class SupervisorStopped(RuntimeError):
+    """The supervisor is not running (not started yet, or already stopped)."""
+
+
+class Nested:
+    """A supervisor as a child of another: started by ``start`` below, stopped and killed
+    through ``Running``. ``supervisors.supervisor.Supervisor`` is the one kind."""
+
+    exit_signal: ExitSignal
+    reporter: Reporter
+
+    def start(self) -> Nested:
+        """Start every child; raise ``StartError``, or ``SupervisorStopped`` when used."""
+        raise NotImplementedError
 
 
 class Running:
@@ -78,16 +93,14 @@ class _SupervisorRunning(Running):
         self.target.kill(ExitReason(False, "killed by its supervisor"))
 
 
-def start(spec: ChildSpec, args: tuple[Any, ...], adopt: Callable[[Supervisor], None]) -> Running:
+def start(spec: ChildSpec, args: tuple[Any, ...], adopt: Callable[[Nested], None]) -> Running:
     """Call the spec's factory and wait until the child has started (its ``on_start``
     returned, or a nested supervisor started its own children). Raise ``StartError``."""
-    from supervisors.supervisor import Supervisor, SupervisorStopped  # a supervisor is a child
-
     try:
         made = spec.start(*args)
     except Exception as exc:
         raise StartError(spec.id, ExitReason.crash(exc)) from exc
-    if isinstance(made, Supervisor):
+    if isinstance(made, Nested):
         adopt(made)
         try:
             made.start()

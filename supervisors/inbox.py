@@ -8,12 +8,10 @@ import enum
 import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from supervisors.child import Running
 from supervisors.exit import ExitReason
-
-if TYPE_CHECKING:
-    from supervisors.child import Running
 
 
 class Phase(enum.Enum):

@@ -12,13 +12,9 @@ Declare children, do no work::
                 ChildSpec("claimer", RunnerActor.start, shutdown=5.0),
             ]
 
-A supervisor is not a pykka actor. Stopping a child blocks up to its shutdown timeout,
-and that must not sit in a message handler. It owns one thread and one event queue, and
-takes every decision (restart, give up, stop) in that thread, one event at a time.
-
-`start()` raises `StartError` when a child fails to start: what started is stopped
-first. Past its restart intensity a supervisor stops its children and exits abnormally,
-and its parent decides.
+A supervisor is not a pykka actor: stopping a child blocks up to its shutdown timeout,
+and that must not sit in a message handler. It owns one thread and one event queue; every
+decision (restart, give up, stop) is taken in that thread, one event at a time.
 """
 
 from __future__ import annotations
@@ -32,16 +28,13 @@ from typing import Any, ClassVar, Self
 
 from supervisors import child as children_
 from supervisors import reports
+from supervisors.child import Nested, SupervisorStopped
 from supervisors.exit import ExitReason, ExitSignal
 from supervisors.inbox import Answer, Call, ChildExited, Message, Phase, StopAll
 from supervisors.intensity import DEFAULT_INTENSITY, DEFAULT_PERIOD_SECONDS, RestartIntensity
 from supervisors.reports import EventHook, Reporter
 from supervisors.spec import ChildKind, ChildSpec, Restart, check_unique_ids
 from supervisors.strategies import Strategy, plan
-
-
-class SupervisorStopped(RuntimeError):
-    """The supervisor is not running (not started yet, or already stopped)."""
 
 
 class NoSuchChild(LookupError):
@@ -74,7 +67,7 @@ class _Slot:
     args: tuple[Any, ...]
 
 
-class Supervisor:
+class Supervisor(Nested):
     """Lifecycle: ``start()`` once (returns when every child started, or raises
     ``StartError`` after stopping those it started); ``stop()`` any number of times, also
     before ``start()``; ``kill()`` for a hard stop; ``wait()`` returns the exit reason."""
@@ -272,7 +265,7 @@ class Supervisor:
             restart=slot.spec.restart.value,
         )
 
-    def _adopt(self, child: Supervisor) -> None:
+    def _adopt(self, child: Nested) -> None:
         if child.reporter.hook is None:
             child.reporter.hook = self.reporter.hook
 
