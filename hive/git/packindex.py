@@ -210,10 +210,13 @@ class _Indexer:
                 out = inflater.decompress(piece, _READ_BYTES)
                 digest.update(out)
                 seen += len(out)
+                if inflater.eof:
+                    # what follows the stream: at the end of a call cut short by its
+                    # output bound it is in unconsumed_tail too, so only this counts
+                    at = start + len(piece) - len(inflater.unused_data)
+                    break
                 at = start + len(piece) - len(inflater.unconsumed_tail)
                 start, piece = at, inflater.unconsumed_tail
-            if inflater.eof:
-                at -= len(inflater.unused_data)
         if seen != size:
             raise PackError(f"an entry says {size} bytes and inflates to {seen}")
         self.shas[i * _SHA_BYTES : (i + 1) * _SHA_BYTES] = digest.digest()

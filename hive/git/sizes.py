@@ -14,9 +14,11 @@ from __future__ import annotations
 import os
 import zlib
 from collections.abc import Iterable, Iterator
+from typing import BinaryIO
 
 from dulwich.object_store import BaseObjectStore, DiskObjectStore
 from dulwich.objects import ObjectID, hex_to_sha
+from dulwich.pack import PackFileDisappeared
 
 _OFS_DELTA = 6
 _REF_DELTA = 7
@@ -30,15 +32,11 @@ _SLICE = 1 << 20
 def object_size(store: BaseObjectStore, sha: bytes) -> int:
     """The size of object `sha` (hex) in `store`, read from its pack entry when it has
     one, else by reading the object. KeyError when the store lacks it."""
-    if isinstance(store, DiskObjectStore):
-        binary = hex_to_sha(ObjectID(sha))
-        for pack in store.packs:
-            try:
-                offset = pack.index.object_offset(binary)
-            except KeyError:
-                continue
-            with open(pack.data.path, "rb") as handle:
-                return _entry_size(handle.fileno(), offset)
+    found = _in_pack(store, sha)
+    if found is not None:
+        handle, offset = found
+        with handle:
+            return _entry_size(handle.fileno(), offset)
     _type, data = store.get_raw(ObjectID(sha))
     return len(data)
 
@@ -47,30 +45,46 @@ def read_stream(store: BaseObjectStore, sha: bytes) -> tuple[int, int, Iterable[
     """(type number, size, the bytes in slices) of object `sha` (hex): an object of
     STREAM_MIN_BYTES or more stored whole in a pack is inflated a slice at a time as the
     slices are taken; any other is read whole, in one slice. KeyError when it is absent."""
-    if isinstance(store, DiskObjectStore):
-        binary = hex_to_sha(ObjectID(sha))
-        for pack in store.packs:
-            try:
-                offset = pack.index.object_offset(binary)
-            except KeyError:
-                continue
-            path = os.fspath(pack.data.path)
-            with open(path, "rb") as handle:
-                head = os.pread(handle.fileno(), _HEAD_BYTES, offset)
-            kind, size, used = _varint_with_type(head)
-            if kind in (_OFS_DELTA, _REF_DELTA) or size < STREAM_MIN_BYTES:
-                break
-            return kind, size, _inflated(path, offset + used, size)
+    found = _in_pack(store, sha)
+    if found is not None:
+        handle, offset = found
+        head = os.pread(handle.fileno(), _HEAD_BYTES, offset)
+        kind, size, used = _varint_with_type(head)
+        if kind not in (_OFS_DELTA, _REF_DELTA) and size >= STREAM_MIN_BYTES:
+            return kind, size, _inflated(handle, offset + used, size)
+        handle.close()
     type_num, data = store.get_raw(ObjectID(sha))
     return type_num, len(data), (data,)
 
 
-def _inflated(path: str, at: int, size: int) -> Iterator[bytes]:
-    """The `size` bytes of the zlib stream at `at` of the file at `path`, a slice at a
-    time; OSError when the stream does not hold them."""
+def _in_pack(store: BaseObjectStore, sha: bytes) -> tuple[BinaryIO, int] | None:
+    """The open pack file holding object `sha` (hex) and its entry's offset there, or
+    None (not in a pack listed now). A pack another process folded away since the list
+    was read is passed over (dulwich says PackFileDisappeared, or the file is gone):
+    its objects are in the pack the fold wrote, which `get_raw` finds. The file is open
+    before it is read, so a fold after that takes nothing from under the reader."""
+    if not isinstance(store, DiskObjectStore):
+        return None
+    binary = hex_to_sha(ObjectID(sha))
+    for pack in store.packs:
+        try:
+            offset = pack.index.object_offset(binary)
+            return open(pack.data.path, "rb"), offset
+        except KeyError:
+            continue
+        except (PackFileDisappeared, FileNotFoundError):
+            continue
+    return None
+
+
+def _inflated(handle: BinaryIO, at: int, size: int) -> Iterator[bytes]:
+    """The `size` bytes of the zlib stream at `at` of the open pack file `handle`, a
+    slice at a time, closing it at the end; OSError when the stream does not hold
+    them."""
     inflater = zlib.decompressobj()
     seen = 0
-    with open(path, "rb") as handle:
+    path = handle.name
+    with handle:
         fd = handle.fileno()
         while not inflater.eof:
             piece = os.pread(fd, _SLICE, at)

@@ -15,6 +15,7 @@ from dulwich.repo import Repo
 from hive.git import packindex
 from hive.git.bundles import bundle
 from hive.git.importing import parse
+from hive.git.packfiles import pack_of_raw
 from hive.git.packindex import PackError, land_pack
 
 from .building import child
@@ -160,3 +161,20 @@ def test_a_thin_pack_whose_base_is_nowhere_is_refused(tmp_path: Path, clone: Rep
         land_pack(received, into, nowhere)
 
     assert list(into.iterdir()) == []
+
+
+def test_a_compressible_object_past_a_read_slice_lands_with_the_entries_after_it(
+    tmp_path: Path, git: Git
+) -> None:
+    """Inflating a whole object past one slice (1 MiB) ends with its stream's tail read
+    in a call cut short by its output bound: what follows the stream is then counted
+    once, not twice (the fold of a pack holding a 1 MiB + 1 byte file failed with "entry
+    1 has unknown type 0": found by `hive chaos --loop`'s fix of a vanished pack)."""
+    root = tmp_path / "r.git"
+    git("init", "-q", "--bare", str(root), cwd=tmp_path)
+    big = b"x" * ((1 << 20) + 1)
+    with Repo(str(root)) as repo:
+        packindex.land_bytes(repo.object_store, pack_of_raw([(3, big), (3, b"after\n")]))
+    listed = git("cat-file", "--batch-all-objects", "--batch-check", cwd=root).splitlines()
+    assert sorted(int(line.split()[2]) for line in listed) == [6, len(big)]
+    git("fsck", "--strict", cwd=root)

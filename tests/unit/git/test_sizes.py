@@ -3,13 +3,15 @@ from its pack entry (whole or a delta, either kind of base) or from a loose obje
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from dulwich.objects import ObjectID
+from dulwich.objects import Blob, ObjectID
 from dulwich.repo import Repo
 
-from hive.git.sizes import object_size
+from hive.git.sizes import STREAM_MIN_BYTES, object_size, read_stream
+from hive.git.storing import SMALL_PACKS_MAX, store_objects
 from hive.testing import git, make_repo
 
 from .building import child
@@ -46,3 +48,27 @@ def test_a_loose_object_is_read_for_its_size(tmp_path: Path) -> None:
         assert object_size(repo.object_store, blob) == 40
         with pytest.raises(KeyError):
             object_size(repo.object_store, b"0" * 40)
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_a_pack_folded_away_by_another_reader_of_the_store_is_passed_over(
+    tmp_path: Path, big: bool
+) -> None:
+    """`hive chaos --loop` (seed 27): a review's scratch tree read an object through a
+    pack list taken before another thread folded the small packs, and failed with
+    PackFileDisappeared; three such failures escalate work that was fine."""
+    root = tmp_path / "r.git"
+    Repo.init_bare(str(root), mkdir=True)
+    size = 2 * STREAM_MIN_BYTES if big else 100
+    body = os.urandom(size)
+    first = Blob.from_string(body)
+    with Repo(str(root)) as writer, Repo(str(root)) as reader:
+        store_objects(writer.object_store, [first])
+        for n in range(SMALL_PACKS_MAX - 2):
+            store_objects(writer.object_store, [Blob.from_string(b"%d" % n)])
+        assert len(reader.object_store.packs) == SMALL_PACKS_MAX - 1  # listed, not opened
+        store_objects(writer.object_store, [Blob.from_string(b"the eighth: a fold")])
+        assert len(list(root.glob("objects/pack/*.pack"))) == 1
+        assert object_size(reader.object_store, first.id) == size
+        kind, length, slices = read_stream(reader.object_store, first.id)
+        assert (kind, length, b"".join(slices)) == (3, size, body)
