@@ -46,6 +46,7 @@ from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait
 log = logging.getLogger("hive.chaos")
 
 POLL_SECONDS = 0.5
+FINISH_CAP_SECONDS = 6 * 3600.0  # however it moves, a run ends within this
 HISTORY_LINES = 40  # of each issue a violation names
 SAMPLE_SECONDS = 1.0  # --loop: how often each issue's place is read
 START_SECONDS = 120.0
@@ -78,9 +79,9 @@ def run(
     say: Callable[[str], None] = lambda line: None,
     loop: bool = False,
 ) -> Result:
-    """The whole run under `root` (an empty directory); every order gets
-    `finish_seconds` after the last fault to finish (with `loop`, every issue to be
-    merged or escalated)."""
+    """The whole run under `root` (an empty directory); after the last fault every
+    order finishes (with `loop`, every issue is merged or escalated), or the run stops
+    waiting once none has gone through for `finish_seconds`."""
     plan = make_plan(looped(shape) if loop else shape, seed)
     world = World(root, shape, loop=loop)
     seen = Seen()
@@ -117,7 +118,7 @@ def run(
             act(world, fault, seen, began)
             say(seen.acted[-1])
         pushing.join()  # the person's last push is within the fault window
-        _wait_finished(world, plan, finish_seconds, _all_ended if loop else _all_finished)
+        _wait_finished(world, plan, finish_seconds, _not_ended if loop else _not_finished)
         stop.set()
         sampling.join()
         dwell.finish()
@@ -220,40 +221,45 @@ def _wait_serving(world: World) -> None:
         log.warning("%s", err)
 
 
-def _all_finished(db: psycopg.Connection[Any], issues: set[int]) -> bool:
-    return {o.issue for o in orders.listing(db) if o.outcome == "finished"} >= issues
+def _not_finished(db: psycopg.Connection[Any], issues: set[int]) -> int:
+    """How many issues have no finished order yet."""
+    return len(issues - {o.issue for o in orders.listing(db) if o.outcome == "finished"})
 
 
-def _all_ended(db: psycopg.Connection[Any], issues: set[int]) -> bool:
-    """Every issue merged and closed, or escalated (the loop's end)."""
+def _not_ended(db: psycopg.Connection[Any], issues: set[int]) -> int:
+    """How many issues are neither merged and closed nor escalated (the loop's end)."""
     ends = evidence.issue_ends(db, sorted(issues))
-    return all((e.closed and e.merged_sha) or e.escalated_note is not None for e in ends)
+    return sum(1 for e in ends if not (e.closed and e.merged_sha) and e.escalated_note is None)
 
 
 def _wait_finished(
     world: World,
     plan: Plan,
     seconds: float,
-    done: Callable[[psycopg.Connection[Any], set[int]], bool],
+    left: Callable[[psycopg.Connection[Any], set[int]], int],
 ) -> None:
-    """Until `done` says every issue is through; past `seconds`, the checks say which not."""
+    """Until `left` says no issue is left, while one goes through at least every
+    `seconds` (a big run on a loaded machine takes as long as it takes; a run where
+    nothing moves for that long is stuck, and the checks say which issues), and never
+    past FINISH_CAP_SECONDS."""
     issues = set(plan.ticks)
+    fewest = [len(issues), time.monotonic()]  # the fewest left seen, and since when
 
     def all_through() -> bool:
         world.replace_exited()
         try:
             with world.connect() as db:
-                return done(db, issues)
+                now_left = left(db, issues)
         except psycopg.Error:
             return False  # the server restarts: look again
+        if now_left < fewest[0]:
+            fewest[:] = [now_left, time.monotonic()]
+        elif time.monotonic() - fewest[1] > seconds:
+            raise WaitTimeout(f"{now_left} issues did not move for {seconds:.0f} s")
+        return now_left == 0
 
     try:
-        wait_for(
-            all_through,
-            seconds,
-            "every order to finish",
-            poll_seconds=POLL_SECONDS,
-        )
+        wait_for(all_through, FINISH_CAP_SECONDS, "every issue", poll_seconds=POLL_SECONDS)
     except WaitTimeout as err:
         log.warning("%s", err)
 

@@ -45,6 +45,7 @@ SLOTS_PER_RUNNER = 2
 LANES_PER_KEY = 4
 ACCOUNT = "chaos"  # every issue's credit account
 GRANT_TOKENS = 10**9
+BEE_MEMORY_MB = 16
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
 # --loop: a review's bound; the chaos reviewer answers at once, or hangs past it
 REVIEW_MAX_SECONDS = 5
@@ -56,7 +57,9 @@ CLOCKS = {
     "HIVE_RUNNER_SECONDS": "0.2",
     "HIVE_RUNNER_DRAIN_SECONDS": str(DRAIN_SECONDS),
     "HIVE_HTTP_ADDR": "127.0.0.1:0",
-    "HIVE_BEE_MEMORY_MB": "0",
+    # a bee's memory guard all but off, but measured: reviews run side by side (with 0,
+    # "unmeasured", the reviewer runs one at a time: hive/rules/reviewer.py)
+    "HIVE_BEE_MEMORY_MB": str(BEE_MEMORY_MB),
     "HIVE_WORKER_LANES_PER_KEY": str(LANES_PER_KEY),
     "HIVE_RUNNER_SLOTS": str(SLOTS_PER_RUNNER),
     "HIVE_PUBLISH": "off",

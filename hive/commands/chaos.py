@@ -32,8 +32,8 @@ from hive.chaos.run import run as run_chaos
 from hive.errors import HiveError
 
 MARKER = ".hive-chaos"  # a directory holding it is a chaos run's own, safe to clear
-# after the last fault, how long every order has to finish
-# (two failed attempts in a row wait 60 s: hive/rules/retry.py)
+# once the faults are over, how long the run waits for any issue to go through before it
+# calls the rest stuck (two failed attempts in a row wait 60 s: hive/rules/retry.py)
 FINISH_SECONDS = {"small": 90.0, "big": 600.0}
 # --loop: reviews, a crashed review's 30 s pause, checks and pushes come after the bee
 LOOP_MORE_SECONDS = 120.0
