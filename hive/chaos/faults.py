@@ -15,6 +15,7 @@ strikes anyway, and its line says it missed.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import signal
@@ -29,7 +30,7 @@ from hive.chaos.invariants import OUTLIVE_BOUND_SECONDS, Outliving
 from hive.chaos.plan import Fault, FaultKind
 from hive.chaos.world import World
 from hive.store import embedded, orders
-from hive.swarm import WaitTimeout, processes_under, wait_for
+from hive.swarm import Serve, WaitTimeout, processes_under, wait_for
 
 log = logging.getLogger("hive.chaos")
 
@@ -39,6 +40,8 @@ log = logging.getLogger("hive.chaos")
 STALL_SLACK_SECONDS = 10.0
 POLL_SECONDS = 0.1
 AIM_SECONDS = 60.0
+START_SECONDS = 120.0
+SERVING = "serve: serving as"  # the line `hive serve` logs once its tree is built
 AIM_POLL_SECONDS = 0.02  # a publish job's steps take tens of milliseconds each
 
 
@@ -81,8 +84,22 @@ def _kill_runner(world: World, fault: Fault, seen: Seen) -> str:
     return f"{old.name} ({len(agents)} agent processes); {new.name} replaces it"
 
 
+def _serving(serve: Serve) -> None:
+    """Until `serve` logs that it serves, or exits: a SIGTERM in the interpreter's first
+    moments, before any of the hive runs, kills it (143), which says nothing of the hive
+    (two faults may fall at one moment when an aimed one waited for its own)."""
+    with contextlib.suppress(WaitTimeout):
+        wait_for(
+            lambda: serve.exit_code() is not None or SERVING in serve.log(),
+            START_SECONDS,
+            f"{serve.name} to serve",
+            poll_seconds=POLL_SECONDS,
+        )
+
+
 def _term_runner(world: World, fault: Fault, seen: Seen) -> str:
     old = world.runners[fault.target]
+    _serving(old)
     old.send(signal.SIGTERM)
     world.signalled.append(old)
     new = world.start_runner(fault.target)
@@ -101,6 +118,7 @@ def _kill_queen(world: World, fault: Fault, seen: Seen) -> str:
 def _term_queen(world: World, fault: Fault, seen: Seen) -> str:
     old = world.queen
     assert old is not None
+    _serving(old)
     old.send(signal.SIGTERM)
     world.signalled.append(old)
     new = world.start_queen()

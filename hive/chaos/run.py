@@ -20,7 +20,7 @@ import psycopg
 from hive.chaos import evidence
 from hive.chaos.agent import merges
 from hive.chaos.dwell import Dwell, place_of, sat_within_bounds
-from hive.chaos.faults import Seen, act
+from hive.chaos.faults import SERVING, START_SECONDS, Seen, act
 from hive.chaos.invariants import (
     OUTLIVE_BOUND_SECONDS,
     Check,
@@ -49,8 +49,6 @@ POLL_SECONDS = 0.5
 FINISH_CAP_SECONDS = 6 * 3600.0  # however it moves, a run ends within this
 HISTORY_LINES = 40  # of each issue a violation names
 SAMPLE_SECONDS = 1.0  # --loop: how often each issue's place is read
-START_SECONDS = 120.0
-SERVING = "serve: serving as"  # the line `hive serve` logs once its tree is built
 # a SIGTERMed process drains its bees (the drain's cap, the hand-back) and exits
 EXIT_SECONDS = 90.0
 
