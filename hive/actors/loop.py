@@ -7,7 +7,10 @@ waits `interval_seconds`, or less when it is told one of the messages it `wakes_
 (`hive.actors.messages`; given a `registry`, it is found there `known_as` its name) or, given a
 `listen_url`, when a NOTIFY on its `listen_channels` (`hive_orders` unless said) arrives
 whose payload `listen_skips` does not skip (a NOTIFY is only a hint: the pass re-reads
-the store). The loop runs in a thread of its own, never in a message handler (a
+the store). `listen_one_of`: a hint goes to one hungry (`listen_hungry`) `one_of`
+listener of the process, not to all (`hive.store.listen`). `jitter`: each wait moves by up
+to that fraction of the interval either way (`hive.rules.jitter`), so loops started
+together do not poll in step. The loop runs in a thread of its own, never in a message handler (a
 handler only wakes it), so a stop is answered within WAKE_SLICE_SECONDS.
 
 A pass that raises is logged and the loop goes on at its next interval: the store and
@@ -17,11 +20,13 @@ git errors it meets are transient, and a crash would only restart the same loop.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from hive.rules.jitter import jittered
 from hive.store.listen import ORDERS_CHANNEL, Listener
 from supervisors import Registry, SupervisedActor
 
@@ -58,6 +63,10 @@ class LoopActor(SupervisedActor):
         listen_url: str | None = None,
         listen_skips: Callable[[str], bool] | None = None,
         listen_channels: tuple[str, ...] = (ORDERS_CHANNEL,),
+        listen_one_of: bool = False,
+        listen_hungry: Callable[[], bool] | None = None,
+        jitter: float = 0.0,
+        draw: Callable[[], float] = random.random,
         join_seconds: float = PASS_JOIN_SECONDS,
     ) -> None:
         super().__init__()
@@ -70,6 +79,10 @@ class LoopActor(SupervisedActor):
         self.listen_url = listen_url
         self.listen_skips = listen_skips
         self.listen_channels = listen_channels
+        self.listen_one_of = listen_one_of
+        self.listen_hungry = listen_hungry
+        self.jitter = jitter
+        self.draw = draw
         self.join_seconds = join_seconds
         self.log = logging.getLogger(f"hive.{name}")
         self._stopping = threading.Event()
@@ -126,9 +139,15 @@ class LoopActor(SupervisedActor):
                         failing = 0
                     if result:
                         self.log.info("%s", result)
-                self._wait(self.interval_seconds)
+                self._wait(self.next_wait())
         finally:
             self._drop_listener()
+
+    def next_wait(self) -> float:
+        """The seconds to the next poll: the interval, jittered when asked."""
+        if not self.jitter:
+            return self.interval_seconds
+        return jittered(self.interval_seconds, self.draw(), self.jitter)
 
     def _wait(self, timeout: float) -> None:
         deadline = time.monotonic() + timeout
@@ -174,7 +193,11 @@ class LoopActor(SupervisedActor):
             return self._listener
         try:
             self._listener = Listener(
-                self.listen_url, self.listen_skips, channels=self.listen_channels
+                self.listen_url,
+                self.listen_skips,
+                channels=self.listen_channels,
+                one_of=self.listen_one_of,
+                hungry=self.listen_hungry,
             )
         except Exception as err:  # the store is away: poll until it is back
             self.log.warning("cannot LISTEN (%s); polling every %gs", err, self.interval_seconds)

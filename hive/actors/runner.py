@@ -37,6 +37,7 @@ from hive.actors.work import WorkRegistry
 from hive.agents.guard import bees_that_fit, free_memory_bytes
 from hive.metrics import HiveMetrics
 from hive.rules.connections import seen_due
+from hive.rules.jitter import POLL_JITTER
 from hive.rules.keys import KeySlot
 from hive.store import issues, orders, runners
 from hive.store.listen import is_ending
@@ -137,6 +138,11 @@ class Claimer:
             if len(batch) < room:
                 break  # the queue held no more for this runner: no second statement
         return ClaimPass(tuple(started), tuple(refused), held_back)
+
+    def hungry(self) -> bool:
+        """Whether a hint should wake this claimer: a free slot, and no drain."""
+        rt = self.ports
+        return not rt.work.draining and rt.host.ready and rt.host.running() < self.config.slots
 
     def _take(self, batch: list[ClaimedOrder], started: list[int], refused: list[int]) -> bool:
         """Start a bee for each claimed order, refusing those whose key this runner lacks;
@@ -270,4 +276,9 @@ class RunnerActor(LoopActor):
             wakes_on=CLAIMER_WAKES,
             listen_url=ports.listen_url,
             listen_skips=is_ending,
+            # a host's claimers in one process share its LISTEN: a queued order wakes one
+            # with a free slot, not all of them (a full one is told when a slot frees)
+            listen_one_of=True,
+            listen_hungry=claimer.hungry,
+            jitter=POLL_JITTER,
         )
