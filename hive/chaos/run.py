@@ -21,6 +21,7 @@ from hive.chaos import evidence
 from hive.chaos.agent import merges
 from hive.chaos.dwell import Dwell, place_of, sat_within_bounds
 from hive.chaos.faults import SERVING, START_SECONDS, Seen, act
+from hive.chaos.github import SMALL_FAULT_SECONDS, GitHubSide, small_shape
 from hive.chaos.invariants import (
     OUTLIVE_BOUND_SECONDS,
     Check,
@@ -76,12 +77,20 @@ def run(
     finish_seconds: float,
     say: Callable[[str], None] = lambda line: None,
     loop: bool = False,
+    forge: str = "local",
 ) -> Result:
     """The whole run under `root` (an empty directory); after the last fault every
     order finishes (with `loop`, every issue is merged or escalated), or the run stops
-    waiting once none has gone through for `finish_seconds`."""
-    plan = make_plan(looped(shape) if loop else shape, seed)
-    world = World(root, shape, loop=loop)
+    waiting once none has gone through for `finish_seconds`. `forge` github, with `loop`:
+    against the fake GitHub, hive/chaos/github.py."""
+    shaped = looped(shape) if loop else shape
+    side = None
+    if forge == "github" and loop:
+        big = shape.fault_seconds > SMALL_FAULT_SECONDS
+        side = GitHubSide(list(range(1, shape.orders + 1)), seed, shape.fault_seconds, big=big)
+        shaped = shaped if big else small_shape(shaped)
+    plan = make_plan(shaped, seed)
+    world = World(root, shape, loop=loop, forge=side)
     seen = Seen()
     started = began = time.monotonic()
     person: Person | None = None
@@ -97,6 +106,8 @@ def run(
         _wait_serving(world)
         began = time.monotonic()  # the faults' clock starts once the swarm is up
         say(f"the swarm serves after {began - started:.1f} s; faults begin")
+        if side is not None:
+            side.start(began)
         if loop:
             sampling = threading.Thread(
                 target=_sample, args=(world, dwell, began, stop), name="dwell", daemon=True
@@ -117,6 +128,11 @@ def run(
             say(seen.acted[-1])
         pushing.join()  # the person's last push is within the fault window
         _wait_finished(world, plan, finish_seconds, _not_ended if loop else _not_finished)
+        if side is not None:
+            side.stop()
+            for line in side.lines:
+                say(line)
+            seen.acted.extend(side.lines)
         stop.set()
         sampling.join()
         dwell.finish()
@@ -125,8 +141,12 @@ def run(
         seen.outliving.append(_left_at_the_end(world))
         checks = _check(world, plan, seen, exits, person, dwell)
         histories = _histories(world, named_issues(checks))
+        if side is not None:  # what GitHub and the person did to each
+            histories = {n: (*said, *side.said_about(n)) for n, said in histories.items()}
     finally:
         stop.set()
+        if side is not None:
+            side.close()
         kill_everything_under(world.procs, world.every_serve())
         world.remove_server()
     return Result(
@@ -329,6 +349,12 @@ def _check(
             went_in_order(*labels(sorted(plan.ticks), plan.seed), first_dispatches),
             sat_within_bounds(dwell or Dwell(), world.dwell_bounds()),
         )
+    if world.forge is not None:
+        # GitHub's issues come by the poll, newest first, a page at a time: the Queen
+        # may start one before an older one is in, so the order is not judged here
+        with world.connect() as db:
+            judged = tuple(c for c in first if not c.name.startswith("who goes next"))
+            first = (*judged, *world.forge.checks(db, ends))
     return (
         *first,
         overlapping_turns(events),

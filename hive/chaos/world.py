@@ -84,6 +84,7 @@ class World:
     # another user, who must traverse every ancestor (a pytest tmp_path is 0700)
     pgbase: Path | None = None
     daemon: GitDaemon | None = None  # --loop: the origin over git://
+    forge: Any = None  # --forge github: the fake GitHub's side (hive/chaos/github.py)
 
     @property
     def pgdata(self) -> Path:
@@ -147,8 +148,11 @@ class World:
             for n, said in loop.verdicts(sorted(plan.ticks), plan.seed).items():
                 (self.ctl / "reviews" / str(n)).write_text("".join(f"{v}\n" for v in said))
         label_of, aged = priority.labels(sorted(plan.ticks), plan.seed) if self.loop else ({}, ())
+        if self.forge is not None:  # GitHub's issues come by the Queen's poll, none aged
+            self.forge.open(self.upstream)
+            self.forge.add_issues({n: issue_file(n) for n in plan.ticks}, ACCOUNT, label_of)
         with self.connect() as db:
-            for n in plan.ticks:
+            for n in plan.ticks if self.forge is None else ():
                 issue = NewIssue(
                     title=f"chaos {n}",
                     labels=(label_of[n],) if n in label_of else (),
@@ -201,6 +205,8 @@ class World:
             env["HIVE_REVIEW_MAX_SECONDS"] = str(REVIEW_MAX_SECONDS)
             # a killed Queen's publish job is taken again after this, not a minute
             env["HIVE_JOB_CLAIM_SECONDS"] = str(JOB_CLAIM_SECONDS)
+        if self.forge is not None:
+            env.update(self.forge.env(role))
         return env
 
     def _start(self, prefix: str, role: str) -> Serve:

@@ -11,7 +11,9 @@ red once and publish by push into the repository's main over git:// (`git daemon
 while a person pushes to main now and then and faults strike a Queen mid-publish and
 mid-review and PostgreSQL mid-publish; four invariants more: every issue merged once or
 escalated with a sentence, main holds each change once, main keeps every push of the
-person, and the Queen chose in priority order (ageing included). With --json the
+person, and the Queen chose in priority order (ageing included). With --forge github
+(the loop implied) the same runs against the fake GitHub of the hive's tests, with
+GitHub's failures injected (hive/chaos/github.py) and four invariants more. With --json the
 invariants are one JSON object on stdout (`{"invariants": {name: {"ok", "measured",
 "violations"}}, "seed": N, ...}`) and every other line goes to stderr.
 """
@@ -69,6 +71,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "faults aimed at a publish and a review; every issue merged once or escalated",
     )
     parser.add_argument(
+        "--forge",
+        choices=("local", "github"),
+        default="local",
+        help="github: the loop against the fake GitHub on 127.0.0.1, with its failures "
+        "injected (5xx, a secondary rate limit, timeouts, webhooks twice and out of order, "
+        "pull requests merged, closed or headless by a person, a check that never reports)",
+    )
+    parser.add_argument(
         "--json",
         action="store_true",
         help="the invariants as one JSON object on stdout (the rest on stderr)",
@@ -112,12 +122,16 @@ def run(args: argparse.Namespace) -> int:
 
     print(
         f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed}"
-        f"{' --loop' if args.loop else ''})",
+        f"{' --loop' if args.loop else ''}"
+        f"{' --forge github' if args.forge == 'github' else ''})",
         file=out,
         flush=True,
     )
-    finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if args.loop else 0.0)
-    result = run_chaos(root, shape, seed, finish_seconds=finish, say=say, loop=args.loop)
+    loop = args.loop or args.forge == "github"
+    finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if loop else 0.0)
+    result = run_chaos(
+        root, shape, seed, finish_seconds=finish, say=say, loop=loop, forge=args.forge
+    )
     print(table(result.checks), file=out)
     for n, lines in result.histories.items():
         print(f"the history of #{n} (hive why {n}, oldest first):", file=out)

@@ -121,6 +121,9 @@ class FakeGitHub:
         # the next requests' answers are held this many seconds each (a timeout), after
         # the request has done what it does
         self.delays: list[float] = []
+        self.sent: list[tuple[str, str, dict[str, Any]]] = []  # (event, delivery, payload)
+        self.unreachable_ok = False
+        self.closed_issues: list[int] = []  # each open -> closed of an issue, in order
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
         self._git = make_wsgi_chain(DictBackend({f"/{full_name}.git": Repo(str(repo_path))}))
@@ -229,11 +232,18 @@ class FakeGitHub:
         with self.lock:
             self.faults += [Fault(status, dict(headers or {}), message)] * times
 
-    def deliver(self, event: str, payload: dict[str, Any]) -> int | None:
-        """POST `payload` as GitHub would to the registered hook; its status, or None."""
+    def deliver(
+        self, event: str, payload: dict[str, Any], *, delivery: str | None = None
+    ) -> int | None:
+        """POST `payload` as GitHub would to the registered hook; its status, or None.
+        `delivery` is its X-GitHub-Delivery (default: a new one; the same one again is
+        GitHub's "Redeliver"). With `unreachable_ok`, a hook nobody answers is recorded
+        with status 0 (GitHub's failed delivery) instead of raising."""
         if self.hook_url is None:
             return None
         payload = {**payload, "repository": self._repository(), "sender": {"login": "someone"}}
+        delivery = delivery or f"delivery-{self._next_id()}"
+        self.sent.append((event, delivery, payload))
         body = json.dumps(payload).encode()
         signature = hmac.new(self.hook_secret.encode(), body, hashlib.sha256).hexdigest()
         request = urllib.request.Request(
@@ -244,7 +254,7 @@ class FakeGitHub:
                 "Content-Type": "application/json",
                 "User-Agent": "GitHub-Hookshot/fake",
                 "X-GitHub-Event": event,
-                "X-GitHub-Delivery": f"delivery-{self._next_id()}",
+                "X-GitHub-Delivery": delivery,
                 "X-Hub-Signature-256": f"sha256={signature}",
             },
         )
@@ -253,6 +263,10 @@ class FakeGitHub:
                 status = int(response.status)
         except urllib.error.HTTPError as err:
             status = err.code
+        except OSError:
+            if not self.unreachable_ok:
+                raise
+            status = 0
         self.deliveries.append((event, status))
         return status
 
@@ -525,11 +539,14 @@ class FakeGitHub:
         issue = self.state.issues.get(int(m.group(1)))
         if issue is None:
             return 404, {"message": "Not Found"}, {}
+        was = issue["state"]
         for key in ("title", "body", "state", "state_reason"):
             if key in b:
                 issue[key] = b[key]
         if b.get("state") == "closed":
             issue["closed_at"] = _now()
+            if was == "open":
+                self.closed_issues.append(issue["number"])
         issue["updated_at"] = _now()
         return 200, issue, {}
 
@@ -596,8 +613,12 @@ class FakeGitHub:
 
     def _pull_view(self, pr: dict[str, Any]) -> dict[str, Any]:
         head_sha = self.branch_sha(pr["head_ref"]) or pr.get("last_head")
+        if pr["merged"]:
+            head_sha = pr.get("last_head")  # GitHub keeps the head it was merged at
         base_sha = self.branch_sha(pr["base_ref"])
         blocked = self.block_heads.get(pr["head_ref"], self.block_merge)
+        if blocked is None and pr["state"] == "open" and head_sha and base_sha:
+            blocked = self._conflicts(base_sha, head_sha)
         mergeable_state = {
             "review": "blocked",
             "protected": "blocked",
@@ -622,6 +643,12 @@ class FakeGitHub:
             "base": {"ref": pr["base_ref"], "sha": base_sha},
             "html_url": f"{self.url}/{self.full_name}/pull/{pr['number']}",
         }
+
+    def _conflicts(self, base_sha: str, head_sha: str) -> str | None:
+        """ "conflict" when the head does not merge into the base, as GitHub works out."""
+        with Repo(str(self.repo_path)) as repo:
+            done = merge(repo, base_sha, head_sha, "probe\n", 0)
+        return "conflict" if isinstance(done, Conflict) else None
 
     def _pull_get(self, m: Any, q: dict[str, str], b: Any) -> tuple[int, Any, dict[str, str]]:
         pr = self.state.pulls.get(int(m.group(1)))

@@ -33,6 +33,7 @@ def hive_chaos(*args: str) -> subprocess.CompletedProcess[str]:
         (["--minutes", "0.1"], "'0.1' is not a number of minutes from 0.5 to 120"),
         (["--minutes", "nan"], "'nan' is not a number of minutes from 0.5 to 120"),
         (["--size", "huge"], "invalid choice: 'huge'"),
+        (["--forge", "gitlab"], "invalid choice: 'gitlab'"),
     ],
 )
 def test_a_bad_argument_is_one_line_and_exit_2(args: list[str], says: str) -> None:
