@@ -128,7 +128,8 @@ class GitHubSide:
         self._ci_seen: set[int] = set()
         self._held: dict[int, str] = {}  # issue -> the head whose check is held running
         self._by_person: set[int] = set()  # pull requests a person merged
-        self._edited = 0
+        self._newer: dict[int, str] = {}  # each issue edited twice: its newer title
+        self._older: dict[int, str] = {}
         self.most_open: dict[int, int] = {}
         self.samples = 0
 
@@ -276,6 +277,7 @@ class GitHubSide:
         while self.gh.deliver("ping", {"zen": "chaos"}) == 0 and time.monotonic() < waited:
             if self._stop.wait(0.5):
                 break
+        n = self._open_issue(n)
         self.gh.edit_issue(n, title=f"chaos {n} (edited once)", hook=False)
         older = copy.deepcopy(self.gh.state.issues[n])
         self._stop.wait(1.1)  # GitHub's updated_at is in whole seconds
@@ -286,8 +288,19 @@ class GitHubSide:
             self.gh.deliver("issues", {"action": "edited", "issue": older}, delivery=f"c{n}-1"),
             self.gh.deliver("issues", {"action": "edited", "issue": newer}, delivery=f"c{n}-2"),
         ]
-        self._edited += 1
+        self._older[n], self._newer[n] = str(older["title"]), str(newer["title"])
         return f"#{n}: edited twice; webhooks newest, older, newest again answered {said}"
+
+    def _open_issue(self, n: int) -> int:
+        """`n`, or the next issue still open on GitHub (an edit of a closed issue is
+        not followed, by design), or `n` when none is."""
+        with self.gh.lock:
+            ring = sorted(self.issues)
+            at = ring.index(n) if n in ring else 0
+            for k in ring[at:] + ring[:at]:
+                if self.gh.state.issues[k]["state"] == "open" and k not in self._newer:
+                    return k
+        return n
 
     def _sampler(self) -> None:
         """The most open pull requests each issue had at once, every SAMPLE_SECONDS."""
@@ -323,7 +336,6 @@ class GitHubSide:
             for comment in self.gh.state.comments.values():
                 if MERGED_MARK in comment["body"]:
                     comments[comment["issue"]] = comments.get(comment["issue"], 0) + 1
-            titles = {n: str(self.gh.state.issues[n]["title"]) for n in self.issues}
             closes = list(self.gh.closed_issues)
         store = dict(db.execute("SELECT number, title FROM hive.queen_issue").fetchall())
         merges = pulls_merged_once(merged, escalated, pulls, foreign)
@@ -331,7 +343,7 @@ class GitHubSide:
             replace(merges, measured=f"{merges.measured}; {self.measured()}"),
             never_two_open(self.most_open, self.samples),
             closed_once(sorted(merged), closes, comments),
-            followed_last(titles, store, self._edited),
+            followed_last(store, self._newer, self._older),
         )
 
     def said_about(self, n: int) -> tuple[str, ...]:

@@ -93,13 +93,19 @@ def closed_once(
     )
 
 
-def followed_last(github: Mapping[int, str], store: Mapping[int, str], edited: int) -> Check:
-    """Each issue's title in the store is GitHub's (`edited`: issues edited twice whose
-    webhooks came out of order)."""
-    bad = [f"#{n}: the store says {store.get(n)!r}, GitHub {title!r}"
-           for n, title in sorted(github.items()) if store.get(n) != title]  # fmt: skip
+def followed_last(
+    store: Mapping[int, str], newer: Mapping[int, str], older: Mapping[int, str]
+) -> Check:
+    """`newer` and `older`: the titles of each issue edited twice, whose webhooks came
+    newest first, then the older, then the newest again. The store must never hold the
+    older one (a stale payload changed nothing); it holds the newer, or the title from
+    before (a closed issue's edits are not followed)."""
+    bad = [f"#{n}: the store says {store.get(n)!r}, the older of two edits delivered late"
+           for n, title in sorted(older.items()) if store.get(n) == title]  # fmt: skip
+    followed = sum(1 for n, title in newer.items() if store.get(n) == title)
     return Check(
         "each issue as GitHub last said it",
-        f"{edited} issues edited twice, webhooks out of order and twice",
+        f"{len(newer)} issues edited twice, webhooks out of order and twice; "
+        f"{followed} followed the newest",
         tuple(bad),
     )

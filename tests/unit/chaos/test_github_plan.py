@@ -65,5 +65,7 @@ def test_two_open_pull_requests_closes_and_titles() -> None:
         "#4: a merge commented without its merge",
     )
     assert closed_once([1], [1], {1: 1}).ok
-    titles = followed_last({1: "a", 2: "b"}, {1: "a", 2: "old"}, 1)
-    assert titles.violations == ("#2: the store says 'old', GitHub 'b'",)
+    titles = followed_last({1: "b1", 2: "a2", 3: "x"}, {1: "b1", 2: "b2", 3: "b3"},
+                           {1: "a1", 2: "a2", 3: "a3"})  # fmt: skip
+    assert titles.violations == ("#2: the store says 'a2', the older of two edits delivered late",)
+    assert titles.measured.endswith("; 1 followed the newest")
