@@ -287,14 +287,9 @@ _INHERITED = "also red on {base}: not this work's fault\n"
 
 
 def inherited_tail(base: str, summary: str) -> str:
-    """The output kept for a check that is red on `base` too: marked as not the work's
-    fault, so the gate can tell it from the work's own red check (`is_inherited`)."""
+    """The output kept for a check that is red on `base` too, headed for people as not
+    the work's fault (the check's `inherited` column is what the gate reads)."""
     return _INHERITED.format(base=base) + summary
-
-
-def is_inherited(tail: str, base: str) -> bool:
-    """Whether a kept check output was marked by `inherited_tail` for `base`."""
-    return tail.startswith(_INHERITED.format(base=base))
 
 
 # ---- git traffic to the forge ----------------------------------------------------------

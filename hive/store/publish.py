@@ -41,6 +41,7 @@ class CheckRow:
     output_tail: str
     merge_sha: str | None
     at: datetime
+    inherited: bool = False  # red on the base too: not the work's fault
 
 
 def facts(db: ConnectionPool[Any], issue: int) -> PublishFacts | None:
@@ -60,6 +61,7 @@ def record_check(
     exit_code: int | None,
     seconds: float,
     output_tail: str,
+    inherited: bool = False,
 ) -> None:
     dicts(
         db,
@@ -74,6 +76,7 @@ def record_check(
             "exit_code": exit_code,
             "seconds": seconds,
             "output_tail": output_tail,
+            "inherited": inherited,
         },
     )
 

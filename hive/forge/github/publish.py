@@ -60,7 +60,6 @@ from hive.rules.forge import (
     Stuck,
     gate_case,
     inherited_tail,
-    is_inherited,
     stuck_of_pull,
     stuck_of_refusal,
     stuck_sentence,
@@ -157,6 +156,7 @@ class GitHubSteps:
                 exit_code=None,
                 seconds=0.0,
                 output_tail=tail,
+                inherited=inherited,
             )
         if case.gate == Gate.RED:
             first = case.red[0]
@@ -176,11 +176,7 @@ class GitHubSteps:
 
     def gate_waits_because(self, facts: PublishFacts) -> str:
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, facts.head_sha or "")
-        inherited = [
-            r.name
-            for r in runs
-            if r.result != "pass" and is_inherited(r.output_tail, self.config.base)
-        ]
+        inherited = [r.name for r in runs if r.inherited]
         if inherited:
             return (
                 f"check {', '.join(inherited)} is red on {self.config.base} too, not by this "

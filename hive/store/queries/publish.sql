@@ -9,22 +9,24 @@ LEFT JOIN hive.queen_bundle AS b ON b.issue = d.issue
 WHERE d.issue = %(issue)s;
 
 -- name: record_check
--- One check's run on a merge result, for the gate and for people.
-INSERT INTO hive.queen_check (issue, attempt, job, name, result, exit_code, seconds, output_tail, merge_sha)
+-- One check's run on a merge result, for the gate and for people (`inherited`: red on the base too).
+INSERT INTO hive.queen_check
+    (issue, attempt, job, name, result, exit_code, seconds, output_tail, merge_sha, inherited)
 VALUES (%(issue)s, %(attempt)s, %(check_job)s, %(name)s, %(check_result)s, %(exit_code)s, %(seconds)s,
-    right(%(output_tail)s, 4000), %(merge_sha)s)
+    right(%(output_tail)s, 4000), %(merge_sha)s, %(inherited)s::boolean)
 RETURNING id;
 
 -- name: checks_on
 -- The latest run of each check on this merge result of this attempt.
-SELECT DISTINCT ON (name) name, result, exit_code, seconds, output_tail, merge_sha, at
+SELECT DISTINCT ON (name) name, result, exit_code, seconds, output_tail, merge_sha, at,
+    inherited
 FROM hive.queen_check
 WHERE issue = %(issue)s AND attempt = %(attempt)s AND merge_sha = %(merge_sha)s
 ORDER BY name, at DESC, id DESC;
 
 -- name: checks_of_issue
 -- Every check run of an issue, newest first (for people: hive why, the API).
-SELECT attempt, name, result, exit_code, seconds, output_tail, merge_sha, at
+SELECT attempt, name, result, exit_code, seconds, output_tail, merge_sha, at, inherited
 FROM hive.queen_check WHERE issue = %(issue)s ORDER BY at DESC, id DESC LIMIT %(limit)s;
 
 -- name: ci_red

@@ -37,10 +37,16 @@ def test_the_issue_about_a_red_base_closes_once_when_the_base_shows_the_check_gr
     db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
 ):
     publisher = _publisher(db, queen_checkout, hive_repo, forge)
-    _first, work, _job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "a\n"})
+    first, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "a\n"})
     github.set_check(work.head_sha, "lint", "failure", "E501", hook=False)
     github.set_check(github.base_sha(), "lint", "failure", "E501 on main", hook=False)
     assert _run(db, publisher).parked == 1  # inherited: the gate waits for a person
+    (run,) = publish.checks_on(db, first, 1, work.head_sha)
+    assert run.inherited and run.output_tail.startswith("also red on main: not this work's")
+    parked = jobs.get(db, job.id)
+    assert parked is not None and "check lint is red on main too, not by this work" in (
+        parked.detail or ""
+    )
     (red,) = _red_issues(github)
     assert red["state"] == "open" and _open_red(db)
     # the base is fixed; the next work is red on a check of its own, so its gate reads

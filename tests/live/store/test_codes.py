@@ -108,3 +108,34 @@ def test_the_store_s_closed_codes_are_the_rule_s(hive_db_url: str) -> None:
     with psycopg.connect(hive_db_url) as conn:
         labels = conn.execute("SELECT unnest(enum_range(NULL::hive.closed_code))::text").fetchall()
     assert [label for (label,) in labels] == [code.value for code in ClosedCode]
+
+
+CHECK_BEFORE = 15  # the last before a check's `inherited`
+TAILS = [
+    ("fail", "also red on main: not this work's fault\nE501", True),
+    ("fail", "tests failed\nalso red on main: not this work's fault", False),
+    ("pass", "ok", False),
+]
+
+
+def test_checks_run_before_are_marked_inherited_from_their_output_s_head(
+    hive_fresh_database, monkeypatch
+) -> None:
+    url = hive_fresh_database()
+    every = migrate.migrations()
+    monkeypatch.setattr(
+        migrate, "migrations", lambda: [m for m in every if m.version <= CHECK_BEFORE]
+    )
+    assert migrate.apply(url)[-1] == CHECK_BEFORE
+    with psycopg.connect(url) as conn:
+        for result, tail, _ in TAILS:
+            conn.execute(
+                "INSERT INTO hive.queen_check (issue, attempt, name, result, output_tail)"
+                " VALUES (1, 1, 'lint', %s, %s)",
+                (result, tail),
+            )
+    monkeypatch.undo()
+    assert CHECK_BEFORE + 1 in migrate.apply(url)
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT inherited FROM hive.queen_check ORDER BY id").fetchall()
+    assert [inherited for (inherited,) in rows] == [i for _, _, i in TAILS]

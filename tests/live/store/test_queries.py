@@ -35,6 +35,8 @@ SAMPLES = {
     "runner": "r1",
     "outcome": "finished",
     "outcome_code": "finished",
+    "inherited": False,
+    "older_than_seconds": 60.0,
     "input_tokens": None,
     "output_tokens": None,
     "salvaged_sha": "1" * 40,

@@ -24,7 +24,6 @@ from hive.rules.forge import (
     gate_case,
     git_sends_token,
     inherited_tail,
-    is_inherited,
     note_action,
     note_body,
     status_state,
@@ -229,13 +228,9 @@ def test_a_note_is_created_once_then_edited_only_when_it_changes():
     assert note_action(body, note_body(Note.MERGED, "merged as def")) == "edit"
 
 
-def test_an_inherited_check_is_told_by_its_mark_not_by_words_in_its_output() -> None:
+def test_an_inherited_check_s_output_is_headed_for_people() -> None:
     marked = inherited_tail("main", "lint: 3 errors")
-    assert marked.endswith("lint: 3 errors")
-    assert is_inherited(marked, "main")
-    assert not is_inherited(marked, "trunk")
-    # a check's own output that happens to say the words is the work's own red check
-    assert not is_inherited("tests failed\nalso red on main: not this work's fault", "main")
+    assert marked == "also red on main: not this work's fault\nlint: 3 errors"
 
 
 @pytest.mark.parametrize(
