@@ -185,4 +185,10 @@ def chat(settings: Settings) -> ChatConfig | None:
         bots.append(BotToken(REVIEWER, settings.matrix_token_reviewer))
     bots += [BotToken(name, token) for name, token in settings.matrix_tokens]
     clocks = Clocks(settings.chat_gap_seconds, settings.chat_room_per_minute)
-    return ChatConfig(settings.matrix_url, settings.matrix_room, tuple(bots), clocks)
+    return ChatConfig(
+        settings.matrix_url,
+        settings.matrix_room,
+        tuple(bots),
+        clocks,
+        spend_cap_usd=settings.spend_cap_usd,
+    )

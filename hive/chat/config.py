@@ -11,6 +11,7 @@ QUEEN = "queen"
 REVIEWER = "reviewer"
 SHAPER = "shaper"
 STORE_BOTS = (QUEEN, REVIEWER, SHAPER)  # the bots that answer from the store
+MOVES_EVERY_SECONDS = 2.0  # how often the store is read for moves to post
 SYNC_WAIT_SECONDS = 1.0  # a sync waits this long for a message (a stop is seen within it)
 
 
@@ -31,3 +32,5 @@ class ChatConfig:
     bots: tuple[BotToken, ...]
     clocks: Clocks = field(default_factory=Clocks)
     sync_wait_seconds: float = SYNC_WAIT_SECONDS
+    spend_cap_usd: float = 0.0  # the day's cap, whose reach the Queen posts (0: none)
+    moves_every_seconds: float = MOVES_EVERY_SECONDS

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from hive.chat.calls import Calls
 from hive.chat.config import QUEEN, ChatConfig
 from hive.chat.matrix import MatrixClient, MatrixError
+from hive.chat.moves import owe_moves
 from hive.chat.outbox import Outbox, Sent
 from hive.metrics import HiveMetrics
 from hive.rules.chat import Bot, issue_of
@@ -67,6 +68,7 @@ class Room:
     outbox: Outbox | None = None  # made when the bots joined
     _since: str | None = None
     _retry_at: float = 0.0
+    _moves_at: float = 0.0
     _retry_seconds: float = RETRY_FIRST_SECONDS
     _thread_issues: dict[str, int | None] = field(default_factory=dict)
 
@@ -78,6 +80,7 @@ class Room:
             return done
         try:
             outbox = self.outbox or self._join()
+            self._moves(done)
             held = self._sent(outbox.send_due(), done)
             if not done.problem:
                 sync_wait = min(held, self.config.sync_wait_seconds) if held else None
@@ -96,6 +99,13 @@ class Room:
 
     def close(self) -> None:
         """Nothing held: every row is in the store, every request is bounded."""
+
+    def _moves(self, done: Pass) -> None:
+        """Owe the Queen's posts of the moves since the last look, every few seconds."""
+        if time.monotonic() < self._moves_at:
+            return
+        self._moves_at = time.monotonic() + self.config.moves_every_seconds
+        done.owed += owe_moves(self.db, self.config.room, self.config.spend_cap_usd)
 
     def _read(self, wait_seconds: float, done: Pass) -> None:
         """One sync as the Queen; each message's calls owed before the token is kept."""

@@ -115,6 +115,13 @@ def set_moves_since(db: Db, room: str, moves_since: datetime) -> None:
     one(db, "chat_set_moves_since", {"room": room, "moves_since": moves_since})
 
 
+def moves(db: Db, since: datetime, limit: int) -> list[dict[str, Any]]:
+    """The moves since `since`, oldest first: `move` (merged, sendback, escalate, rest),
+    `issue`, `key_index`, `attempt` (a rest: its strikes), `detail` (the merge's sha, the
+    note, the rest's reason), `until` (a rest's end) and `at`."""
+    return dicts(db, "chat_moves", {"since": since, "limit": limit})
+
+
 def rows(db: Db) -> list[dict[str, Any]]:
     """Every row, oldest first (a person's or a test's look)."""
     return dicts(db, "chat_rows")

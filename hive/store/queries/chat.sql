@@ -75,3 +75,22 @@ SELECT id, cause, bot, kind, depth, issue, body, event_id,
     sent_at IS NOT NULL AS sent, dropped_reason
 FROM hive.chat_outbox
 ORDER BY id;
+
+-- name: chat_moves
+-- The moves a team wants to see since a time, oldest first: merges, send-backs and escalations with their notes, keys put to rest.
+SELECT * FROM (
+    SELECT 'merged' AS move, d.issue, NULL::integer AS key_index, d.attempt,
+        d.merged_sha AS detail, NULL::timestamptz AS until, d.merged_at AS at
+    FROM hive.queen_dispatch AS d
+    WHERE d.merged_at >= %(since)s
+    UNION ALL
+    SELECT d.review_state, d.issue, NULL, d.attempt, d.review_note, NULL, d.reviewed_at
+    FROM hive.queen_dispatch AS d
+    WHERE d.reviewed_at >= %(since)s AND d.review_state IN ('sendback', 'escalate')
+    UNION ALL
+    SELECT 'rest', NULL, r.key_index, r.strikes, r.reason, r.rests_until, r.updated_at
+    FROM hive.queen_key_rest AS r
+    WHERE r.updated_at >= %(since)s AND r.rests_until > now()
+) AS m
+ORDER BY at
+LIMIT %(limit)s;
