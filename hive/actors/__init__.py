@@ -7,7 +7,8 @@
 - `reaper`: ReaperActor, the boot reaper and the stall reaper
 - `drain`: DrainActor, the drain card on SIGTERM
 - `start`: the shared cut-and-start; `ending`: a turn's outcome, salvage, bundle and
-  fenced ending; `transcript`: a turn's lines on their way to the store; `facts`: what
+  fenced ending (a turn's lines go to the store through
+  `hive.store.transcript_writer`); `facts`: what
   a round reads before it asks the rules; `keyrest`: keys resting after a refusal;
   `bounded`: a pass bounded in time; `host`:
   the bee pool as the others see it; `work`: the registry of work this process holds;

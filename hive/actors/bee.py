@@ -35,7 +35,6 @@ from hive.actors.ending import (
 )
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.start import Started, cut_and_start
-from hive.actors.transcript import TranscriptWriter
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
 from hive.git.worktrees import remove_worktree, worktree_path
@@ -43,6 +42,7 @@ from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import conversations, orders
 from hive.store.orders import Insertion, OrderEnding
+from hive.store.transcript_writer import TranscriptWriter
 from supervisors import SupervisedActor
 from supervisors.warden import warden
 
