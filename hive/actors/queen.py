@@ -30,7 +30,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors import facts, keyrest
+from hive.actors import facts
 from hive.actors.bee_config import BeeConfig, BeePorts, demo_bees
 from hive.actors.bounded import Progress, run_bounded
 from hive.actors.credit_gate import credit_facts
@@ -59,7 +59,7 @@ from hive.rules.round import (
     render,
 )
 from hive.rules.spend import day_start
-from hive.store import floors, issues, leases, orders, reports, spend
+from hive.store import floors, issues, keyrests, leases, orders, reports, spend
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
 from supervisors import Registry
@@ -249,7 +249,7 @@ class Queen:
         base = self._base_facts()
         now = facts.utcnow()
         state.at("reading key rests and the day's spend")
-        resting = keyrest.resting(rt.db, self.keys)
+        resting = keyrests.resting_seconds(rt.db, self.keys)
         spent = spend.since(rt.db, day_start(now)) if cfg.spend_cap_usd > 0 else 0.0
         found = facts.round_facts(
             open_issues,

@@ -9,13 +9,14 @@ same rests, and endings on one key move its rest in the order they land. The rul
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import psycopg
 
+from hive.rules.keys import KeySlot
 from hive.rules.rests import NO_REST, KeyEnding, Rest, moves_rest, rest_after, seconds_left
 from hive.store.db import Db, dicts, one, one_dict
 
@@ -79,3 +80,10 @@ def resting(db: Db, fingerprints: Mapping[int, str] | None = None) -> list[Resti
                 Resting(index, fingerprint, row["strikes"], row["rests_until"], row["reason"], left)
             )
     return found
+
+
+def resting_seconds(db: Db, keys: Iterable[KeySlot]) -> dict[int, int]:
+    """The keys of `keys` resting now (each by its index and fingerprint), with the whole
+    seconds left (at least 1): what a Queen round skips."""
+    fingerprints = {k.index: k.fingerprint for k in keys}
+    return {r.key_index: r.seconds_left for r in resting(db, fingerprints)}
