@@ -120,7 +120,7 @@ class FakeGitHub:
         self.block_heads: dict[str, str] = {}  # the same, for the pull requests of one branch
         # the next requests' answers are held this many seconds each (a timeout), after
         # the request has done what it does
-        self.delays: list[float] = []
+        self.delays: list[tuple[float, str, str]] = []  # (seconds, method, path's end)
         self.sent: list[tuple[str, str, dict[str, Any]]] = []  # (event, delivery, payload)
         self.unreachable_ok = False
         self.closed_issues: list[int] = []  # each open -> closed of an issue, in order
@@ -300,10 +300,13 @@ class FakeGitHub:
             repo.refs[ref] = commit.id
             return commit.id.decode()
 
-    def delay_next(self, seconds: float, times: int = 1) -> None:
-        """The next `times` API answers wait `seconds` first (the request is done)."""
+    def delay_next(
+        self, seconds: float, times: int = 1, *, method: str = "", path_end: str = ""
+    ) -> None:
+        """The next `times` API answers (to `method` on a path ending `path_end`, when
+        given) wait `seconds` first; the request itself is done."""
         with self.lock:
-            self.delays += [seconds] * times
+            self.delays += [(seconds, method, path_end)] * times
 
     def person_closes(self, number: int) -> None:
         """A person closes pull request `number` without merging it."""
@@ -391,7 +394,12 @@ class FakeGitHub:
         with self.lock:
             self.seen_headers.append(got)
             status, headers, body = self._answer(method, path, query, raw, got)
-            delay = self.delays.pop(0) if self.delays else 0.0
+            delay = 0.0
+            for k, (seconds, verb, end) in enumerate(self.delays):
+                if verb in ("", method) and path.endswith(end):
+                    delay = seconds
+                    del self.delays[k]
+                    break
             self.calls.append((method, path, status))
             if status != 304:
                 self.rate_used += 1

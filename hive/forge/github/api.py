@@ -90,6 +90,11 @@ class Repository:
         path = f"{self.base}/issues/{number}/comments"
         return int(self.client.request("POST", path, {"body": body}).data["id"])
 
+    def comments(self, number: int) -> list[tuple[int, str]]:
+        """Every comment on issue `number`: (its id, its body), oldest first."""
+        found = self.client.get_all(f"{self.base}/issues/{number}/comments").data or []
+        return [(int(c["id"]), str(c.get("body") or "")) for c in found]
+
     def edit_comment(self, comment_id: int, body: str) -> None:
         path = f"{self.base}/issues/comments/{comment_id}"
         self.client.request("PATCH", path, {"body": body})

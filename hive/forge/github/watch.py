@@ -22,7 +22,7 @@ from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubError
 from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.deliveries import github_may_follow
-from hive.rules.forge import CheckFact, Note, base_red_closes, note_action, note_body
+from hive.rules.forge import MARKER, CheckFact, Note, base_red_closes, note_action, note_body
 from hive.rules.shaping import ACCEPT_LABEL
 from hive.rules.states import ESCALATE
 from hive.services import shaping
@@ -107,6 +107,8 @@ class Watch:
         the text changes, nothing sent otherwise. True when something was sent."""
         body = note_body(kind, text)
         known = forge.note(self.db, subject(issue), kind.value)
+        if known is None:
+            known = self._made_unheard(issue, kind)
         action = note_action(None if known is None else known.body, body)
         if action == "none":
             return False
@@ -118,6 +120,18 @@ class Watch:
             forge.put_note(self.db, subject(issue), kind.value, comment, body)
         log.info("said %s on #%d", kind.value, issue, extra={"issue": issue})
         return True
+
+    def _made_unheard(self, issue: int, kind: Note) -> forge.NoteRow | None:
+        """The comment of `kind` already on the issue though no note of it was kept (its
+        answer was lost: a timeout, a process killed before the note), kept now; None
+        when there is none. Found by its hidden marker."""
+        marker = MARKER.format(kind=kind.value)
+        for comment_id, body in self.repo.comments(issue):
+            if body.rstrip().endswith(marker):
+                forge.put_note(self.db, subject(issue), kind.value, comment_id, body)
+                log.info("found the %s comment on #%d", kind.value, issue, extra={"issue": issue})
+                return forge.NoteRow(comment_id, body)
+        return None
 
     def _githubs(self, issue: int) -> bool:
         """Whether GitHub's issue `issue` is the hive's issue of that number."""

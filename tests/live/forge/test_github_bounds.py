@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+import psycopg
 import pytest
 
 from hive.actors.publish import PublishConfig, Publisher
+from hive.forge.github.api import Repository
+from hive.forge.github.client import GitHubClient
 from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
+from hive.forge.github.watch import Watch
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import Step
 from hive.store import jobs, waits
@@ -103,6 +107,37 @@ def test_checks_that_never_finish_escalate_at_the_park_bound(
     state, note = _dispatch(hive_db_url)
     assert state == "escalate" and "waits for checks on pull request #" in note
     assert note.endswith("the hive stops looking") and ": ci. A person" in note
+
+
+def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
+    db, github, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    """A comment GitHub made but whose answer never came (the client's timeout): the
+    job is run again, and finds the comment by its marker instead of making another."""
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
+    repo = Repository(client, github.full_name)
+    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
+    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
+    publisher = Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
+    )
+    github.delay_next(1.5, method="POST", path_end=f"/issues/{number}/comments")
+    assert _run(db, publisher).errors == 1  # the comment's answer timed out
+    assert len(github.comments_on(number)) == 1  # made, all the same
+    jobs_due_now(hive_db_url)
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    (comment,) = github.comments_on(number)
+    assert "Merged as" in comment["body"]
+    assert github.closed_issues == [number]
+
+
+def jobs_due_now(url: str) -> None:
+    """The job's claim runs out now (a step that raised is run again after it)."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 second'")
 
 
 def test_a_pull_request_a_person_merged_at_another_head_is_not_taken(
