@@ -54,6 +54,20 @@ def test_group_members_lists_live_processes_and_not_zombies() -> None:
     assert signal_group(child.pid, signal.SIGTERM) is False
 
 
+def test_a_group_with_no_process_left_is_answered_without_walking_proc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    child.kill()
+    child.wait()  # reaped: the group has no process at all
+
+    def walked(_: Path) -> None:
+        raise AssertionError("read /proc for a group signal 0 finds empty")
+
+    monkeypatch.setattr("supervisors.groups.stat_fields", walked)
+    assert group_members(child.pid) == []
+
+
 def _eventually_zombie(pid: int) -> bool:
     def zombie() -> bool:
         stat = Path(f"/proc/{pid}/stat").read_text()
