@@ -2,7 +2,7 @@
 
 A `GitAuth` holds the forge's token and the API URL that says where the forge serves
 git; `transport(url, auth)` is dulwich's client for `url`, with HTTP Basic credentials
-(user `x-access-token`, the token as password) only when `hive.rules.forge.
+(user `x-access-token`, the token as password) only when `hive.rules.forge_git.
 git_sends_token` says `url` is the forge's git origin. The token goes in the
 Authorization header of each request (dulwich attaches it only to requests for the
 origin it was given, so a redirect to another host does not carry it); it is never put
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from dulwich.client import GitClient, HTTPUnauthorized, get_transport_and_path
 
-from hive.rules.forge import GIT_USER, git_sends_token
+from hive.rules.forge_git import GIT_USER, git_sends_token
 
 
 @dataclass(frozen=True)

@@ -74,7 +74,7 @@ def proposal_of(lines: Iterable[str]) -> Proposal:
 
 def shaped_body(body: str, proposal: Proposal) -> str:
     """The issue's body with the `## Boundary` and `## Criteria` sections of the proposal
-    (the sections a GitHub issue's body is read by, `hive.rules.forge.body_sections`)."""
+    (the sections a GitHub issue's body is read by, `hive.rules.forge_body.body_sections`)."""
     lines = [body.rstrip(), "", SHAPED_NOTE, "", "## Boundary", ""]
     lines += [f"- `{path}`" for path in proposal.boundary]
     lines += ["", "## Criteria", ""]

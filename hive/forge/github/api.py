@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.forge.github.client import GitHubClient, GitHubError, Response
-from hive.rules.forge import CheckFact, check_run_state, status_state
+from hive.rules.forge_checks import CheckFact, check_run_state, status_state
 
 SUMMARY_MAX_CHARS = 2000
 

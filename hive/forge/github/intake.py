@@ -3,7 +3,7 @@ hive's issues, with the same numbers.
 
 An issue's title, body and labels (the labels carry its priority) are copied; its body's
 `## Boundary` and `## Criteria` sections become its boundary and criteria
-(`hive.rules.forge.body_sections`). Edits, closes, reopens and a removed label are
+(`hive.rules.forge_body.body_sections`). Edits, closes, reopens and a removed label are
 followed through the same verbs a person's `hive issue edit|close|reopen` uses
 (`hive.services.changes`), so changed criteria make judged work stale as they would
 there. One issue comes from a webhook's payload (`sync_one`) or from the poll, which
@@ -21,7 +21,7 @@ from typing import Any
 from hive.forge.github.api import Repository
 from hive.rules.credits import account_problem
 from hive.rules.deliveries import forge_time, github_may_follow, is_stale, taken_sentence
-from hive.rules.forge import body_sections
+from hive.rules.forge_body import body_sections
 from hive.rules.issue_states import ClosedCode, IssueState
 from hive.services import changes
 from hive.services import issues as issue_service

@@ -15,7 +15,7 @@ these steps here:
   issue opened about a check red on the base is closed once the base's checks show it
   passing.
 - MERGE: the pull request as GitHub sees it now, in one of ten cases
-  (`hive.rules.forge.Stuck`): mergeable goes on; a conflict or a branch behind its base
+  (`hive.rules.forge_stuck.Stuck`): mergeable goes on; a conflict or a branch behind its base
   sends the work back; mergeability being worked out, a required review, branch
   protection or a draft parks with the Queen's next move as the job's sentence; a head
   that moved, a deleted head branch or a closed pull request goes back to CHECKS (which
@@ -50,16 +50,12 @@ from hive.jobs.engine import StepContext
 from hive.jobs.forge_steps import Gone, Red
 from hive.jobs.heads import head_here
 from hive.rules.branches import branch_name
-from hive.rules.forge import (
+from hive.rules.forge_checks import CheckFact, CheckState, Gate, gate_case, inherited_tail
+from hive.rules.forge_stuck import (
     PUSHES_AGAIN,
     SENDS_BACK,
-    CheckFact,
-    CheckState,
-    Gate,
     PullFacts,
     Stuck,
-    gate_case,
-    inherited_tail,
     stuck_of_pull,
     stuck_of_refusal,
     stuck_sentence,
@@ -246,7 +242,7 @@ class GitHubSteps:
         *,
         at_push: bool = False,
     ) -> Result:
-        """The Queen's move for a pull request in case `stuck` (rules.forge.NEXT_MOVE)."""
+        """The Queen's move for a pull request in case `stuck` (rules.forge_stuck.NEXT_MOVE)."""
         if stuck == Stuck.NONE:
             ctx.say(f"pull request #{pr.number} can merge")
             return Result.MERGED

@@ -1,6 +1,6 @@
 """The night watch (DESIGN 10): what the Queen says on GitHub, each thing once.
 
-Each comment is one of a kind per issue (`hive.rules.forge.Note`), kept in
+Each comment is one of a kind per issue (`hive.rules.forge_notes.Note`), kept in
 `hive.forge_note` with the text it says: said again with the same text it sends nothing,
 with another text it edits the comment; it is never repeated. A pass (`run_once`)
 comments on the open issues that cannot be shaped (no boundary, no criteria) and on
@@ -22,7 +22,8 @@ from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubError
 from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.deliveries import github_may_follow
-from hive.rules.forge import MARKER, CheckFact, Note, base_red_closes, note_action, note_body
+from hive.rules.forge_checks import CheckFact, base_red_closes
+from hive.rules.forge_notes import MARKER, Note, note_action, note_body
 from hive.rules.shaping import ACCEPT_LABEL
 from hive.rules.states import ESCALATE
 from hive.services import shaping

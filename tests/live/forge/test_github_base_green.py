@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from hive.rules.forge import CheckFact, CheckState, Note
+from hive.rules.forge_checks import CheckFact, CheckState
+from hive.rules.forge_notes import Note
 from hive.rules.jobs import Step
 from hive.store import forge as forge_rows
 from hive.store import jobs, publish

@@ -12,7 +12,7 @@ import pytest
 from hive.actors.review_config import ReviewerConfig
 from hive.actors.shaper import Shaper
 from hive.metrics import HiveMetrics
-from hive.rules.forge import body_sections
+from hive.rules.forge_body import body_sections
 from hive.store import issues, shapes
 from tests.fakes.fake_github import FakeGitHub
 

@@ -1,5 +1,5 @@
 """The review jam against the fake GitHub: a pull request that will not move is in one
-of ten cases (`hive.rules.forge.Stuck`), and the Queen makes the move its sentence says.
+of ten cases (`hive.rules.forge_stuck.Stuck`), and the Queen makes the move its sentence says.
 Required review, branch protection, a conflict and a moved head are in
 test_github_publish.py; the other six are here."""
 
@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hive.rules.forge import NEXT_MOVE, Stuck
+from hive.rules.forge_stuck import NEXT_MOVE, Stuck
 from hive.rules.jobs import Step
 from hive.store import jobs, waits
 from tests.live.forge.test_github_publish import _one, _publisher, _ready, _run

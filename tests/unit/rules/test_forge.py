@@ -5,28 +5,27 @@ from __future__ import annotations
 
 import pytest
 
-from hive.rules.forge import (
+from hive.rules.forge_body import body_sections
+from hive.rules.forge_checks import (
+    CheckFact,
+    CheckState,
+    Gate,
+    base_red_closes,
+    check_run_state,
+    gate_case,
+    inherited_tail,
+    status_state,
+)
+from hive.rules.forge_git import forge_git_origin, git_sends_token
+from hive.rules.forge_notes import Note, note_action, note_body
+from hive.rules.forge_stuck import (
     NEXT_MOVE,
     PARKS,
     PUSHES_AGAIN,
     SENDS_BACK,
     TAKES_MERGE,
-    CheckFact,
-    CheckState,
-    Gate,
-    Note,
     PullFacts,
     Stuck,
-    base_red_closes,
-    body_sections,
-    check_run_state,
-    forge_git_origin,
-    gate_case,
-    git_sends_token,
-    inherited_tail,
-    note_action,
-    note_body,
-    status_state,
     stuck_of_pull,
     stuck_of_refusal,
     stuck_of_state,

@@ -1,7 +1,7 @@
 """DESIGN 11: the shaper's lines, its proposal held to the shape rule, the body it
 writes, and which issues go to it."""
 
-from hive.rules.forge import body_sections
+from hive.rules.forge_body import body_sections
 from hive.rules.intake import BODY_MAX_CHARS
 from hive.rules.shaping import (
     CRITERIA_MAX,
