@@ -67,8 +67,9 @@ check: test lint types ## what CI runs (.ci/run): tests, lint, types
 bench: $(STAMP) ## every benchmark, side by side with its ceiling
 	for b in claim latency drain git recovery; do $(BIN)/hive bench $$b || exit 1; done
 
-chaos: $(STAMP) ## the big chaos run of the whole loop: 300 issues, 6 runners, 5 minutes of faults (SEED=N replays one)
+chaos: $(STAMP) ## the big chaos runs of the whole loop, by push and on the fake GitHub: 300 issues, 6 runners, 5 minutes of faults each (SEED=N replays one)
 	$(BIN)/hive chaos --size big --loop $(if $(SEED),--seed $(SEED))
+	$(BIN)/hive chaos --size big --forge github --dir .hive/chaos-github $(if $(SEED),--seed $(SEED))
 
 mutate: $(STAMP) ## mutation testing over the rules and the store's claim, heartbeat and reaper
 	$(BIN)/mutmut run --max-children 2

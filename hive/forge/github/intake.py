@@ -207,12 +207,14 @@ class Intake:
         result = PollResult(answer.status)
         if answer.status == 304:
             return result
-        self.etag = answer.etag
         seen: set[int] = set()
         for data in answer.data or ():
             seen.add(int(data["number"]))
             result.results.append(self.sync(data))
         result.results += self._unlisted(seen)
+        # kept only once every issue of the listing is synced: a pass cut off midway (the
+        # store restarting, the process stopped) reads the whole listing again next time
+        self.etag = answer.etag
         return result
 
     def sync(self, data: Mapping[str, Any]) -> SyncResult:

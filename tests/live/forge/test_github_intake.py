@@ -59,6 +59,33 @@ def test_a_quiet_poll_is_a_304_and_costs_no_rate_limit(db, github, forge):
     assert forge.client.counts.not_modified == 5
 
 
+def test_a_poll_cut_off_midway_takes_the_rest_at_the_next_poll(db, github, forge):
+    """The store went away after some issues of the listing were synced (a restart): the
+    next poll reads them again, though GitHub's listing did not change. Before, the
+    listing's ETag was kept before its issues were synced, so the next poll was a 304
+    and the rest waited until an issue changed (hive chaos --forge github: 145 of 300
+    issues never came in)."""
+    numbers = [github.add_issue(f"Greet {k}", BODY, hook=False) for k in range(3)]
+    real = forge.intake.sync
+    synced: list[int] = []
+
+    def the_store_goes_at_the_second(data: Any) -> Any:
+        if len(synced) == 1:
+            synced.append(0)
+            raise OSError("the store restarts")
+        synced.append(int(data["number"]))
+        return real(data)
+
+    forge.intake.sync = the_store_goes_at_the_second  # type: ignore[method-assign]
+    with pytest.raises(OSError):
+        forge.intake.poll()
+    assert len(issues.listing(db)) == 1
+    again = forge.intake.poll()
+    assert again.status == 200 and again.changed
+    assert sorted(i.number for i in issues.listing(db)) == numbers
+    assert forge.intake.poll().status == 304  # whole now: a quiet poll again
+
+
 def test_edits_closes_reopens_and_a_removed_label_are_followed(db, github, forge):
     number = github.add_issue("Greet", BODY, hook=False)
     forge.intake.poll()
