@@ -402,28 +402,48 @@ class Reaping:
     refused: list[Move]
 
 
+class Reaper(enum.StrEnum):
+    """Which reaper's criteria `reap_orders` finds its rows by."""
+
+    BOOT = "boot"
+    SILENT = "silent"
+    STALLED = "stalled"
+
+
 def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> Reaping:
     """End the Queen's own unfinished orders (queued_at NULL) except `spare` (REAP_BOOT);
     returns them so the caller can salvage."""
-    return _reap(db, "reap_at_boot", {"spare": list(spare)}, REAP_BOOT)
+    return _reap(
+        db, Reaper.BOOT, OUTCOME_REAPED_AT_BOOT, OutcomeCode.REAPED_AT_BOOT, REAP_BOOT, spare
+    )
 
 
 def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
     """End runner orders whose heartbeat is older than `silent_minutes` (REAP_STALL; never
     salvaged: nothing of that bee is on this disk)."""
-    params = {"silent_seconds": silent_minutes * 60.0, "spare": list(spare)}
-    return _reap(db, "reap_silent_runners", params, REAP_STALL)
+    return _reap(
+        db,
+        Reaper.SILENT,
+        OUTCOME_RUNNER_SILENT,
+        OutcomeCode.REAPED_RUNNER_SILENT,
+        REAP_STALL,
+        spare,
+        silent_seconds=silent_minutes * 60.0,
+    )
 
 
 def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
     """End running orders whose turn began more than `stall_minutes` ago by dispatched_at
     (REAP_STALL); a queued order nobody claimed is never reaped by this."""
-    params = {
-        "stall_seconds": stall_minutes * 60.0,
-        "outcome": stalled_outcome(stall_minutes),
-        "spare": list(spare),
-    }
-    return _reap(db, "reap_stalled_turns", params, REAP_STALL)
+    return _reap(
+        db,
+        Reaper.STALLED,
+        stalled_outcome(stall_minutes),
+        OutcomeCode.REAPED_NO_COMPLETION,
+        REAP_STALL,
+        spare,
+        stall_seconds=stall_minutes * 60.0,
+    )
 
 
 def get(db: Db, issue: int) -> Order | None:
@@ -445,8 +465,27 @@ def _fence(fence: Fence) -> dict[str, Any]:
     return {"issue": fence.issue, "conversation_id": fence.conversation_id, "runner": fence.runner}
 
 
-def _reap(db: Db, name: str, params: dict[str, Any], event: Event) -> Reaping:
-    rows = dicts(db, name, {**params, "from_states": list(sources(event))})
+def _reap(
+    db: Db,
+    reaper: Reaper,
+    outcome: str,
+    code: OutcomeCode,
+    event: Event,
+    spare: Iterable[int],
+    *,
+    silent_seconds: float | None = None,
+    stall_seconds: float | None = None,
+) -> Reaping:
+    params = {
+        "reaper": reaper.value,
+        "outcome": outcome,
+        "outcome_code": code.value,
+        "spare": list(spare),
+        "silent_seconds": silent_seconds,
+        "stall_seconds": stall_seconds,
+        "from_states": list(sources(event)),
+    }
+    rows = dicts(db, "reap_orders", params)
     return Reaping(
         ended=[pick(Order, r) for r in rows if r["refused_state"] is None],
         refused=[

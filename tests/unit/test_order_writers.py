@@ -54,9 +54,7 @@ def test_the_writers_found_include_the_ones_that_move_an_order():
     assert {
         "insert_order",
         "end_order",
-        "reap_at_boot",
-        "reap_silent_runners",
-        "reap_stalled_turns",
+        "reap_orders",
         "write_verdict",
         "ci_red",
         "release_at_floor",

@@ -218,19 +218,30 @@ UPDATE hive.queen_dispatch SET
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND finished_at IS NOT NULL
 RETURNING issue;
 
--- name: reap_at_boot
--- End the unfinished orders the Queen ran herself (queued_at NULL), except the issues named, only from the states REAP_BOOT may leave; each row answers with refused_state NULL when ended, else the state that refused it.
--- The reapers' statements find their rows by their own criteria (`found`), end those in
--- a state their event may leave (`from_states`) and name the others with their state, so
--- the caller logs and counts each refused move (RULES 4).
+-- name: reap_orders
+-- End the unfinished orders one reaper's criteria find (`reaper`), except the issues named, only from the states its event may leave (`from_states`), with its outcome sentence and code; each row answers with refused_state NULL when ended, else the state that refused it.
+-- `boot`: the Queen's own orders (queued_at NULL), reaped at her start (REAP_BOOT).
+-- `silent`: runner orders whose heartbeat is older than `silent_seconds` (REAP_STALL).
+-- `stalled`: orders whose turn began longer ago than `stall_seconds`, never a queued
+-- unclaimed one (REAP_STALL; an unstarted row is refused).
+-- The rows found but in a state the event may not leave are named with their state,
+-- so the caller logs and counts each refused move (RULES 4).
 WITH found AS (
     SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
     FROM hive.queen_dispatch
-    WHERE finished_at IS NULL AND queued_at IS NULL AND issue <> ALL (%(spare)s::integer[])
+    WHERE finished_at IS NULL AND issue <> ALL (%(spare)s::integer[])
+      AND CASE %(reaper)s::text
+        WHEN 'boot' THEN queued_at IS NULL
+        WHEN 'silent' THEN queued_at IS NOT NULL AND claimed_by IS NOT NULL
+            AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
+        WHEN 'stalled' THEN NOT (queued_at IS NOT NULL AND claimed_by IS NULL)
+            AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
+        ELSE false
+      END
     FOR UPDATE
 ), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped at boot',
-        outcome_code = 'reaped_at_boot'
+    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = %(outcome)s::text,
+        outcome_code = %(outcome_code)s::hive.outcome_code
     FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
     RETURNING d.*
 )
@@ -247,47 +258,6 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s AND queued_at 
   AND claimed_by IS NULL AND finished_at IS NULL
   AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s::integer[])
 RETURNING issue;
-
--- name: reap_silent_runners
--- End runner orders whose heartbeat has been silent longer than the given seconds, except the issues named, only from the states REAP_STALL may leave (refused_state as reap_at_boot).
-WITH found AS (
-    SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
-    FROM hive.queen_dispatch
-    WHERE finished_at IS NULL AND queued_at IS NOT NULL AND claimed_by IS NOT NULL
-      AND claimed_at < now() - make_interval(secs => %(silent_seconds)s::float8)
-      AND issue <> ALL (%(spare)s::integer[])
-    FOR UPDATE
-), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = 'reaped: runner silent',
-        outcome_code = 'reaped_runner_silent'
-    FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
-    RETURNING d.*
-)
-SELECT reaped.*, NULL::integer AS refused_state FROM reaped
-UNION ALL
-SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
-WHERE found.state <> ALL (%(from_states)s::integer[]);
-
--- name: reap_stalled_turns
--- End orders whose turn began longer ago than the given seconds, never a queued unclaimed one, except the issues named, only from the states REAP_STALL may leave (an unstarted row is refused; refused_state as reap_at_boot).
-WITH found AS (
-    SELECT issue, hive.order_state(started, finished_at, outcome_code, review_state) AS state
-    FROM hive.queen_dispatch
-    WHERE finished_at IS NULL
-      AND dispatched_at < now() - make_interval(secs => %(stall_seconds)s::float8)
-      AND NOT (queued_at IS NOT NULL AND claimed_by IS NULL)
-      AND issue <> ALL (%(spare)s::integer[])
-    FOR UPDATE
-), reaped AS (
-    UPDATE hive.queen_dispatch AS d SET finished_at = now(), outcome = %(outcome)s,
-        outcome_code = 'reaped_no_completion'
-    FROM found WHERE d.issue = found.issue AND found.state = ANY (%(from_states)s::integer[])
-    RETURNING d.*
-)
-SELECT reaped.*, NULL::integer AS refused_state FROM reaped
-UNION ALL
-SELECT d.*, found.state FROM found JOIN hive.queen_dispatch AS d ON d.issue = found.issue
-WHERE found.state <> ALL (%(from_states)s::integer[]);
 
 -- name: get_order
 -- One order by issue.

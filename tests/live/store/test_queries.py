@@ -36,6 +36,7 @@ SAMPLES = {
     "outcome": "finished",
     "outcome_code": "finished",
     "inherited": False,
+    "reaper": "stalled",
     "older_than_seconds": 60.0,
     "input_tokens": None,
     "output_tokens": None,
