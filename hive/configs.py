@@ -12,7 +12,6 @@ from hive.actors.bee_config import BeeConfig
 from hive.actors.drain import DrainConfig
 from hive.actors.ending import Accounting
 from hive.actors.jobrunner import JobRunnerConfig
-from hive.actors.publish import PublishConfig
 from hive.actors.queen import QueenConfig
 from hive.actors.reaper import ReaperConfig
 from hive.actors.retention import RetentionConfig
@@ -22,6 +21,7 @@ from hive.actors.start import StartConfig
 from hive.agents.launch import Launch
 from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
 from hive.errors import HiveError
+from hive.jobs.publish import PublishConfig
 from hive.rules.chat import Clocks
 from hive.rules.credits import Terms
 from hive.rules.drain import drain_cap_seconds

@@ -38,7 +38,6 @@ from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
-from hive.actors.publish import after_verdict
 from hive.actors.queen import QueenActor, QueenPorts
 from hive.actors.reaper import Reaper, ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
@@ -50,6 +49,7 @@ from hive.chat.room import Room
 from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
+from hive.jobs.publish import after_verdict
 from hive.metrics import HiveMetrics
 from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import JOBS, JOBS_WAKES
-from hive.actors.publish import PublishConfig, Publisher
 from hive.git.repo import Checkout
 from hive.jobs import engine
 from hive.jobs.forge_steps import ForgeSteps
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import LOST_JOB_SECONDS, JobKind, Step
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS

@@ -1,7 +1,7 @@
 """The publish job's port to a forge (HIVE_PUBLISH=github): the steps a forge runs in
 place of the local ones (`ForgeSteps`), what a step raises when its attempt is gone
 (`Gone`), and the send-back a red step calls (`Red`). The job's own steps are
-`hive.actors.publish`; the GitHub forge's are `hive.forge.github.publish`."""
+`hive.jobs.publish`; the GitHub forge's are `hive.forge.github.publish`."""
 
 from __future__ import annotations
 

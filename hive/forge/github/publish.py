@@ -1,7 +1,7 @@
 """The publish job's steps where the forge is GitHub (HIVE_PUBLISH=github).
 
 The job and its table are the local forge's (`hive.rules.jobs`: CHECKS -> GATE -> MERGE
--> PUSH -> CLOSE); `hive.actors.publish.Publisher` runs GATE and CLOSE for both and hands
+-> PUSH -> CLOSE); `hive.jobs.publish.Publisher` runs GATE and CLOSE for both and hands
 these steps here:
 
 - CHECKS: push the accepted head as `queen-<n>` (a branch there already is not sent

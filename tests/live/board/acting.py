@@ -3,9 +3,9 @@ run by hand (tests only)."""
 
 from __future__ import annotations
 
-from hive.actors.publish import PublishConfig, Publisher
 from hive.git.repo import open_checkout
 from hive.jobs import engine
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, Step
 from hive.store import issues, jobs

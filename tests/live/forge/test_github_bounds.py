@@ -11,11 +11,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.publish import PublishConfig, Publisher
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubClient
 from hive.forge.github.publish import GitHubPublishConfig, GitHubSteps
 from hive.forge.github.watch import Watch
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import Step
 from hive.store import jobs, waits

@@ -10,8 +10,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.publish import PublishConfig, Publisher
 from hive.jobs import engine
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, Step
 from hive.store import jobs, publish, waits

@@ -9,9 +9,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.publish import PublishConfig, Publisher
 from hive.forge.github.client import GitHubError
 from hive.forge.github.watch import Watch
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, Step
 from hive.store import jobs

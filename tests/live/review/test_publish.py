@@ -12,9 +12,9 @@ import psycopg
 import pytest
 
 from hive.actors.jobrunner import JobRunner, JobRunnerConfig
-from hive.actors.publish import PublishConfig, Publisher
 from hive.git.repo import Checkout
 from hive.jobs import engine
+from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, Step
 from hive.store import jobs, publish
@@ -279,7 +279,7 @@ def test_a_base_that_moves_after_the_checks_ran_is_checked_again(
 
 def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many times the publish steps fetch the base and compute a merge."""
-    from hive.actors import publish as publishing
+    from hive.jobs import publish as publishing
 
     counts = {"fetch": 0, "merge": 0}
     for name, key in (("refresh_base", "fetch"), ("merge", "merge")):
