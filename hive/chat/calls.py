@@ -3,8 +3,9 @@ called and whether the chain goes on; hive.chat.answers writes what the store's 
 
 Each message that calls a bot owes that bot's answer: one row per (bot, message), made
 before anything is sent, so a message read twice (a sync again after a restart) owes
-nothing more. A store bot's answer is written now; a bee's bot's row waits for its turn
-(body None).
+nothing more. A store bot's answer is written now. A bee's bot says plainly that its
+answer (a short resumed turn of the issue's conversation) is not built yet, and where the
+issue's transcript is.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Calls:
         for user_id in ids:
             name = self.names[user_id]
             answer = STORE_ANSWERS.get(name)
+            body = bee_not_built(issue) if answer is None else self._said(name, answer, issue)
             row = store.owe(
                 self.db,
                 store.Owed(
@@ -77,7 +79,7 @@ class Calls:
                     reply_to=message.event_id,
                     thread_root=message.thread_root,
                     asked=message.body,
-                    body=None if answer is None else self._said(name, answer, issue),
+                    body=body,
                     asked_at=asked_at,
                 ),
             )
@@ -95,3 +97,13 @@ class Calls:
         if said.hand_off is not None and said.hand_off in ids and said.hand_off != name:
             return f"{said.text}\n{ids[said.hand_off]} has it from here."
         return said.text
+
+
+def bee_not_built(issue: int | None) -> str:
+    """A bee's bot's answer until its resumed turn is built (issue 32, not done)."""
+    where = (
+        f"#{issue}'s transcript is in `hive logs {issue}` and at /board/issues/{issue}."
+        if issue is not None
+        else "Name the issue (#12) to find its transcript with `hive logs 12`."
+    )
+    return f"I cannot answer in the room yet: a bee's resumed turn is not built here. {where}"

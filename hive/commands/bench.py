@@ -10,6 +10,7 @@ import json
 from hive.bench import (
     adapters,
     board,
+    chat,
     claim,
     drain,
     endings,
@@ -39,6 +40,7 @@ BENCHES = (
     peers,
     adapters,
     board,
+    chat,
 )
 
 

@@ -1,9 +1,8 @@
 """`chat_outbox` and `chat_cursor`: the chat's bot messages, each a row before it is a
 message (DESIGN 11), and the room's sync token.
 
-A row is owed once per cause (`owe` returns None for a cause already owed), composed
-(`compose`, a bee's answer written when its turn ends), sent as the Matrix event it
-became (`sent`), or dropped with its reason (`drop`). The clocks read `waiting` and
+A row is owed once per cause (`owe` returns None for a cause already owed), sent as the
+Matrix event it became (`sent`), or dropped with its reason (`drop`). The clocks read `waiting` and
 `sends_since`, both in the store's epoch seconds.
 """
 
@@ -52,11 +51,6 @@ def owe(db: Db, owed: Owed) -> int | None:
     return None if row is None else int(row[0])
 
 
-def compose(db: Db, row_id: int, body: str) -> bool:
-    """Write a composed body; False when the row had one already or was dropped."""
-    return one(db, "chat_compose", {"row_id": row_id, "body": body}) is not None
-
-
 def _row(d: dict[str, Any]) -> Row:
     owed = Owed(
         cause=d["cause"],
@@ -70,10 +64,6 @@ def _row(d: dict[str, Any]) -> Row:
         body=d["body"],
     )
     return Row(d["id"], owed, d["since"])
-
-
-def composing(db: Db, limit: int = WAITING_MAX_ROWS) -> list[Row]:
-    return [_row(d) for d in dicts(db, "chat_composing", {"limit": limit})]
 
 
 def waiting(db: Db, limit: int = WAITING_MAX_ROWS) -> tuple[list[Row], float | None]:

@@ -7,21 +7,6 @@ VALUES (%(cause)s, %(bot)s, %(message_kind)s, %(depth)s, %(issue)s, %(reply_to)s
 ON CONFLICT (cause) DO NOTHING
 RETURNING id;
 
--- name: chat_compose
--- Write the body of a row still being composed (a bee's answer); no row once it has one.
-UPDATE hive.chat_outbox SET body = %(body)s
-WHERE id = %(row_id)s AND body IS NULL AND dropped_at IS NULL
-RETURNING id;
-
--- name: chat_composing
--- The rows still being composed (owed a bee's turn), oldest first.
-SELECT id, cause, bot, kind, depth, issue, reply_to, thread_root, asked, body,
-    extract(epoch FROM created_at)::float8 AS since
-FROM hive.chat_outbox
-WHERE body IS NULL AND sent_at IS NULL AND dropped_at IS NULL
-ORDER BY id
-LIMIT %(limit)s;
-
 -- name: chat_waiting
 -- The rows ready to send (composed, neither sent nor dropped), with the store's time in epoch seconds.
 SELECT id, cause, bot, kind, depth, issue, reply_to, thread_root, asked, body,

@@ -1,0 +1,163 @@
+"""chat: a person's mention to the bot's answer in a real Matrix room, and the room's
+rate under a flood of mentions, against the clocks.
+
+A throwaway Synapse (`hive.bench.homeserver`, the `test` extra) and a scratch database;
+the hive's chat loop (`hive.chat.room.Room` in its actor) with the Queen and the
+reviewer. Latency: one mention at a time, alternately to each (clocks off), timed from
+the send to the person's sync seeing the answer. Flood: `--flood` mentions at once under
+`--gap` and `--per-minute`; the bot messages' server times give the busiest minute, each
+bot's shortest gap, and how long the last answer took. Nothing is dropped, nothing sent
+twice.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from hive.actors.chat import ChatActor
+from hive.bench.arguments import whole
+from hive.bench.homeserver import Homeserver, User
+from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
+from hive.chat.matrix import MatrixClient
+from hive.chat.room import Room
+from hive.metrics import HiveMetrics
+from hive.rules.chat import Clocks
+from hive.settings import Settings
+from hive.store import chat as store
+from hive.store import connect, pool, scratch
+from supervisors import Registry
+
+WAIT_SECONDS = 600.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--samples", type=whole(1, 10_000), default=40, help="mentions timed (40)")
+    parser.add_argument(
+        "--flood", type=whole(1, 10_000), default=100, help="mentions at once (100)"
+    )
+    parser.add_argument("--gap", type=float, default=0.5, help="the flood's gap per bot, s (0.5)")
+    parser.add_argument(
+        "--per-minute", type=whole(1, 600), default=50, help="the flood's room cap (50)"
+    )
+
+
+def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
+    url = connect.database_url(settings)
+    connect.check_reachable(url)
+    base = Path(tempfile.mkdtemp(prefix="hive-bench-chat-"))
+    server = Homeserver(base / "hs").start()
+    try:
+        with scratch.database(url) as db_url:
+            db = pool.make_pool(db_url, max_size=4, name="bench-chat")
+            try:
+                with db.connection() as conn:
+                    conn.execute("INSERT INTO hive.queen_issue (number, title) VALUES (1, 'one')")
+                latency = _latency(server, db, args.samples)
+                flood = _flood(server, db, args.flood, Clocks(args.gap, args.per_minute))
+            finally:
+                db.close()
+    finally:
+        server.stop()
+    return latency | flood
+
+
+def _room(server: Homeserver, db: Any, clocks: Clocks) -> tuple[User, MatrixClient, Any, Room]:
+    """A person in a new room, and the hive's Queen and reviewer in it, started."""
+    stamp = time.monotonic_ns()
+    person = server.register(f"person-{stamp}", "Person")
+    queen = server.register(f"queen-{stamp}", "Queen")
+    reviewer = server.register(f"reviewer-{stamp}", "Reviewer")
+    alias = f"bench-{stamp}"
+    room_id = server.post(
+        "/_matrix/client/v3/createRoom",
+        {"preset": "public_chat", "room_alias_name": alias},
+        person.access_token,
+    )["room_id"]
+    bots = (BotToken(QUEEN, queen.access_token), BotToken(REVIEWER, reviewer.access_token))
+    config = ChatConfig(server.url, f"#{alias}:{server.server_name}", bots, clocks)
+    room = Room(db, config, HiveMetrics())
+    actor = ChatActor.start(room, Registry())
+    deadline = time.monotonic() + WAIT_SECONDS
+    while store.cursor(db, config.room)[0] is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    client = MatrixClient(server.url, person.access_token)
+    client.join(room_id)
+    return person, client, actor, room
+
+
+def _latency(server: Homeserver, db: Any, samples: int) -> dict[str, Any]:
+    person, client, actor, room = _room(server, db, Clocks(0.0, 600))
+    since = client.sync(room.room_id, None, 0).next_batch
+    took: dict[str, list[float]] = {QUEEN: [], REVIEWER: []}
+    ids = {name: user for user, name in room.names.items()}
+    try:
+        for n in range(samples):
+            name = QUEEN if n % 2 == 0 else REVIEWER
+            started = time.monotonic()
+            asked = client.send(
+                room.room_id, f"ask-{n}", {"msgtype": "m.text", "body": f"{ids[name]} #1?"}
+            )
+            answered = False
+            while not answered:
+                page = client.sync(room.room_id, since, 5000)
+                since = page.next_batch
+                answered = any(m.sender == ids[name] and m.body for m in page.messages)
+                if time.monotonic() - started > WAIT_SECONDS:
+                    raise RuntimeError(f"no answer to {asked} in {WAIT_SECONDS:g}s")
+            took[name].append(time.monotonic() - started)
+    finally:
+        actor.stop()
+    del person
+    return {
+        "samples": samples,
+        "queen_p50_ms": round(statistics.median(took[QUEEN]) * 1000, 1),
+        "queen_max_ms": round(max(took[QUEEN]) * 1000, 1),
+        "reviewer_p50_ms": round(statistics.median(took[REVIEWER] or [0.0]) * 1000, 1),
+        "reviewer_max_ms": round(max(took[REVIEWER] or [0.0]) * 1000, 1),
+    }
+
+
+def _flood(server: Homeserver, db: Any, size: int, clocks: Clocks) -> dict[str, Any]:
+    person, client, actor, room = _room(server, db, clocks)
+    ids = {name: user for user, name in room.names.items()}
+    since = client.sync(room.room_id, None, 0).next_batch
+    started = time.monotonic()
+    try:
+        for n in range(size):
+            name = QUEEN if n % 2 == 0 else REVIEWER
+            body = {"msgtype": "m.text", "body": f"{ids[name]} flood {n} #1?"}
+            client.send(room.room_id, f"flood-{n}", body)
+        answers: list[tuple[str, int]] = []
+        while len(answers) < size and time.monotonic() - started < WAIT_SECONDS:
+            page = client.sync(room.room_id, since, 5000)
+            since = page.next_batch
+            answers += [(m.sender, m.ts_ms) for m in page.messages if m.sender in room.names]
+        took = time.monotonic() - started
+    finally:
+        actor.stop()
+    del person
+    times = sorted(ts for _, ts in answers)
+    busiest = max((sum(1 for u in times if t <= u < t + 60_000) for t in times), default=0)
+    gaps = []
+    for bot in room.names:
+        mine = sorted(ts for sender, ts in answers if sender == bot)
+        gaps += [(b - a) / 1000 for a, b in itertools.pairwise(mine)]
+    dropped = sum(
+        room.metrics.chat_dropped.labels(kind=k)._value.get() for k in ("answer", "chain")
+    )
+    return {
+        "flood": size,
+        "flood_answered": len(answers),
+        "flood_dropped": int(dropped),
+        "flood_gap_s": clocks.gap_seconds,
+        "flood_cap_per_minute": clocks.per_minute,
+        "flood_busiest_minute": busiest,
+        "flood_shortest_gap_s": round(min(gaps, default=0.0), 3),
+        "flood_last_answer_s": round(took, 1),
+    }
