@@ -21,7 +21,8 @@ from hive.errors import HiveError
 
 API = "/_matrix/client/v3"
 TIMEOUT_SECONDS = 30.0  # a request's bound beyond a sync's own wait
-TIMELINE_LIMIT = 500  # messages one sync returns at most (a longer gap is `limited`)
+TIMELINE_LIMIT = 100  # messages one sync (or one page back) returns at most
+BACK_PAGES_MAX = 50  # a sync that skipped more than 50 pages of messages says `limited`
 DEPTH_KEY = "org.hive.depth"  # the chain depth a bot's message carries (hive.rules.chat)
 
 
@@ -147,10 +148,39 @@ class MatrixClient:
             timeout=self._timeout + timeout_ms / 1000,
         )
         joined = got.get("rooms", {}).get("join", {}).get(room_id, {})
-        events = joined.get("timeline", {}).get("events", []) if since is not None else []
+        timeline = joined.get("timeline", {})
+        events = timeline.get("events", []) if since is not None else []
+        limited = bool(timeline.get("limited")) and since is not None
+        if limited and isinstance(timeline.get("prev_batch"), str):
+            # more came than one page: the rest, back to `since`, from the room's history
+            events = self._back(room_id, timeline["prev_batch"], str(since)) + events
+            limited = False
         found = tuple(m for m in map(RoomMessage.of, events) if m is not None)
-        limited = bool(joined.get("timeline", {}).get("limited")) and since is not None
         return SyncPage(str(got["next_batch"]), found, limited)
+
+    def _back(self, room_id: str, start: str, since: str) -> list[dict[str, Any]]:
+        """The room's messages from `start` back to `since`, oldest first (at most
+        BACK_PAGES_MAX pages: past that the page says it is `limited`)."""
+        found: list[dict[str, Any]] = []
+        token = start
+        for _ in range(BACK_PAGES_MAX):
+            params = {
+                "dir": "b",
+                "from": token,
+                "to": since,
+                "limit": TIMELINE_LIMIT,
+                "filter": json.dumps({"types": ["m.room.message"]}),
+            }
+            path = f"/rooms/{quote(room_id, safe='')}/messages?" + urlencode(params)
+            got = self._call("GET", path, what="messages")
+            chunk = got.get("chunk") or []
+            found += chunk
+            end = got.get("end")
+            if not chunk or not isinstance(end, str) or end == token:
+                break
+            token = end
+        found.reverse()
+        return found
 
     def event(self, room_id: str, event_id: str) -> RoomMessage | None:
         """One message of the room by its id (None: not a message, or not found)."""

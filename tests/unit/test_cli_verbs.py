@@ -27,6 +27,7 @@ BENCH_HELPERS = {
     "procstat",
     "http_load",
     "peerworkers",
+    "homeserver",  # a throwaway Synapse for bench chat and the chat's tests
 }
 
 

@@ -1,7 +1,7 @@
 """The hive's Matrix client against a real Synapse: a bot joins the room by its alias
 and posts; the same transaction sent again posts nothing more."""
 
-from hive.chat.matrix import DEPTH_KEY, MatrixClient, MatrixError
+from hive.chat.matrix import DEPTH_KEY, TIMELINE_LIMIT, MatrixClient, MatrixError
 
 
 def test_a_bot_joins_by_alias_and_posts_once_per_transaction(homeserver, person, bot):
@@ -58,3 +58,16 @@ def test_an_unreachable_homeserver_is_status_0():
         assert err.status == 0 and "unreachable" in str(err)
     else:
         raise AssertionError("nothing answers on port 9")
+
+
+def test_a_sync_after_more_than_a_page_reads_the_rest_back_in_order(homeserver, person, bot):
+    queen = bot("queen", "Queen")
+    client = MatrixClient(homeserver.url, queen.access_token)
+    room_id = client.join(person.room_id)
+    start = client.sync(room_id, None, 0)
+    says = MatrixClient(homeserver.url, person.user.access_token)
+    for n in range(TIMELINE_LIMIT + 30):
+        says.send(room_id, f"many-{n}", {"msgtype": "m.text", "body": f"message {n}"})
+    page = client.sync(room_id, start.next_batch, 0)
+    assert not page.limited
+    assert [m.body for m in page.messages] == [f"message {n}" for n in range(TIMELINE_LIMIT + 30)]
