@@ -45,11 +45,11 @@ from hive.actors.reviewer import ReviewerActor, holds_queen_lease
 from hive.actors.runner import ClaimerPorts, RunnerActor
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
+from hive.actors.verdicts import after_verdict
 from hive.chat.room import Room
 from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
-from hive.jobs.publish import after_verdict
 from hive.metrics import HiveMetrics
 from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS

@@ -12,7 +12,7 @@
   registry of work this process holds;
   `loop`: the shape every long-running actor shares; `runtime`: what they share;
   `messages`: what they tell one another, and the names they are found by;
-  `service`: a start/stop object as an actor
+  `service`: a start/stop object as an actor; `verdicts`: what a verdict leads to
 
 `hive/tree.py` wires them. No actor imports the command line or the HTTP server.
 """

@@ -44,7 +44,6 @@ from typing import Any
 
 from dulwich.repo import Repo
 
-from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.agents.checks import CheckTurn
 from hive.git.merge import MERGE_TEXT_MAX_BYTES, Conflict, Merged, merge
 from hive.git.push import Moved, push
@@ -56,14 +55,12 @@ from hive.jobs.heads import head_here
 from hive.jobs.memo import RunMemo
 from hive.metrics import HiveMetrics
 from hive.rules.branches import branch_name
-from hive.rules.criteria import Decision
-from hive.rules.jobs import JobKind, Result, Step, fetches_base
+from hive.rules.jobs import Result, Step, fetches_base
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
-from hive.store import jobs, publish
+from hive.store import publish
 from hive.store.publish import PublishFacts
-from hive.store.reviews import ReviewRow
 
 log = logging.getLogger("hive.publish")
 
@@ -79,25 +76,6 @@ class PublishConfig:
     checks: tuple[tuple[str, str], ...] = ()
     checks_timeout_seconds: float = 1800.0
     merge_text_max_bytes: int = MERGE_TEXT_MAX_BYTES
-
-
-def after_verdict(
-    db: Any, mode: str, tell: Callable[[str, object], object]
-) -> Callable[[ReviewRow, Decision], None]:
-    """What a verdict leads to: accepted work becomes a publish job (HIVE_PUBLISH=push;
-    `off` leaves it for export), and the Queen rounds at once (a send-back is dispatched
-    again, an escalation reported)."""
-
-    def done(row: ReviewRow, decision: Decision) -> None:
-        if decision.verdict == ACCEPT and mode in ("push", "github"):
-            made = jobs.create(
-                db, JobKind.PUBLISH, row.issue, Step.CHECKS, attempt=row.attempt, detail="accepted"
-            )
-            if made.created:
-                tell(JOBS, JobsReady())
-        tell(QUEEN, IssuesChanged())
-
-    return done
 
 
 @dataclass(frozen=True)
