@@ -142,8 +142,7 @@ def grant(
             "burns_at": at + burn_after(burn_days),
             "note": note,
         }
-        one(conn, "insert_credit_grant", params)
-        one(conn, "notify_credit", {"account": account})
+        one(conn, "insert_credit_grant", params)  # its trigger wakes the Queen
     return Moved(tokens, 0, burned, True)
 
 

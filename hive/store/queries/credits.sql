@@ -28,7 +28,7 @@ WHERE account = ANY (%(accounts)s::text[])
 ORDER BY id;
 
 -- name: insert_credit_grant
--- A lot lands: a grant of tokens that burns at burns_at.
+-- A lot lands: a grant of tokens that burns at burns_at (the trigger NOTIFYs hive_issues 'credit:<account>').
 INSERT INTO hive.queen_credit_ledger (account, kind, tokens, at, burns_at, note)
 VALUES (%(account)s, 'grant', %(tokens)s, %(at)s, %(burns_at)s, %(note)s)
 RETURNING id;
@@ -74,10 +74,6 @@ ORDER BY id;
 SELECT credit_account, credit_markup, key_index, key_owner
 FROM hive.queen_dispatch
 WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s;
-
--- name: notify_credit
--- Wake the Queen (hive_issues) when a grant lands: the account's waiting issues may go at once.
-SELECT pg_notify('hive_issues', 'credit:' || %(account)s::text);
 
 -- name: credit_accounts_due
 -- The accounts with a lot past its burn time that no burn row has closed yet.

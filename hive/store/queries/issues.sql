@@ -1,30 +1,24 @@
 -- name: upsert_issue
--- Create an issue or replace its fields (state and created_at are kept on update, and its account when none is given), and NOTIFY hive_issues (the Queen rounds at once).
-WITH made AS (
-    INSERT INTO hive.queen_issue AS i
-        (number, title, body, labels, boundary, criteria, blocked_by, account)
-    VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s,
-        %(blocked_by)s, %(account)s)
-    ON CONFLICT (number) DO UPDATE SET
-        title = excluded.title, body = excluded.body, labels = excluded.labels,
-        boundary = excluded.boundary, criteria = excluded.criteria,
-        blocked_by = excluded.blocked_by, account = COALESCE(excluded.account, i.account),
-        updated_at = now()
-    RETURNING *
-)
-SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
+-- Create an issue or replace its fields (state and created_at are kept on update, and its account when none is given); the trigger NOTIFYs hive_issues (the Queen rounds at once).
+INSERT INTO hive.queen_issue AS i
+    (number, title, body, labels, boundary, criteria, blocked_by, account)
+VALUES (%(number)s, %(title)s, %(body)s, %(labels)s, %(boundary)s, %(criteria)s,
+    %(blocked_by)s, %(account)s)
+ON CONFLICT (number) DO UPDATE SET
+    title = excluded.title, body = excluded.body, labels = excluded.labels,
+    boundary = excluded.boundary, criteria = excluded.criteria,
+    blocked_by = excluded.blocked_by, account = COALESCE(excluded.account, i.account),
+    updated_at = now()
+RETURNING *;
 
 -- name: create_issue
--- Create an issue with the next free number (a person's: its origin is the hive), and NOTIFY hive_issues (the Queen rounds at once).
-WITH made AS (
-    INSERT INTO hive.queen_issue
-        (number, title, body, labels, boundary, criteria, blocked_by, account, origin)
-    SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
-        %(criteria)s, %(blocked_by)s, %(account)s, 'hive'
-    FROM hive.queen_issue
-    RETURNING *
-)
-SELECT made.*, pg_notify('hive_issues', made.number::text)::text AS notified FROM made;
+-- Create an issue with the next free number (a person's: its origin is the hive); the trigger NOTIFYs hive_issues (the Queen rounds at once).
+INSERT INTO hive.queen_issue
+    (number, title, body, labels, boundary, criteria, blocked_by, account, origin)
+SELECT COALESCE(max(number), 0) + 1, %(title)s, %(body)s, %(labels)s, %(boundary)s,
+    %(criteria)s, %(blocked_by)s, %(account)s, 'hive'
+FROM hive.queen_issue
+RETURNING *;
 
 -- name: listen_issues
 -- Subscribe this connection to hive_issues, the hint that an issue was added, reopened or changed.
@@ -53,12 +47,7 @@ WHERE %(open_only)s = false OR state = 'open'
 ORDER BY number;
 
 -- name: set_issue_state
--- Open or close an issue; an opened one NOTIFYs hive_issues (the Queen rounds at once).
-WITH moved AS (
-    UPDATE hive.queen_issue SET state = %(state)s, updated_at = now()
-    WHERE number = %(number)s
-    RETURNING number, state
-), notified AS (
-    SELECT pg_notify('hive_issues', moved.number::text) FROM moved WHERE moved.state = 'open'
-)
-SELECT number, (SELECT count(*) FROM notified) AS notified FROM moved;
+-- Open or close an issue; the trigger NOTIFYs hive_issues for an opened one (the Queen rounds at once).
+UPDATE hive.queen_issue SET state = %(state)s, updated_at = now()
+WHERE number = %(number)s
+RETURNING number;

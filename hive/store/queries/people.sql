@@ -47,30 +47,23 @@ WHERE number = %(issue)s AND state = 'open'
 RETURNING number;
 
 -- name: reopen_issue
--- Open a closed issue again, clearing why and when it closed (no row: unknown or open already), and NOTIFY hive_issues.
-WITH opened AS (
-    UPDATE hive.queen_issue SET state = 'open', closed_reason = NULL, closed_code = NULL,
-        closed_at = NULL,
-        updated_at = now()
-    WHERE number = %(issue)s AND state = 'closed'
-    RETURNING number
-)
-SELECT number, pg_notify('hive_issues', number::text)::text AS notified FROM opened;
+-- Open a closed issue again, clearing why and when it closed (no row: unknown or open already); the trigger NOTIFYs hive_issues.
+UPDATE hive.queen_issue SET state = 'open', closed_reason = NULL, closed_code = NULL,
+    closed_at = NULL, updated_at = now()
+WHERE number = %(issue)s AND state = 'closed'
+RETURNING number;
 
 -- name: edit_issue
--- Replace the fields given (NULL keeps a field) of an issue, and NOTIFY hive_issues (a new boundary may let it go).
-WITH edited AS (
-    UPDATE hive.queen_issue SET
-        title = COALESCE(%(title)s::text, title),
-        body = COALESCE(%(body)s::text, body),
-        labels = COALESCE(%(labels)s::text[], labels),
-        boundary = COALESCE(%(boundary)s::text[], boundary),
-        criteria = COALESCE(%(criteria)s::jsonb, criteria),
-        updated_at = now()
-    WHERE number = %(issue)s
-    RETURNING number
-)
-SELECT number, pg_notify('hive_issues', number::text)::text AS notified FROM edited;
+-- Replace the fields given (NULL keeps a field) of an issue; the trigger NOTIFYs hive_issues when one changed (a new boundary may let it go).
+UPDATE hive.queen_issue SET
+    title = COALESCE(%(title)s::text, title),
+    body = COALESCE(%(body)s::text, body),
+    labels = COALESCE(%(labels)s::text[], labels),
+    boundary = COALESCE(%(boundary)s::text[], boundary),
+    criteria = COALESCE(%(criteria)s::jsonb, criteria),
+    updated_at = now()
+WHERE number = %(issue)s
+RETURNING number;
 
 -- name: block_issue
 -- Add a blocker to an issue's blocked_by (once).
