@@ -32,7 +32,6 @@ from psycopg_pool import ConnectionPool
 
 from hive.actors import facts
 from hive.actors.bee_config import BeeConfig, BeePorts, demo_bees
-from hive.actors.bounded import Progress, run_bounded
 from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.host import BeeHost
@@ -63,6 +62,7 @@ from hive.store import floors, issues, keyrests, leases, orders, reports, spend
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
 from supervisors import Registry
+from supervisors.bounded import Progress, run_bounded
 
 log = logging.getLogger("hive.queen")
 

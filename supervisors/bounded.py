@@ -1,4 +1,4 @@
-"""A pass bounded in time (DESIGN 5: a round past ROUND_MAX_SECONDS is abandoned).
+"""A pass bounded in time (a round of work that may hang: past its bound it is abandoned).
 
 A Python thread cannot be killed, so the pass runs in a thread of its own and reports
 its progress through `Progress.at(step)`; past the bound the caller stops waiting, the
