@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import shutil
 import statistics
 import tempfile
 import time
@@ -64,6 +65,7 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
                 db.close()
     finally:
         server.stop()
+        shutil.rmtree(base, ignore_errors=True)
     return latency | flood
 
 

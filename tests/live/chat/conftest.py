@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -29,6 +30,7 @@ def homeserver() -> Iterator[Homeserver]:
         yield server
     finally:
         server.stop()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @dataclass(frozen=True)
