@@ -95,7 +95,9 @@ def run(
     started = began = time.monotonic()
     person: Person | None = None
     stop = threading.Event()
+    # without --loop nothing samples or pushes: a finished thread, so each join returns
     pushing = sampling = threading.Thread(target=lambda: None)
+    pushing.start()
     dwell = Dwell()
     try:
         world.build(plan)
