@@ -34,6 +34,7 @@ from hive.git.repo import open_checkout
 from hive.git.safety import git_environment
 from hive.git.salvage import salvage
 from hive.git.worktrees import cut_worktree, remove_worktree
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 
 LINES_PER_FILE = 20
@@ -144,9 +145,11 @@ class _Bench:
             made = cut_worktree(repo, issue, "main", self.root / "hive")
             hive_times.append(time.perf_counter() - started)
             remove_worktree(repo, made.path)
-            path = self.root / "git-trees" / f"queen-{issue}"
+            path = self.root / "git-trees" / branch_name(issue)
             started = time.perf_counter()
-            self.git("worktree", "add", "-q", "-b", f"queen-{issue}", str(path), "main", cwd=theirs)
+            self.git(
+                "worktree", "add", "-q", "-b", branch_name(issue), str(path), "main", cwd=theirs
+            )
             git_times.append(time.perf_counter() - started)
             self.git("worktree", "remove", "--force", str(path), cwd=theirs)
         return _pair("cut", hive_times, git_times)

@@ -37,6 +37,7 @@ from hive.git.repo import REPO_DIRNAME, open_checkout
 from hive.git.salvage import salvage
 from hive.git.status import FILE_MODE, flatten
 from hive.git.worktrees import cut_worktree, remove_worktree
+from hive.rules.branches import branch_name
 from hive.settings import Settings
 
 SALVAGE_FILES = 10
@@ -190,9 +191,9 @@ class _RepoBench:
             made = cut_worktree(repo, issue, self.base, self.work)
             hive.append(time.perf_counter() - started)
             remove_worktree(repo, made.path)
-            path = str(self.root / "git-trees" / f"queen-{issue}")
+            path = str(self.root / "git-trees" / branch_name(issue))
             started = time.perf_counter()
-            self.git("worktree", "add", "-q", "-b", f"queen-{issue}", path, self.base, cwd=theirs)
+            self.git("worktree", "add", "-q", "-b", branch_name(issue), path, self.base, cwd=theirs)
             git.append(time.perf_counter() - started)
             self.git("worktree", "remove", "--force", path, cwd=theirs)
         return _pair("cut", hive, git)

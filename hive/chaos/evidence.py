@@ -21,6 +21,7 @@ from hive.chaos.person import Pushed
 from hive.chaos.world import issue_file
 from hive.errors import HiveError
 from hive.git.safety import git_environment
+from hive.rules.branches import branch_name
 from hive.rules.credits import LedgerError, replay
 from hive.store import bundles, credits, orders
 
@@ -96,11 +97,13 @@ def check_bundles(
         if stored is None:
             found.append(BundleCheck(issue, False, False, False, False))
             continue
-        path = scratch / f"queen-{issue}.bundle"
+        path = scratch / f"{branch_name(issue)}.bundle"
         path.write_bytes(stored.data)
         verified = _git("bundle", "verify", "-q", str(path), cwd=clone) is not None
         ref = f"refs/chaos/{issue}"
-        fetched = _git("fetch", "-q", str(path), f"queen-{issue}:{ref}", cwd=clone) is not None
+        fetched = (
+            _git("fetch", "-q", str(path), f"{branch_name(issue)}:{ref}", cwd=clone) is not None
+        )
         text = _git("show", f"{ref}:{issue_file(issue)}", cwd=clone) if fetched else None
         lines = set((text or "").splitlines())
         holds = any(work_line(issue, turn) in lines for turn in ended.get(issue, ()))

@@ -48,6 +48,7 @@ from hive.chaos.invariants import Check
 from hive.chaos.loop import IssueEnd
 from hive.chaos.plan import Shape
 from hive.errors import HiveError
+from hive.rules.branches import branch_name
 
 TOKEN = "ghp_chaosTOKENthatNeverLeaves0123456789"
 SECRET = "chaos-webhook-secret-0123456789"
@@ -143,7 +144,7 @@ class GitHubSide:
         self.gh.ci = self._ci
         for n, event in self.plan.events.items():
             if event == PullEvent.NEVER_REPORTS:
-                self.gh.block_heads[f"queen-{n}"] = "protected"
+                self.gh.block_heads[branch_name(n)] = "protected"
 
     def add_issues(self, paths: dict[int, str], account: str, labels: dict[int, str]) -> None:
         """One labelled issue per plan's issue (with its priority label), numbered as the
@@ -228,12 +229,12 @@ class GitHubSide:
     def _open_pull(self, n: int) -> int | None:
         with self.gh.lock:
             for number, pr in self.gh.state.pulls.items():
-                if pr["head_ref"] == f"queen-{n}" and pr["state"] == "open":
+                if pr["head_ref"] == branch_name(n) and pr["state"] == "open":
                     return int(number)
         return None
 
     def _act_on(self, n: int, pr: int, sha: str, event: PullEvent) -> None:
-        branch = f"queen-{n}"
+        branch = branch_name(n)
         try:
             if event == PullEvent.PERSON_CLOSES:
                 self.gh.person_closes(pr)
