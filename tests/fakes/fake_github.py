@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import json
 import re
 import threading
@@ -263,7 +264,7 @@ class FakeGitHub:
                 status = int(response.status)
         except urllib.error.HTTPError as err:
             status = err.code
-        except OSError:
+        except (OSError, http.client.HTTPException):  # nobody there, or gone mid-answer
             if not self.unreachable_ok:
                 raise
             status = 0

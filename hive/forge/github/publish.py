@@ -45,7 +45,8 @@ from hive.forge.github.hooks import WAKE_KEY
 from hive.forge.github.push import push_branch
 from hive.forge.github.watch import Watch, subject
 from hive.git.auth import GitAuth
-from hive.git.repo import Checkout, own_repo
+from hive.git.merge import Conflict, merge
+from hive.git.repo import Checkout, GitError, own_repo, refresh_base
 from hive.jobs.engine import StepContext
 from hive.jobs.forge_steps import Gone, Red
 from hive.jobs.heads import head_here
@@ -261,7 +262,9 @@ class GitHubSteps:
                 ctx.say(sentence)
                 return Result.MOVED  # MERGE reads the case and sends the work back
             why = "conflicts with" if stuck == Stuck.CONFLICT else "is behind"
-            red(ctx, facts, f"pull request #{pr.number} {why} {self.config.base}: {sentence}")
+            note = f"pull request #{pr.number} {why} {self.config.base}: {sentence}"
+            where = self._conflict(facts) if stuck == Stuck.CONFLICT else None
+            red(ctx, facts, note if where is None else f"{note}\n{where}")
             return Result.CONFLICT
         wake = (
             COMPUTING_RECHECK_SECONDS if stuck == Stuck.COMPUTING else self.config.recheck_seconds
@@ -293,6 +296,25 @@ class GitHubSteps:
             wake_in_seconds=move.wake_in_seconds,
             detail=detail,
         )
+
+    def _conflict(self, facts: PublishFacts) -> str | None:
+        """Where the accepted head conflicts with the base as the Queen's clone merges it
+        (the base's commit and the paths, as the local forge's send-back says them, so
+        the bee can merge that base in), or None when it merges here or cannot be read."""
+        try:
+            with own_repo(self.checkout) as repo:
+                base_sha = refresh_base(repo, self._clone(), self.config.base, auth=self.auth)
+                head = head_here(self.db, repo, facts.issue, facts.head_sha)
+                if head is None:
+                    return None
+                out = merge(repo, base_sha, head, "conflict?\n", 0)
+        except (GitError, OSError) as err:
+            log.warning("the conflict's paths: %s", err, extra={"issue": facts.issue})
+            return None
+        if not isinstance(out, Conflict):
+            return None
+        paths = ", ".join(out.paths)
+        return f"the branch does not merge into the base at {base_sha[:12]}: conflicts in {paths}"
 
     def _foreign_merge(self, ctx: StepContext, facts: PublishFacts, pr: PullRequest) -> Result:
         sentence = foreign_merge_sentence(

@@ -20,7 +20,7 @@ from hive.metrics import HiveMetrics
 from hive.rules.jobs import Step
 from hive.store import jobs, waits
 from tests.live.forge.conftest import TOKEN
-from tests.live.forge.test_github_publish import _one, _ready, _run
+from tests.live.forge.test_github_publish import _one, _publisher, _ready, _run
 
 pytestmark = pytest.mark.live
 
@@ -107,6 +107,25 @@ def test_checks_that_never_finish_escalate_at_the_park_bound(
     state, note = _dispatch(hive_db_url)
     assert state == "escalate" and "waits for checks on pull request #" in note
     assert note.endswith("the hive stops looking") and ": ci. A person" in note
+
+
+def test_a_pull_request_that_conflicts_is_sent_back_naming_the_base_and_the_paths(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    """A person's push to main conflicts with the work: the send-back names the base's
+    commit and the paths, as the local forge's does, so the bee can merge that base in.
+    Before, it said only "conflicts with main", and the chaos bee (reading the note as
+    a model would) could not merge: three send-backs and the work was escalated
+    (hive chaos --forge github --orders 60 --seed 27, #5)."""
+    _number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    base = github.person_commits("main", "docs/a.md", "goodbye\n")
+    assert _run(db, _publisher(db, queen_checkout, hive_repo, forge)).finished == 1
+    assert jobs.get(db, job.id).step == Step.SENT_BACK  # type: ignore[union-attr]
+    state, note = _dispatch(hive_db_url)
+    assert state == "sendback" and "conflicts with main" in note
+    assert f"does not merge into the base at {base[:12]}: conflicts in docs/a.md" in note
+    assert not github.merge_methods
 
 
 def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
