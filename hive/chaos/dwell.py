@@ -2,11 +2,14 @@
 that none sat longer than its place's bound without moving or a sentence. Pure.
 
 The run samples the store while it waits for the issues (`place_of` names where each
-one is); `Dwell` keeps, for each place, the longest stay seen, counted from the sample
-the issue was first seen there to the last one (a stay still going at the end counts to
-the end). An escalated issue carries a sentence for a person, and a merged one is done:
-neither is bounded; an issue waiting for a bee is not either, since the round's report
-says why (capacity reached, its turn in the priority order).
+one is). An issue is still while neither it nor its place moves: its stillness counts
+from when it came there or when another issue last left that place, whichever is later
+(work queued behind other work in a place that drains is moving; a queue that does not
+drain is stuck, and so is one issue left behind once the rest went). `Dwell` keeps the
+longest stillness seen in each place. An escalated issue carries a sentence for a
+person, and a merged one is done: neither is bounded; an issue waiting for a bee is not
+either, since the round's report says why (capacity reached, its turn in the priority
+order).
 """
 
 from __future__ import annotations
@@ -43,32 +46,31 @@ def place_of(state: int | None, closed: bool, merged: bool) -> str:
 
 @dataclass
 class Dwell:
-    """Each issue's current place and since when; the longest stay in each place."""
+    """Each issue's current place and since when, when each place last lost an issue,
+    and the longest stillness seen in each place."""
 
     since: dict[int, tuple[str, float]] = field(default_factory=dict)
+    moved: dict[str, float] = field(default_factory=dict)
     longest: dict[str, tuple[float, int]] = field(default_factory=dict)
     samples: int = 0
-    last: float = 0.0
 
     def see(self, at: float, places: Mapping[int, str]) -> None:
         """One sample at `at` seconds: each issue's place now."""
         self.samples += 1
-        self.last = at
         for issue, place in places.items():
             was = self.since.get(issue)
             if was is not None and was[0] != place:
-                self._stayed(issue, was[0], at - was[1])
+                self._still(issue, was[0], was[1], at)  # until this sample saw it gone
+                self.moved[was[0]] = at
             if was is None or was[0] != place:
                 self.since[issue] = (place, at)
+        for issue, (place, came) in sorted(self.since.items()):
+            self._still(issue, place, came, at)
 
-    def _stayed(self, issue: int, place: str, seconds: float) -> None:
-        if seconds > self.longest.get(place, (-1.0, 0))[0]:
-            self.longest[place] = (seconds, issue)
-
-    def finish(self) -> None:
-        """Count the stays still going as ending at the last sample."""
-        for issue, (place, at) in sorted(self.since.items()):
-            self._stayed(issue, place, self.last - at)
+    def _still(self, issue: int, place: str, came: float, at: float) -> None:
+        still = at - max(came, self.moved.get(place, came))
+        if still > self.longest.get(place, (-1.0, 0))[0]:
+            self.longest[place] = (still, issue)
 
 
 def sat_within_bounds(dwell: Dwell, bounds: Mapping[str, float]) -> Check:
@@ -84,6 +86,6 @@ def sat_within_bounds(dwell: Dwell, bounds: Mapping[str, float]) -> Check:
             )
     return Check(
         "no issue sits past its state's bound",
-        f"longest: {', '.join(shown)} ({dwell.samples} samples)",
+        f"longest still: {', '.join(shown)} ({dwell.samples} samples)",
         tuple(bad),
     )

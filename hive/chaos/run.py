@@ -107,6 +107,7 @@ def run(
             world.start_runner(slot)
         _wait_serving(world)
         began = time.monotonic()  # the faults' clock starts once the swarm is up
+        world.serve_seconds = began - started
         say(f"the swarm serves after {began - started:.1f} s; faults begin")
         if side is not None:
             side.start(began)
@@ -137,7 +138,6 @@ def run(
             seen.acted.extend(side.lines)
         stop.set()
         sampling.join()
-        dwell.finish()
         say(f"{time.monotonic() - began:.1f} s: stopping every process")
         exits = _stop_all(world)
         seen.outliving.append(_left_at_the_end(world))

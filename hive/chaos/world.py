@@ -51,6 +51,7 @@ DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands the
 REVIEW_MAX_SECONDS = 5
 JOB_CLAIM_SECONDS = 5
 DWELL_SLACK_SECONDS = 60.0  # what a loaded machine may add to a place's own clocks
+DWELL_STARTS = 3  # starts of the swarm a stay may live through
 
 CLOCKS = {
     "HIVE_QUEEN_TICK_SECONDS": "0.5",
@@ -85,6 +86,7 @@ class World:
     pgbase: Path | None = None
     daemon: GitDaemon | None = None  # --loop: the origin over git://
     forge: Any = None  # --forge github: the fake GitHub's side (hive/chaos/github.py)
+    serve_seconds: float = 0.0  # how long the swarm took to serve at the start
 
     @property
     def pgdata(self) -> Path:
@@ -246,15 +248,19 @@ class World:
         """How long an issue may stay in each bounded place in this run: its clocks
         (a turn's longest, a reap after the silent window, three failed reviews and their
         pauses, a lost publish job made again, a killed Queen's claim running out), twice
-        where a fault may strike twice, and DWELL_SLACK_SECONDS for a loaded machine."""
+        where a fault may strike twice; then DWELL_SLACK_SECONDS, and DWELL_STARTS times
+        what a start of the swarm took on this machine (`serve_seconds`): a stay may
+        live through a Queen replaced, the store restarted and a runner replaced, each
+        about a start. A stuck issue sits until the run gives up on it, longer still."""
         turn = self.shape.turn_ticks[1] * TICK_SECONDS
         silent = self.shape.silent_minutes * 60
         reviews = 3 * REVIEW_MAX_SECONDS + (1 + 2 + 4)
         publish = LOST_JOB_SECONDS + 2 * JOB_CLAIM_SECONDS
+        slack = DWELL_SLACK_SECONDS + DWELL_STARTS * self.serve_seconds
         return {
-            dwell.RUNNING_PLACE: 2 * (turn + silent) + DWELL_SLACK_SECONDS,
-            dwell.REVIEW_PLACE: reviews + DWELL_SLACK_SECONDS,
-            dwell.PUBLISH_PLACE: publish + DWELL_SLACK_SECONDS,
+            dwell.RUNNING_PLACE: 2 * (turn + silent) + slack,
+            dwell.REVIEW_PLACE: reviews + slack,
+            dwell.PUBLISH_PLACE: publish + slack,
         }
 
     def remove_server(self) -> None:

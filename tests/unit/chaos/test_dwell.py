@@ -1,5 +1,6 @@
-"""How long each issue sat in one place (`hive chaos --loop`): places from the order's
-state, the longest stays, and the bound each place has."""
+"""How long each issue sat still in one place (`hive chaos --loop`): places from the
+order's state, the longest stillness (an issue is still while neither it nor its place
+moves), and the bound each place has."""
 
 from __future__ import annotations
 
@@ -30,27 +31,40 @@ def test_each_state_has_its_place():
     assert place_of(ESCALATE, False, False) == ESCALATED_PLACE
 
 
-def test_the_longest_stay_in_each_place_counts_one_still_going_to_the_end():
+def test_the_longest_stillness_in_each_place_counts_one_still_going():
     dwell = Dwell()
     dwell.see(0.0, {1: WAITING_PLACE, 2: RUNNING_PLACE})
     dwell.see(5.0, {1: RUNNING_PLACE, 2: REVIEW_PLACE})
     dwell.see(8.0, {1: RUNNING_PLACE, 2: PUBLISH_PLACE})
-    dwell.see(20.0, {1: REVIEW_PLACE, 2: MERGED_PLACE})
-    dwell.see(21.0, {1: REVIEW_PLACE, 2: MERGED_PLACE})
-    dwell.finish()
-    assert dwell.longest[RUNNING_PLACE] == (15.0, 1)
+    dwell.see(20.0, {1: REVIEW_PLACE, 2: PUBLISH_PLACE})
+    dwell.see(21.0, {1: REVIEW_PLACE, 2: PUBLISH_PLACE})
+    assert dwell.longest[RUNNING_PLACE] == (15.0, 1)  # from 5 s to the sample at 20 s
     assert dwell.longest[REVIEW_PLACE] == (3.0, 2)
-    assert dwell.longest[PUBLISH_PLACE] == (12.0, 2)
-    assert dwell.longest[MERGED_PLACE] == (1.0, 2)
+    assert dwell.longest[PUBLISH_PLACE] == (13.0, 2)  # still going at the last sample
     check = sat_within_bounds(dwell, BOUNDS)
-    assert check.violations == ("#2: 12 s publishing, past its bound of 10 s",)
-    assert check.measured == "longest: running 15 s, in review 3 s, publishing 12 s (5 samples)"
+    assert check.violations == ("#2: 13 s publishing, past its bound of 10 s",)
+    assert check.measured == (
+        "longest still: running 15 s, in review 3 s, publishing 13 s (5 samples)"
+    )
+
+
+def test_a_place_that_drains_moves_its_queue_and_one_left_behind_is_still():
+    dwell = Dwell()
+    queue = {n: PUBLISH_PLACE for n in range(1, 6)}
+    for t in range(5):  # one leaves every 8 s: each waits 32 s, never 8 s still
+        dwell.see(8.0 * t, queue)
+        queue[t + 1] = MERGED_PLACE
+    assert dwell.longest[PUBLISH_PLACE][0] == 8.0
+    stuck = Dwell()
+    stuck.see(0.0, {1: PUBLISH_PLACE, 2: PUBLISH_PLACE})
+    stuck.see(5.0, {1: PUBLISH_PLACE, 2: MERGED_PLACE})
+    stuck.see(50.0, {1: PUBLISH_PLACE, 2: MERGED_PLACE})
+    assert stuck.longest[PUBLISH_PLACE] == (45.0, 1)
 
 
 def test_escalated_and_waiting_issues_are_not_bounded():
     dwell = Dwell()
     dwell.see(0.0, {1: ESCALATED_PLACE, 2: WAITING_PLACE})
     dwell.see(500.0, {1: ESCALATED_PLACE, 2: WAITING_PLACE})
-    dwell.finish()
     check = sat_within_bounds(dwell, BOUNDS)
-    assert check.ok and check.measured.startswith("longest: running 0 s,")
+    assert check.ok and check.measured.startswith("longest still: running 0 s,")
