@@ -49,7 +49,7 @@ BEE_MEMORY_MB = 16
 DRAIN_SECONDS = 3  # a SIGTERMed runner holds its bees this long, then hands them back
 # --loop: a review's bound; the chaos reviewer answers at once, or hangs past it
 REVIEW_MAX_SECONDS = 5
-JOB_CLAIM_SECONDS = 5
+JOB_CLAIM_SECONDS = 20
 DWELL_SLACK_SECONDS = 60.0  # what a loaded machine may add to a place's own clocks
 DWELL_STARTS = 3  # starts of the swarm a stay may live through
 
