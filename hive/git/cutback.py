@@ -5,7 +5,10 @@ itself (`git commit -am`) carries nothing the salvage would have refused.
 
 When any commit changes a path the rule refuses, the branch is cut back: it becomes one
 commit on base whose tree is base's with only the branch's allowed changes (since it
-forked from base's history), and the refused paths are named. Nothing refused is then
+forked from base's history), and the refused paths are named. When base changed one of
+those files too since the fork, the commit goes on the fork instead (the fork's tree
+with the allowed changes), so the merge with base meets both changes and says so rather
+than base's being undone. Nothing refused is then
 in the bundle, so it never reaches the review, the checks, the merge or the push. A
 branch of more than JUDGE_MAX_COMMITS commits beyond base is cut back without judging
 each. Only changed subtrees are read.
@@ -102,9 +105,17 @@ def cut_back(
     for change in final:
         if _fault(repo, change, allowed, links) is None:
             updates[change.path] = change.new
+    # a file base changed since the fork and the branch changed too: the branch's
+    # version on base would undo base's change (a person's edit, another issue's) without
+    # a word. Then the cut goes on the fork, so the merge with base sees both and says so
+    parent, onto = base_sha, base_tree
+    if forks and forks[0] != base_sha:
+        moved = {c.path for c in _changes(repo, fork_tree, base_tree)}
+        if moved.intersection(updates):
+            parent, onto = forks[0], fork_tree
     new: list[ShaFile] = []
-    tree = apply_updates(repo, base_tree, updates, new)
-    commit = _commit(base_sha, tree.id, issue, refused, commits, identity, now)
+    tree = apply_updates(repo, onto, updates, new)
+    commit = _commit(parent, tree.id, issue, refused, commits, identity, now)
     new.append(commit)
     store_objects(repo.object_store, new)
     if not repo.refs.set_if_equals(Ref(ref), ObjectID(head), commit.id):

@@ -247,3 +247,28 @@ def test_a_cut_of_a_branch_from_an_older_base_keeps_the_newer_bases_changes(
         "M\tsrc/app.py"
     ]
     assert git("show", "queen-21:src/util.py", cwd=cut.path) == "x = 'base moved on'\n"
+
+
+def test_a_cut_never_undoes_a_change_the_newer_base_made_to_a_file_the_branch_changed(
+    clone: Repo, cut: Cut, git: Git, upstream: Path
+) -> None:
+    """`hive chaos --loop` (seed 15 under load): a person rewrote a line of a hostile
+    issue's file while its branch, forked from an older base, appended to it; the cut put
+    the branch's whole file on the newer base, the merge took it as the only change, and
+    main lost the person's line without a conflict."""
+    write(cut.path, {"src/app.py": "print(1)\nprint('the bee')\n", "README.md": "mine\n"})
+    commit_all(git, cut.path, "agent: app and readme")
+    fork = head_of(git, upstream, "main")
+    write(upstream, {"src/app.py": "print('a person')\n"})  # the same file, upstream
+    git("commit", "-qam", "a person's edit", cwd=upstream)
+    newer = refresh_base(clone, str(upstream), "main")
+
+    result = cut_back(clone, 21, newer, ["src"])
+
+    assert result.refused == (("README.md", "is outside the boundary"),)
+    assert git("rev-parse", "queen-21^", cwd=cut.path).strip() == fork  # on the fork
+    assert git("show", "queen-21:src/app.py", cwd=cut.path) == "print(1)\nprint('the bee')\n"
+    assert git("show", "queen-21:README.md", cwd=cut.path) != "mine\n"
+    # the merge with base meets both changes: a conflict, not the person's line lost
+    done = git("merge-tree", "--write-tree", newer, "queen-21", cwd=cut.path, check=False)
+    assert "CONFLICT (content): Merge conflict in src/app.py" in done
