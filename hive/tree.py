@@ -54,6 +54,7 @@ from hive.metrics import HiveMetrics
 from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
 from hive.rules.keys import key_slots
+from hive.rules.modes import AgentKind, ForgeMode, PublishMode
 from hive.runtime import Runtime
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
@@ -210,12 +211,12 @@ def queen_helpers(
 
     def merged(issue: int, sha: str) -> None:
         rt.names.tell(QUEEN, IssuesChanged())  # a blocker closed: its dependants may go
-        if forge is not None and settings.publish == "push":
+        if forge is not None and settings.publish == PublishMode.PUSH:
             # a push tells GitHub nothing: the watch comments the merge and closes the
             # issue, now (a pull request's merge is closed by its job)
             rt.names.tell(FORGE, IssuesChanged())
 
-    steps = forge.steps if forge is not None and settings.publish == "github" else None
+    steps = forge.steps if forge is not None and settings.publish == PublishMode.GITHUB else None
     # in elsewhere mode an order's ending anywhere wakes the reviewer (NOTIFY)
     listen = rt.url if settings.queen_bees_run_elsewhere else None
     specs = [
@@ -247,7 +248,7 @@ def queen_helpers(
             shutdown=RETENTION_SHUTDOWN_SECONDS,
         ),
     ]
-    if settings.shaper_agent != "off":
+    if settings.shaper_agent != AgentKind.OFF:
         shaper = Shaper(
             rt.db,
             rt.checkout,
@@ -367,7 +368,7 @@ def build(
     rt = Runtime(db=db, url=listen, checkout=checkout, metrics=metrics)
     rt.host.watch(lambda bees: db.fit(pool_size(bees, listens=True)))
     forge = None
-    if settings.forge == "github":
+    if settings.forge == ForgeMode.GITHUB:
         forge = GitHubForge.from_settings(
             settings,
             db,

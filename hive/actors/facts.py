@@ -22,7 +22,7 @@ from hive.rules.holds import (
     HeldOrder,
     Phase,
 )
-from hive.rules.lifecycle import state_of
+from hive.rules.lifecycle import ReviewState, state_of
 from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.priority import CRITICAL, Candidate, label_level
 from hive.rules.round import LastEnd, Limits, RoundFacts
@@ -45,11 +45,14 @@ def phase_of(order: Order) -> Phase:
     its issue may be dispatched again at once."""
     if order.finished_at is None:
         return PH_RUNNING
-    if order.review_state == "sendback":
+    if order.review_state == ReviewState.SENDBACK:
         return PH_SENT_BACK
-    if order.review_state == "escalate":
+    if order.review_state == ReviewState.ESCALATE:
         return PH_ESCALATED
-    if order.outcome_code == OutcomeCode.FINISHED and order.review_state in (None, "wait"):
+    if order.outcome_code == OutcomeCode.FINISHED and order.review_state in (
+        None,
+        ReviewState.WAIT,
+    ):
         return PH_AWAITING_REVIEW
     return PH_DONE
 

@@ -25,6 +25,7 @@ from hive.jobs.forge_steps import ForgeSteps
 from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import LOST_JOB_SECONDS, JobKind, Step
+from hive.rules.modes import PublishMode
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
 from hive.store import jobs, publish, waits
 from hive.store.db import Db
@@ -68,7 +69,7 @@ class JobRunner:
     def run_once(self) -> JobPass:
         db = self.db
         expired = waits.expire_due(db)
-        if self.config.publish != "off":
+        if self.config.publish != PublishMode.OFF:
             for issue, attempt in publish.accepted_without_job(db, LOST_JOB_SECONDS):
                 jobs.create(
                     db, JobKind.PUBLISH, issue, Step.CHECKS, attempt=attempt, detail=LOST_JOB

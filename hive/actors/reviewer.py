@@ -60,6 +60,7 @@ from hive.rules.criteria import Decision, decide, empty_decision, judgement_of
 from hive.rules.drain import WK_REVIEW
 from hive.rules.keys import KeySlot
 from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.modes import AgentKind
 from hive.rules.review_failures import (
     ERROR,
     START,
@@ -221,7 +222,7 @@ class Reviewer:
                 if refused is not None:  # the same tree would be refused again: no retry
                     return self._decided(row, refused_tree_decision(refused, row.sendbacks))
                 context = None
-                if self.config.agent != "demo":
+                if self.config.agent != AgentKind.DEMO:
                     context = context_of(self.db, repo, row, head, len(files))
         except Exception as exc:
             log.exception("the review could not run", extra={"issue": row.issue})

@@ -9,6 +9,7 @@ from typing import Any
 from hive.actors.messages import JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.rules.criteria import Decision
 from hive.rules.jobs import JobKind, Step
+from hive.rules.modes import PublishMode
 from hive.rules.states import ACCEPT
 from hive.store import jobs
 from hive.store.reviews import ReviewRow
@@ -22,7 +23,7 @@ def after_verdict(
     again, an escalation reported)."""
 
     def done(row: ReviewRow, decision: Decision) -> None:
-        if decision.verdict == ACCEPT and mode in ("push", "github"):
+        if decision.verdict == ACCEPT and mode in (PublishMode.PUSH, PublishMode.GITHUB):
             made = jobs.create(
                 db, JobKind.PUBLISH, row.issue, Step.CHECKS, attempt=row.attempt, detail="accepted"
             )

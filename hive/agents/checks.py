@@ -12,23 +12,16 @@ from __future__ import annotations
 import collections
 import threading
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
 
 from hive.agents.base import FINISHED, STOPPED, Turn, TurnContext, TurnStartError
 from hive.agents.command import start_command
 from hive.agents.transcript import HIVE
 from hive.rules.branches import branch_name
+from hive.rules.modes import CheckResult
 
 TAIL_MAX_CHARS = 4000
 TAIL_MAX_LINES = 200
-
-
-class CheckResult(StrEnum):
-    PASS = "pass"
-    FAIL = "fail"
-    TIMEOUT = "timeout"
-    ERROR = "error"
 
 
 @dataclass(frozen=True)

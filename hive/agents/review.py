@@ -32,7 +32,9 @@ from hive.agents.python import start_python
 from hive.agents.transcript import STDERR, STDOUT
 from hive.rules.branches import branch_name
 from hive.rules.criteria import MARK
+from hive.rules.modes import AgentKind
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
+from hive.rules.states import FINISHED
 
 
 def demo_command(module: str) -> str:
@@ -134,12 +136,12 @@ def criteria_from_brief(brief: str) -> list[str]:
 def start_review(agent_spec: str, ctx: TurnContext, demo: str = DEMO_REVIEW_COMMAND) -> Turn:
     """Start the reviewer `agent_spec` names (`demo` runs the command `demo`); it is
     running (and begun) on return."""
-    if agent_spec == "demo":
+    if agent_spec == AgentKind.DEMO:
         source_root = str(Path(hive.__file__).resolve().parent.parent)
         turn: Turn = start_command(demo, ctx, extra_env={"PYTHONPATH": source_root})
-    elif agent_spec == "claude":
+    elif agent_spec == AgentKind.CLAUDE:
         turn = start_claude(ctx)
-    elif agent_spec == "codex":
+    elif agent_spec == AgentKind.CODEX:
         turn = start_codex(ctx)
     elif agent_spec.startswith("command:"):
         turn = start_command(agent_spec[len("command:") :], ctx)
@@ -165,7 +167,7 @@ class Review:
     @property
     def complete(self) -> bool:
         """Whether the reviewer ran to its own end (not stopped, not failed to exit 0)."""
-        return self.ending.outcome == "finished"
+        return self.ending.outcome == FINISHED
 
 
 class ReviewTurn:

@@ -13,6 +13,7 @@ from hive.agents.claude import start_claude
 from hive.agents.codex import start_codex
 from hive.agents.command import start_command
 from hive.agents.python import start_python
+from hive.rules.modes import AgentKind
 
 _AGENTS = "demo, claude, codex, command:<shell command> or python:<module>:<callable>"
 # exec: the demo's Python is the group's leader, so its own exit code is the turn's
@@ -33,14 +34,14 @@ def start_turn(agent_spec: str, ctx: TurnContext, *, begin: bool = True) -> Turn
     With `begin=False` the transcript waits for `turn.begin()`, so the caller can write
     its ledger row before the first line reaches `ctx.on_line`. Raises TurnStartError
     (one line) when the spec is not an agent or the agent cannot start."""
-    if agent_spec == "demo":
+    if agent_spec == AgentKind.DEMO:
         # the demo imports hive from wherever this process does, whatever PYTHONPATH was
         source_root = str(Path(hive.__file__).resolve().parent.parent)
         demo_ctx = dataclasses.replace(ctx, brief=demo_brief(ctx.brief, ctx.body))
         turn: Turn = start_command(DEMO_COMMAND, demo_ctx, extra_env={"PYTHONPATH": source_root})
-    elif agent_spec == "claude":
+    elif agent_spec == AgentKind.CLAUDE:
         turn = start_claude(ctx)
-    elif agent_spec == "codex":
+    elif agent_spec == AgentKind.CODEX:
         turn = start_codex(ctx)
     elif agent_spec.startswith("command:"):
         turn = start_command(agent_spec[len("command:") :], ctx)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from hive.chat.config import QUEEN, REVIEWER
 from hive.rules.board import Column
 from hive.rules.chat import one_line
+from hive.rules.lifecycle import ReviewState
 from hive.rules.text import shown
 from hive.services import board, history
 from hive.services.standing import UnknownIssue, standing
@@ -97,7 +98,7 @@ def reviewer(db: Db, issue: int | None) -> Answer:
     note = shown(facts.review_note or "no note")
     sendbacks = f", {facts.sendbacks} send-back(s) so far" if facts.sendbacks else ""
     text = f"#{issue}, attempt {facts.attempt}: {facts.review_state}{sendbacks}. {note}"
-    return Answer(one_line(text), QUEEN if facts.review_state == "accept" else None)
+    return Answer(one_line(text), QUEEN if facts.review_state == ReviewState.ACCEPT else None)
 
 
 def shaper(db: Db, issue: int | None) -> Answer:

@@ -11,6 +11,7 @@ import json
 from hive.commands.approve import person
 from hive.forge.github.api import Repository
 from hive.forge.github.client import GitHubClient
+from hive.rules.modes import ForgeMode
 from hive.rules.text import shown
 from hive.services import changes, issues, shaping
 from hive.services.changes import IssueChange
@@ -181,7 +182,7 @@ def run_accept_shape(args: argparse.Namespace) -> int:
     issue = issues.issue_number(args.issue)
     settings = Settings.from_env()
     edit_remote = None
-    if settings.forge == "github" and settings.github_token:
+    if settings.forge == ForgeMode.GITHUB and settings.github_token:
         client = GitHubClient(settings.github_api_url, settings.github_token)
         edit_remote = Repository(client, settings.github_repo).edit_issue_body
     with store_connection(settings) as db:

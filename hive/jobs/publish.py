@@ -57,6 +57,7 @@ from hive.metrics import HiveMetrics
 from hive.rules.branches import branch_name
 from hive.rules.jobs import Result, Step, fetches_base
 from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.modes import CheckResult
 from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
 from hive.store import publish
@@ -155,7 +156,7 @@ class Publisher:
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
-        red = [run for run in runs if run.result != "pass"]
+        red = [run for run in runs if run.result != CheckResult.PASS]
         if red:
             first = red[0]
             note = f"check {first.name} {first.result} on {merged.sha[:12]}:\n{first.output_tail}"
@@ -174,7 +175,7 @@ class Publisher:
             sha = merged.sha if isinstance(merged, Merged) else None
         if sha is not None:
             runs = publish.checks_on(self.db, facts.issue, facts.attempt, sha)
-            passed = sum(1 for run in runs if run.result == "pass")
+            passed = sum(1 for run in runs if run.result == CheckResult.PASS)
             if merge_gate_open(len(runs), passed):
                 ctx.say(f"gate open: {passed} checks passed")
                 return Result.PASSED
@@ -310,7 +311,7 @@ class Publisher:
     def _checked(self, facts: PublishFacts, merge_sha: str) -> bool:
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, merge_sha)
         names = {name for name, _ in self.config.checks}
-        passed = {run.name for run in runs if run.result == "pass"}
+        passed = {run.name for run in runs if run.result == CheckResult.PASS}
         return names <= passed
 
     def _run_check(

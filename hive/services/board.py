@@ -13,6 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from hive.rules.board import Column, column_of
+from hive.rules.issue_states import IssueState
+from hive.rules.lifecycle import ReviewState
 from hive.rules.states import RUNNING
 from hive.services import credits, history
 from hive.services.standing import standing, state_name, unknown
@@ -109,7 +111,7 @@ def _capped(found: list[Card]) -> tuple[list[Card], dict[Column, int]]:
 def card_of(row: board.CardRow) -> Card:
     merged = row.merged_sha is not None
     column = column_of(
-        issue_open=row.issue_state == "open",
+        issue_open=row.issue_state == IssueState.OPEN,
         order_state=row.order_state,
         merged=merged,
         open_blockers=len(row.open_blockers),
@@ -134,7 +136,7 @@ def card_of(row: board.CardRow) -> Card:
         labels=tuple(row.labels),
         blockers=tuple(row.open_blockers),
         queued=queued,
-        needs_person=row.review_state == "escalate" and column is Column.REVIEW,
+        needs_person=row.review_state == ReviewState.ESCALATE and column is Column.REVIEW,
         merged_sha=row.merged_sha,
     )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from hive.rules.issue_states import IssueState
 from hive.rules.jobs import JobKind, Step
 from hive.rules.lifecycle import sources
 from hive.rules.states import ACCEPT, CRITERIA_CHANGED, RUNNING
@@ -180,7 +181,7 @@ def block(db: Db, issue: int, by: int) -> Blocked:
     with connection(db) as conn, conn.transaction():
         f = _facts(conn, issue)
         blocker = _facts(conn, by)
-        if blocker.issue_state == "closed":
+        if blocker.issue_state == IssueState.CLOSED:
             raise NotNow(f"#{by} is closed: a closed issue blocks nothing")
         path = people.blocker_path(conn, by, issue)
         if path is not None:

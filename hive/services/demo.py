@@ -15,6 +15,7 @@ from dulwich.pack import PackData
 from hive import demo_data
 from hive.errors import HiveError
 from hive.git.importing import parse
+from hive.rules.issue_states import IssueState
 from hive.rules.jobs import JobKind
 from hive.store import bundles, issues, jobs, orders, scratch, shapes
 from hive.store.migrate import apply as apply_migrations
@@ -62,7 +63,7 @@ def states(db: psycopg.Connection[Any]) -> dict[int, str]:
     for order in orders.listing(db):
         issue = issues.get(db, order.issue)
         job = jobs.live(db, JobKind.PUBLISH, order.issue)
-        if issue is not None and issue.state == "closed":
+        if issue is not None and issue.state == IssueState.CLOSED:
             found[order.issue] = issue.closed_reason or "closed"
         elif order.finished_at is None:
             where = f"on {order.claimed_by}" if order.claimed_by else "queued"

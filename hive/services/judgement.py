@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hive.rules.issue_states import IssueState
 from hive.rules.jobs import JobKind
 from hive.rules.lifecycle import REVIEW_STATE_OF, ReviewState
 from hive.rules.states import (
@@ -78,7 +79,7 @@ def approve(db: Db, issue: int, by: str) -> Approved:
         f = _facts(conn, issue)
         if f.order_state == ACCEPT and (f.merged_sha is not None or f.approved_at is not None):
             raise refusal(f, "approve it again")
-        if f.issue_state == "closed" or f.order_state != ACCEPT:
+        if f.issue_state == IssueState.CLOSED or f.order_state != ACCEPT:
             raise refusal(f, "approve it", _not_accepted_hint(f))
         if not publish.approve(conn, issue, by):
             raise refusal(_facts(conn, issue), "approve it (it moved meanwhile)")
@@ -100,7 +101,7 @@ def reject(db: Db, issue: int, note: str) -> Rejected:
     with connection(db) as conn, conn.transaction():
         f = _facts(conn, issue)
         event = _reject_event(f)
-        if f.issue_state == "closed" or event is None:
+        if f.issue_state == IssueState.CLOSED or event is None:
             raise refusal(f, "reject it", _reject_hint(f))
         assert f.conversation_id is not None and f.order_state is not None
         review_state = REVIEW_STATE_OF[next_state(f.order_state, event)]

@@ -7,6 +7,7 @@ sentence from `hive approve`, `hive reject` and the API.
 
 from __future__ import annotations
 
+from hive.rules.issue_states import IssueState
 from hive.rules.states import (
     ACCEPT,
     EMPTY,
@@ -98,7 +99,7 @@ def escalated_hint(issue: int) -> str:
 def refusal(f: Facts, verb: str, hint: str | None = None) -> NotNow:
     """`#N <stands>: cannot <verb>[; <hint>]`; an escalated issue's hint says what a person
     may do. An issue closed by hand says so first (a merged one says it is merged)."""
-    if f.issue_state == "closed" and f.merged_sha is None:
+    if f.issue_state == IssueState.CLOSED and f.merged_sha is None:
         why = f" ({f.closed_reason})" if f.closed_reason else ""
         return NotNow(
             f"#{f.number} is closed{why}: cannot {verb}; reopen it first "

@@ -63,6 +63,7 @@ from hive.rules.forge_stuck import (
 )
 from hive.rules.jobs import Result
 from hive.rules.lifecycle import REVIEW_STATE_OF
+from hive.rules.modes import CheckResult
 from hive.rules.pull_waits import (
     PARK_MINUTES_DEFAULT,
     foreign_merge_sentence,
@@ -149,7 +150,7 @@ class GitHubSteps:
                 job=ctx.job.id,
                 merge_sha=head,
                 name=check.name,
-                result="pass" if check.state == CheckState.PASS else "fail",
+                result=CheckResult.PASS if check.state == CheckState.PASS else CheckResult.FAIL,
                 exit_code=None,
                 seconds=0.0,
                 output_tail=tail,
@@ -225,7 +226,7 @@ class GitHubSteps:
         # the checks the gate opened on: each that passed is green on the base it merged into
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, facts.head_sha or "")
         passed = [
-            CheckFact(r.name, CheckState.PASS if r.result == "pass" else CheckState.FAIL)
+            CheckFact(r.name, CheckState.PASS if r.result == CheckResult.PASS else CheckState.FAIL)
             for r in runs
         ]
         for name, closed in self.watch.base_green(passed, self.config.base, pr, merged_as=sha):

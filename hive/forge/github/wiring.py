@@ -22,6 +22,7 @@ from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import Checkout, GitError, own_repo, resolve
 from hive.metrics import HiveMetrics
 from hive.rules.credits import payer
+from hive.rules.modes import ForgeMode, PublishMode
 from hive.rules.shape import shape_problem
 from hive.settings import Settings
 from hive.store import credits
@@ -34,7 +35,7 @@ MIN_RECHECK_SECONDS = 1
 def git_auth(settings: Settings) -> GitAuth | None:
     """The credentials every fetch, clone and push of this process carries to the
     forge's git host (a private repository), or None without HIVE_FORGE=github."""
-    if settings.forge != "github" or not settings.github_token:
+    if settings.forge != ForgeMode.GITHUB or not settings.github_token:
         return None
     return GitAuth(settings.github_api_url, settings.github_token)
 
@@ -94,7 +95,7 @@ class GitHubForge:
         jobs_ready: Callable[[], object] = lambda: None,
         metrics: HiveMetrics | None = None,
     ) -> GitHubForge:
-        if settings.forge != "github" or not settings.github_token:
+        if settings.forge != ForgeMode.GITHUB or not settings.github_token:
             raise HiveError("the GitHub forge needs HIVE_FORGE=github and HIVE_GITHUB_TOKEN")
         client = GitHubClient(
             settings.github_api_url,
@@ -108,7 +109,7 @@ class GitHubForge:
             repo,
             settings.github_label,
             shape=BaseShape(checkout, settings.base_ref),
-            closes_pushed_merges=settings.publish == "push",
+            closes_pushed_merges=settings.publish == PublishMode.PUSH,
             credit=AccountOf(db, settings.credit_default_account) if settings.credits else None,
         )
 
