@@ -21,13 +21,13 @@ import stat
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from dulwich.object_store import DiskObjectStore
 from dulwich.objects import ShaFile
-from dulwich.pack import Pack
+from dulwich.pack import Pack, PackFileDisappeared
 
 from hive.git.packfiles import entry_header, land_whole, pack_of_raw
 from hive.git.packindex import Landed, land_bytes, land_pack
@@ -65,17 +65,16 @@ def store_pack(store: DiskObjectStore, pack: bytes | memoryview) -> Landed:
 def fold_small_packs(store: DiskObjectStore) -> int:
     """Fold the store's small packs into one when there are SMALL_PACKS_MAX of them;
     how many were folded (0: too few, or another process is folding)."""
-    small = [
-        pack
-        for pack in store.packs
-        if len(pack) <= SMALL_PACK_OBJECTS and _pack_bytes(pack) <= SMALL_PACK_BYTES
-    ]
-    if len(small) < SMALL_PACKS_MAX:
+    if len(small_packs(store.packs)) < SMALL_PACKS_MAX:
         return 0
     lock = Path(store.pack_dir) / _LOCK
     if not _take(lock):
         return 0
     try:
+        # listed again under the lock: a fold that ended a moment ago removed some
+        small = small_packs(store.packs)
+        if len(small) < SMALL_PACKS_MAX:
+            return 0
         objects: dict[bytes, tuple[int, bytes]] = {}
         for pack in small:
             for sha in pack:  # raw bytes out, raw bytes in: nothing is parsed
@@ -91,6 +90,19 @@ def fold_small_packs(store: DiskObjectStore) -> int:
         return len(small)
     finally:
         lock.unlink(missing_ok=True)
+
+
+def small_packs(packs: Iterable[Pack]) -> list[Pack]:
+    """The small ones of `packs`; a pack another thread folded away since the list was
+    read is passed over (its objects are in the pack that fold wrote)."""
+    small = []
+    for pack in packs:
+        try:
+            if len(pack) <= SMALL_PACK_OBJECTS and _pack_bytes(pack) <= SMALL_PACK_BYTES:
+                small.append(pack)
+        except (PackFileDisappeared, FileNotFoundError):
+            continue
+    return small
 
 
 class FileChanged(OSError):

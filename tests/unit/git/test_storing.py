@@ -85,3 +85,19 @@ def test_the_hives_own_objects_land_as_a_pack_and_index_git_verifies(clone: Repo
     for blob in blobs:
         assert git("cat-file", "-p", blob.id.decode(), cwd=Path(clone.path)) == blob.data.decode()
     assert all(blob.id in Repo(clone.path).object_store for blob in blobs)
+
+
+def test_a_pack_list_read_before_another_thread_folded_is_passed_over(tmp_path: Path) -> None:
+    """`hive chaos --loop` (seed 27, the big run): two threads of the Queen landed packs
+    at once; one listed the packs, the other folded them, and the first's fold check
+    read a pack gone meanwhile: PackFileDisappeared, a review that could not run."""
+    root = tmp_path / "r.git"
+    Repo.init_bare(str(root), mkdir=True)
+    with Repo(str(root)) as writer, Repo(str(root)) as reader:
+        for n in range(storing.SMALL_PACKS_MAX - 1):
+            storing.store_objects(writer.object_store, [Blob.from_string(b"%d" % n)])
+        stale = list(reader.object_store.packs)  # listed, their indexes not opened yet
+        storing.store_objects(writer.object_store, [Blob.from_string(b"the eighth: a fold")])
+        assert storing.small_packs(stale) == []  # every one of them folded away
+        assert len(storing.small_packs(reader.object_store.packs)) == 1
+        assert storing.fold_small_packs(reader.object_store) == 0
