@@ -128,6 +128,36 @@ def test_a_pull_request_that_conflicts_is_sent_back_naming_the_base_and_the_path
     assert not github.merge_methods
 
 
+def test_a_foreign_merge_between_the_look_and_the_merge_is_not_taken(
+    db, github, forge, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    """MERGE saw a pull request that may merge; before PUSH merged it, a person pushed a
+    commit of their own onto it and merged it: the refused merge reads the pull request,
+    finds it merged at another head, and escalates instead of taking it."""
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    real_merge = forge.steps.merge
+
+    def a_person_merges_after_the_look(ctx: Any, facts: Any, red: Any) -> Any:
+        answer = real_merge(ctx, facts, red)
+        (first,) = github.state.pulls
+        github.person_commits(f"queen-{number}", "docs/person.md", "not reviewed\n")
+        github.person_merges(first)
+        return answer
+
+    forge.steps.merge = a_person_merges_after_the_look  # type: ignore[method-assign]
+    publisher = Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=forge.steps
+    )
+    assert _run(db, publisher).finished == 1
+    ended = jobs.get(db, job.id)
+    assert ended is not None and ended.step == Step.SENT_BACK
+    state, note = _dispatch(hive_db_url)
+    assert state == "escalate" and "not at the head the reviewer accepted" in note
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") is None
+    assert github.state.issues[number]["state"] == "open"
+
+
 def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
     db, github, finished_work, queen_checkout, hive_repo, hive_db_url
 ):
