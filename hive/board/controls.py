@@ -5,20 +5,20 @@ which sends the page's CSRF token and shows the answer in `#answer`."""
 from __future__ import annotations
 
 from hive.board.escape import text
-from hive.rules.board import COLUMNS, REJECT, Column, actions_of
+from hive.rules.board import COLUMNS, Action, Column, actions_of
 from hive.services.judgement import NOTE_MAX_CHARS
 from hive.services.pulse import THROUGHPUT_HOURS, Pulse
 
 BUTTON_TEXT = {
-    "approve": "approve",
-    "reject": "send back",
-    "cancel": "cancel the order",
-    "close": "close",
-    "reopen": "reopen",
+    Action.APPROVE: "approve",
+    Action.REJECT: "send back",
+    Action.CANCEL: "cancel the order",
+    Action.CLOSE: "close",
+    Action.REOPEN: "reopen",
 }
 
 
-def actions(number: int, offered: Column | tuple[str, ...]) -> str:
+def actions(number: int, offered: Column | tuple[Action, ...]) -> str:
     """The buttons for issue `number`: those a card in a column offers, or `offered`
     (none: an empty string)."""
     if isinstance(offered, Column):
@@ -31,7 +31,7 @@ def actions(number: int, offered: Column | tuple[str, ...]) -> str:
             f'<button type="button" data-act="{act}" data-issue="{number}">'
             f"{BUTTON_TEXT[act]}</button>"
         )
-        if act == REJECT:
+        if act is Action.REJECT:
             button = (
                 f'<details class="reject"><summary>reject…</summary>'
                 f'<label>note for the next attempt <textarea data-note rows="2" '

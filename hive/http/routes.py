@@ -30,7 +30,7 @@ from hive.http.csrf import HEADER as CSRF_HEADER
 from hive.http.csrf import PageTokens
 from hive.http.message import Request, Response, error, etag_matches, json_response, reason
 from hive.http.surface import Surface
-from hive.rules.board import ACTIONS
+from hive.rules.board import ACTIONS, Action
 from hive.rules.browser_writes import Credential, write_refusal
 from hive.rules.text import shown
 from hive.services import credits, issues
@@ -296,19 +296,20 @@ class Routes:
             return error(503, "credits are not served by this process")
         return json_response(200, self.surface.credit(account))
 
-    def _issue_action(self, action: str, text: str, request: Request) -> Response:
+    def _issue_action(self, name: str, text: str, request: Request) -> Response:
         # a body, if any, was read whole by the transport; only reject reads it (its note)
         number = issues.issue_number(text)
         s = self.surface
-        if action == "reject":
+        action = Action(name)  # the path's pattern admits only the actions
+        if action is Action.REJECT:
             if s.reject is None:
                 return error(503, "reject is not served by this process")
             return json_response(200, s.reject(number, _note(request.body)))
         act = {
-            "approve": s.approve,
-            "cancel": s.cancel_order,
-            "close": s.close_issue,
-            "reopen": s.reopen,
+            Action.APPROVE: s.approve,
+            Action.CANCEL: s.cancel_order,
+            Action.CLOSE: s.close_issue,
+            Action.REOPEN: s.reopen,
         }[action]
         if act is None:
             return error(503, f"{action} is not served by this process")

@@ -64,8 +64,19 @@ def catch_up(last_seen: int | None, oldest_kept: int, newest: int) -> int:
 
 # ---- what a person may do from a card (DESIGN 11) ---------------------------------------
 
-APPROVE, REJECT, CANCEL, CLOSE, REOPEN = "approve", "reject", "cancel", "close", "reopen"
-ACTIONS = (APPROVE, REJECT, CANCEL, CLOSE, REOPEN)  # POST /api/issues/<n>/<action>
+
+class Action(StrEnum):
+    """What a person may do to an issue: POST /api/issues/<n>/<action>, a card's button."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    CANCEL = "cancel"
+    CLOSE = "close"
+    REOPEN = "reopen"
+
+
+APPROVE, REJECT, CANCEL, CLOSE, REOPEN = tuple(Action)
+ACTIONS = tuple(Action)
 _ACTIONS = {
     Column.BACKLOG: (CLOSE,),
     Column.BLOCKED: (CLOSE,),
@@ -76,7 +87,7 @@ _ACTIONS = {
 }
 
 
-def actions_of(column: Column) -> tuple[str, ...]:
+def actions_of(column: Column) -> tuple[Action, ...]:
     """The buttons a card in `column` offers: what the hive may allow from there (the
     action itself still answers where the issue stands, a 409 included). Merged work
     offers none; closed without a merge, reopen only."""
