@@ -23,6 +23,7 @@ BENCH_HELPERS = {
     "gitdaemon",
     "gitrepo",
     "gitbig",
+    "gitmerge",  # the merge step of bench git and bench git --repo
     "scalepool",
     "procstat",
     "http_load",
