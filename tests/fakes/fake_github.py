@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 from wsgiref.simple_server import WSGIServer, make_server
 
+from dulwich.graph import can_fast_forward
 from dulwich.repo import Repo
 from dulwich.server import DictBackend
 from dulwich.web import WSGIRequestHandlerLogger, make_wsgi_chain
@@ -605,6 +606,11 @@ class FakeGitHub:
         for pr in self.state.pulls.values():
             if pr["head_ref"] == head and pr["state"] == "open":
                 return 422, {"message": f"A pull request already exists for {head}."}, {}
+        with Repo(str(self.repo_path)) as repo:
+            head_sha, base_sha = self.branch_sha(head), self.branch_sha(base)
+            if can_fast_forward(repo, str(head_sha).encode(), str(base_sha).encode()):
+                message = f"No commits between {base} and {head}"
+                return 422, {"message": "Validation Failed", "errors": [{"message": message}]}, {}
         number = self._next_number()
         self.pr_opened_at[number] = time.time()
         self.state.pulls[number] = {

@@ -108,6 +108,17 @@ class Repository:
         ).data
         return PullRequest.of(found[0]) if found else None
 
+    def merged_pull(self, branch: str, head_sha: str) -> PullRequest | None:
+        """A pull request from `branch` merged at `head_sha`, if any (newest first)."""
+        found = self.client.get_all(
+            f"{self.base}/pulls", {"head": f"{self.owner}:{branch}", "state": "closed"}
+        ).data
+        for data in found or ():
+            pr = PullRequest.of(data)
+            if pr.merged and pr.head_sha == head_sha:
+                return pr
+        return None
+
     def create_pull(self, title: str, head: str, base: str, body: str) -> PullRequest:
         data = {"title": title, "head": head, "base": base, "body": body}
         return PullRequest.of(self.client.request("POST", f"{self.base}/pulls", data).data)

@@ -183,6 +183,35 @@ def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
     assert github.closed_issues == [number]
 
 
+def test_a_pull_request_opened_unheard_and_merged_by_a_person_is_the_merge(
+    db, github, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    """The answer to opening the pull request was lost (a timeout) and a person merged
+    it meanwhile: the job tried again finds that merge, at the accepted head, and takes
+    it. Before, it looked for an open pull request only and opened a second one, which
+    GitHub refuses ("No commits between"; the fake merged it too: hive chaos --forge
+    github --seed 3, #1 merged twice)."""
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
+    repo = Repository(client, github.full_name)
+    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
+    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
+    publisher = Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
+    )
+    github.delay_next(1.5, method="POST", path_end="/pulls")
+    assert _run(db, publisher).errors == 1  # the pull request's answer timed out
+    (first,) = github.state.pulls
+    merged = github.person_merges(first)
+    jobs_due_now(hive_db_url)
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    assert list(github.state.pulls) == [first] and github.merge_methods == ["merge"]
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") == merged
+    assert github.state.issues[number]["state"] == "closed"
+
+
 def jobs_due_now(url: str) -> None:
     """The job's claim runs out now (a step that raised is run again after it)."""
     with psycopg.connect(url, autocommit=True) as conn:
