@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,6 @@ from hive.bench import endings as bench_endings
 from hive.bench import git as bench_git
 from hive.bench.gitmerge import mergeable_paths
 from hive.settings import Settings
-from tests.unit.git.conftest import Git, write
 
 
 def test_bench_git_reports_every_step_side_by_side() -> None:
@@ -67,9 +67,11 @@ def test_bench_endings_reports_n_at_once_against_one_alone() -> None:
 
 
 def test_bench_git_on_a_repository_reports_every_step_and_each_clones_memory(
-    upstream: Path, git: Git
+    upstream: Path, git: Callable[..., str]
 ) -> None:
-    write(upstream, {f"lib/m{n}.py": f"a = {n}\nb = {n}\nc = {n}\n" for n in range(12)})
+    (upstream / "lib").mkdir()
+    for n in range(12):
+        (upstream / "lib" / f"m{n}.py").write_text(f"a = {n}\nb = {n}\nc = {n}\n")
     git("add", ".", cwd=upstream)
     git("commit", "-qm", "text files for the merge step", cwd=upstream)
     parser = argparse.ArgumentParser()
