@@ -306,4 +306,4 @@ def _get(results: Any, procs: list[Any], what: str, timeout: float = WAIT_SECOND
             dead = [p.pid for p in procs if p.exitcode not in (None, 0, -signal.SIGKILL)]
             if dead:
                 raise HiveError(f"bench peers: worker {dead} died waiting for {what}") from None
-    raise HiveError(f"bench peers: no {what} in {timeout:g} s")
+    raise HiveError(f"bench peers: waited {timeout:g} s for {what}; none came")

@@ -105,6 +105,19 @@ def _minutes(raw: str) -> float:
     return value
 
 
+def replay(args: argparse.Namespace, seed: int) -> str:
+    """The command that runs this run's shape again with its seed."""
+    words = ["hive chaos --size", args.size, "--seed", str(seed)]
+    for flag in ("orders", "runners", "minutes"):
+        if getattr(args, flag) is not None:
+            words += [f"--{flag}", f"{getattr(args, flag):g}"]
+    if args.loop:
+        words.append("--loop")
+    if args.forge == "github":
+        words += ["--forge", "github"]
+    return " ".join(words)
+
+
 def run(args: argparse.Namespace) -> int:
     if args.size == "small" and args.minutes is not None:
         raise HiveError("--minutes is for --size big; a small run's faults fall in 25 s")
@@ -120,13 +133,7 @@ def run(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"  {line}", file=out, flush=True)
 
-    print(
-        f"hive chaos: seed {seed} (replay: hive chaos --size {args.size} --seed {seed}"
-        f"{' --loop' if args.loop else ''}"
-        f"{' --forge github' if args.forge == 'github' else ''})",
-        file=out,
-        flush=True,
-    )
+    print(f"hive chaos: seed {seed} (replay: {replay(args, seed)})", file=out, flush=True)
     loop = args.loop or args.forge == "github"
     finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if loop else 0.0)
     result = run_chaos(

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from hive.cli import build_parser
+from hive.commands.chaos import replay
 from hive.swarm import clean_environment
 
 
@@ -59,3 +61,20 @@ def test_a_directory_that_is_not_a_chaos_run_s_own_is_refused(tmp_path: Path) ->
         f"hive: {tmp_path} exists and is not a hive chaos directory: choose another --dir"
     )
     assert (tmp_path / "mine.txt").read_text() == "keep me\n"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["chaos"],
+        ["chaos", "--size", "big", "--orders", "60", "--runners", "3", "--minutes", "1.5"],
+        ["chaos", "--loop", "--orders", "20"],
+        ["chaos", "--forge", "github", "--orders", "8"],
+    ],
+)
+def test_the_replay_line_runs_the_same_shape_again(args: list[str]) -> None:
+    parsed = build_parser().parse_args(args)
+    again = build_parser().parse_args(replay(parsed, 27).split()[1:])
+    assert again.seed == 27
+    for flag in ("size", "orders", "runners", "minutes", "loop", "forge"):
+        assert getattr(again, flag) == getattr(parsed, flag), flag
