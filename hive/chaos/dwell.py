@@ -8,8 +8,10 @@ from when it came there or when another issue last left that place, whichever is
 drain is stuck, and so is one issue left behind once the rest went). `Dwell` keeps the
 longest stillness seen in each place. An escalated issue carries a sentence for a
 person, and a merged one is done: neither is bounded; an issue waiting for a bee is not
-either, since the round's report says why (capacity reached, its turn in the priority
-order).
+either, since the round's report says why (capacity reached, every key busy or resting,
+its turn in the priority order). An order the Queen wrote holds its key already: queued,
+it waits for a runner's free slot, and that queue drains by the runners' claims, not by
+turns ending; so "queued for a runner" is a place of its own, bounded like a turn.
 """
 
 from __future__ import annotations
@@ -20,21 +22,23 @@ from dataclasses import dataclass, field
 from hive.chaos.invariants import Check
 from hive.rules.states import ACCEPT, ENDED, ESCALATE, RUNNING, WAIT
 
-RUNNING_PLACE = "running"  # queued for a runner, or its turn runs
+QUEUED_PLACE = "queued for a runner"  # its order (and key) written, no runner claimed it
+RUNNING_PLACE = "running"  # a runner claimed it: its turn runs
 REVIEW_PLACE = "in review"  # ended, waiting for its review or the pause after a failed one
 PUBLISH_PLACE = "publishing"  # accepted: its publish job checks, merges and pushes
 WAITING_PLACE = "waiting for a bee"
 ESCALATED_PLACE = "escalated"
 MERGED_PLACE = "merged"
-BOUNDED = (RUNNING_PLACE, REVIEW_PLACE, PUBLISH_PLACE)
+BOUNDED = (QUEUED_PLACE, RUNNING_PLACE, REVIEW_PLACE, PUBLISH_PLACE)
 
 
-def place_of(state: int | None, closed: bool, merged: bool) -> str:
-    """Where an issue is, from its order's state code (None: no order yet)."""
+def place_of(state: int | None, closed: bool, merged: bool, queued: bool = False) -> str:
+    """Where an issue is, from its order's state code (None: no order yet); `queued`: its
+    order waits for a runner's claim."""
     if closed and merged:
         return MERGED_PLACE
     if state == RUNNING:
-        return RUNNING_PLACE
+        return QUEUED_PLACE if queued else RUNNING_PLACE
     if state in (ENDED, WAIT):
         return REVIEW_PLACE
     if state == ACCEPT:

@@ -190,13 +190,17 @@ def _sample(world: World, dwell: Dwell, began: float, stop: threading.Event) -> 
             with world.connect() as db:
                 rows = db.execute(
                     "SELECT i.number, i.state = 'closed', d.merged_sha IS NOT NULL,"
-                    " hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)"
+                    " hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state),"
+                    " d.queued_at IS NOT NULL AND d.claimed_by IS NULL"
                     " FROM hive.queen_issue AS i"
                     " LEFT JOIN hive.queen_dispatch AS d ON d.issue = i.number"
                 ).fetchall()
         except psycopg.Error:
             continue
-        places = {n: place_of(state, closed, bool(merged)) for n, closed, merged, state in rows}
+        places = {
+            n: place_of(state, closed, bool(merged), bool(queued))
+            for n, closed, merged, state, queued in rows
+        }
         dwell.see(time.monotonic() - began, places)
 
 

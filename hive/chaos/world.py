@@ -258,6 +258,7 @@ class World:
         publish = LOST_JOB_SECONDS + 2 * JOB_CLAIM_SECONDS
         slack = DWELL_SLACK_SECONDS + DWELL_STARTS * self.serve_seconds
         return {
+            dwell.QUEUED_PLACE: 2 * (turn + silent) + slack,  # the slot a turn frees
             dwell.RUNNING_PLACE: 2 * (turn + silent) + slack,
             dwell.REVIEW_PLACE: reviews + slack,
             dwell.PUBLISH_PLACE: publish + slack,

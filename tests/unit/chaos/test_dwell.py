@@ -8,6 +8,7 @@ from hive.chaos.dwell import (
     ESCALATED_PLACE,
     MERGED_PLACE,
     PUBLISH_PLACE,
+    QUEUED_PLACE,
     REVIEW_PLACE,
     RUNNING_PLACE,
     WAITING_PLACE,
@@ -17,13 +18,15 @@ from hive.chaos.dwell import (
 )
 from hive.rules.states import ACCEPT, ENDED, ESCALATE, RUNNING, SENDBACK, WAIT
 
-BOUNDS = {RUNNING_PLACE: 30.0, REVIEW_PLACE: 20.0, PUBLISH_PLACE: 10.0}
+BOUNDS = {QUEUED_PLACE: 30.0, RUNNING_PLACE: 30.0, REVIEW_PLACE: 20.0, PUBLISH_PLACE: 10.0}
 
 
 def test_each_state_has_its_place():
     assert place_of(None, False, False) == WAITING_PLACE
     assert place_of(SENDBACK, False, False) == WAITING_PLACE
     assert place_of(RUNNING, False, False) == RUNNING_PLACE
+    assert place_of(RUNNING, False, False, queued=True) == QUEUED_PLACE
+    assert place_of(SENDBACK, False, False, queued=True) == WAITING_PLACE  # no live order
     assert place_of(ENDED, False, False) == place_of(WAIT, False, False) == REVIEW_PLACE
     assert place_of(ACCEPT, False, False) == PUBLISH_PLACE
     assert place_of(ACCEPT, True, True) == MERGED_PLACE
@@ -44,7 +47,8 @@ def test_the_longest_stillness_in_each_place_counts_one_still_going():
     check = sat_within_bounds(dwell, BOUNDS)
     assert check.violations == ("#2: 13 s publishing, past its bound of 10 s",)
     assert check.measured == (
-        "longest still: running 15 s, in review 3 s, publishing 13 s (5 samples)"
+        "longest still: queued for a runner 0 s, running 15 s, in review 3 s,"
+        " publishing 13 s (5 samples)"
     )
 
 
@@ -67,4 +71,31 @@ def test_escalated_and_waiting_issues_are_not_bounded():
     dwell.see(0.0, {1: ESCALATED_PLACE, 2: WAITING_PLACE})
     dwell.see(500.0, {1: ESCALATED_PLACE, 2: WAITING_PLACE})
     check = sat_within_bounds(dwell, BOUNDS)
-    assert check.ok and check.measured.startswith("longest still: running 0 s,")
+    assert check.ok
+    assert check.measured.startswith("longest still: queued for a runner 0 s, running 0 s,")
+
+
+def test_a_queue_the_runners_claim_from_moves_while_the_turns_run_long():
+    """Issue 27's #49: orders queued for a runner's slot are claimed one every 8 s while
+    no turn ends in 40 s; counted as "running", each seemed still for 32 s."""
+    dwell = Dwell()
+    places = {n: place_of(RUNNING, False, False, queued=True) for n in range(1, 6)}
+    for t in range(6):
+        dwell.see(8.0 * t, places)
+        if t < 5:
+            places[t + 1] = place_of(RUNNING, False, False)  # claimed: its turn runs
+    assert dwell.longest[QUEUED_PLACE] == (8.0, 1)
+    assert dwell.longest[RUNNING_PLACE] == (32.0, 1)  # the first turn, not the queue
+
+
+def test_an_order_no_runner_claims_is_still_while_the_turns_beside_it_end():
+    """A queued order left there while turns end and new ones are claimed is stuck."""
+    dwell = Dwell()
+    for t in range(11):  # a turn ends every 5 s; #1 is never claimed
+        places = {1: place_of(RUNNING, False, False, queued=True), 2 + t: RUNNING_PLACE}
+        if t:
+            places[1 + t] = MERGED_PLACE  # the turn before ended (and its work went on)
+        dwell.see(5.0 * t, places)
+    assert dwell.longest[QUEUED_PLACE] == (50.0, 1)
+    check = sat_within_bounds(dwell, BOUNDS)
+    assert check.violations == ("#1: 50 s queued for a runner, past its bound of 30 s",)
