@@ -46,7 +46,7 @@ def test_a_small_github_run_merges_every_issue_once_through_githubs_failures(tmp
         check=False,
     )
     assert done.returncode == 0, done.stderr + done.stdout
-    assert done.stderr.splitlines()[0].endswith(f"--seed {SEED} --forge github)")
+    assert done.stderr.splitlines()[0].endswith(f"--seed {SEED} --orders {ORDERS} --forge github)")
     found = json.loads(done.stdout)
     assert found["ok"] is True and found["seed"] == SEED
     for name in (*LOOP, *GITHUB):

@@ -49,7 +49,7 @@ def test_a_small_loop_run_merges_every_issue_once(tmp_path: Path):
         check=False,
     )
     assert done.returncode == 0, done.stderr + done.stdout
-    assert done.stderr.splitlines()[0].endswith(f"--seed {SEED} --loop)")
+    assert done.stderr.splitlines()[0].endswith(f"--seed {SEED} --orders {ORDERS} --loop)")
     found = json.loads(done.stdout)
     assert found["ok"] is True and found["seed"] == SEED
     for name in LOOP:
