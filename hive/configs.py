@@ -191,4 +191,5 @@ def chat(settings: Settings) -> ChatConfig | None:
         tuple(bots),
         clocks,
         spend_cap_usd=settings.spend_cap_usd,
+        credits=credit_terms(settings),
     )

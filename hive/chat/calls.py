@@ -3,9 +3,10 @@ called and whether the chain goes on; hive.chat.answers writes what the store's 
 
 Each message that calls a bot owes that bot's answer: one row per (bot, message), made
 before anything is sent, so a message read twice (a sync again after a restart) owes
-nothing more. A store bot's answer is written now. A bee's bot says plainly that its
-answer (a short resumed turn of the issue's conversation) is not built yet, and where the
-issue's transcript is.
+nothing more. A store bot's answer is written now. A bee's bot refuses with a sentence
+past the spend cap or at zero credit (hive.rules.chat_turn); otherwise it says plainly
+that its answer (a short resumed turn of the issue's conversation) is not built yet, and
+where the issue's transcript is.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from hive.chat import answers
 from hive.chat.config import QUEEN, REVIEWER, SHAPER
 from hive.chat.matrix import RoomMessage
 from hive.rules.chat import Bot, answer_depth, called, calls_further, depth_of, issue_of, kind_of
+from hive.rules.chat_turn import NO_ISSUE
 from hive.store import chat as store
 from hive.store.db import Db
 
@@ -42,11 +44,13 @@ class Calls:
         bots: Sequence[Bot],
         names: Mapping[str, str],
         thread_issue: Callable[[str], int | None],
+        refused: Callable[[int], str | None] = lambda issue: None,
     ) -> None:
         self.db = db
         self.bots = bots
         self.names = names
         self.thread_issue = thread_issue
+        self.refused = refused  # why a bee's bot runs no turn for an issue (None: it may)
 
     def owe(self, message: RoomMessage) -> list[int]:
         """The rows `message` owes (new ones only)."""
@@ -67,7 +71,7 @@ class Calls:
         for user_id in ids:
             name = self.names[user_id]
             answer = STORE_ANSWERS.get(name)
-            body = bee_not_built(issue) if answer is None else self._said(name, answer, issue)
+            body = self._bee(issue) if answer is None else self._said(name, answer, issue)
             row = store.owe(
                 self.db,
                 store.Owed(
@@ -88,6 +92,12 @@ class Calls:
                 log.info("chat: %s owes an answer to %s (row %d)", name, message.sender, row)
         return owed
 
+    def _bee(self, issue: int | None) -> str:
+        """A bee's bot's answer: the refusal at the spend cap or at zero credit."""
+        if issue is None:
+            return NO_ISSUE
+        return self.refused(issue) or bee_not_built(issue)
+
     def _said(
         self, name: str, answer: Callable[[Db, int | None], answers.Answer], issue: int | None
     ) -> str:
@@ -99,11 +109,7 @@ class Calls:
         return said.text
 
 
-def bee_not_built(issue: int | None) -> str:
+def bee_not_built(issue: int) -> str:
     """A bee's bot's answer until its resumed turn is built (issue 32, not done)."""
-    where = (
-        f"#{issue}'s transcript is in `hive logs {issue}` and at /board/issues/{issue}."
-        if issue is not None
-        else "Name the issue (#12) to find its transcript with `hive logs 12`."
-    )
+    where = f"#{issue}'s transcript is in `hive logs {issue}` and at /board/issues/{issue}."
     return f"I cannot answer in the room yet: a bee's resumed turn is not built here. {where}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from hive.rules.chat import Clocks
+from hive.rules.credits import Terms
 
 QUEEN = "queen"
 REVIEWER = "reviewer"
@@ -34,3 +35,4 @@ class ChatConfig:
     sync_wait_seconds: float = SYNC_WAIT_SECONDS
     spend_cap_usd: float = 0.0  # the day's cap, whose reach the Queen posts (0: none)
     moves_every_seconds: float = MOVES_EVERY_SECONDS
+    credits: Terms | None = None  # HIVE_CREDITS=on: a bee's turn needs its issue's credit

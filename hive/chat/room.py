@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from hive.chat.calls import Calls
 from hive.chat.config import QUEEN, ChatConfig
+from hive.chat.gate import refused
 from hive.chat.matrix import MatrixClient, MatrixError
 from hive.chat.moves import owe_moves
 from hive.chat.outbox import Outbox, Sent
@@ -112,7 +113,7 @@ class Room:
         assert self.outbox is not None
         queen = self.outbox.clients[QUEEN]
         page = queen.sync(self.room_id, self._since, int(wait_seconds * 1000))
-        calls = Calls(self.db, self.bots, self.names, self._thread_issue)
+        calls = Calls(self.db, self.bots, self.names, self._thread_issue, self._refused)
         for message in page.messages:
             done.read += 1
             done.owed += len(calls.owe(message))
@@ -154,6 +155,9 @@ class Room:
         if sent.failed is not None:
             done.problem = str(sent.failed)
         return sent.wait_seconds
+
+    def _refused(self, issue: int) -> str | None:
+        return refused(self.db, issue, self.config.spend_cap_usd, self.config.credits)
 
     def _thread_issue(self, root: str) -> int | None:
         """The issue a thread's root names (asked of the homeserver once per root)."""

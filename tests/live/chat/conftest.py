@@ -161,6 +161,8 @@ def chat(db: Any) -> Iterator[Callable[..., Any]]:
         bots: dict[str, User],
         gap_seconds: float = 0.0,
         per_minute: int = 600,
+        spend_cap_usd: float = 0.0,
+        credits: Any = None,
         **room_args: Any,
     ) -> Any:
         config = ChatConfig(
@@ -169,6 +171,8 @@ def chat(db: Any) -> Iterator[Callable[..., Any]]:
             tuple(BotToken(name, user.access_token) for name, user in bots.items()),
             Clocks(gap_seconds, per_minute),
             sync_wait_seconds=0.5,
+            spend_cap_usd=spend_cap_usd,
+            credits=credits,
         )
         room = Room(db, config, HiveMetrics(), **room_args)
         actor = ChatActor.start(room, Registry())

@@ -43,3 +43,10 @@ def test_one_bot_per_token_the_queen_first_and_the_clocks_and_cap():
 def test_without_the_reviewers_token_the_reviewer_is_silent():
     config = configs.chat(Settings.from_env(MATRIX))
     assert config is not None and [b.name for b in config.bots] == ["queen"]
+    assert config.credits is None  # credits off: a bee's turn needs no credit
+
+
+def test_with_credits_on_a_bees_turn_is_gated_by_the_terms():
+    config = configs.chat(Settings.from_env(MATRIX | {"HIVE_CREDITS": "on"}))
+    assert config is not None and config.credits is not None
+    assert config.credits.default_account == "default"
