@@ -9,8 +9,9 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
   scratch tree of it. A conflict or a red check sends the work back with the paths or the
   check's output tail (or escalates it at the send-back ceiling).
 - GATE: open only when at least one check ran on this merge and every check passed
-  (`merge_gate_open`), or a person approved the work (`hive approve N`); otherwise the
-  job parks on the wait `approve:<issue>`.
+  (`merge_gate_open`), or a person approved the work (`hive approve N`); a merge no
+  check ran on (a new claim's, on a base another job's fetch moved) goes back to CHECKS;
+  otherwise the job parks on the wait `approve:<issue>`.
 - MERGE: the merge again on the base as it is now; a base that moved since the checks
   ran goes back to CHECKS.
 
@@ -173,15 +174,19 @@ class Publisher:
             with own_repo(self.checkout) as repo:
                 _, merged = self._merge_now(ctx, repo, facts)
             sha = merged.sha if isinstance(merged, Merged) else None
-        if sha is not None:
-            runs = publish.checks_on(self.db, facts.issue, facts.attempt, sha)
-            passed = sum(1 for run in runs if run.result == CheckResult.PASS)
-            if merge_gate_open(len(runs), passed):
-                ctx.say(f"gate open: {passed} checks passed")
-                return Result.PASSED
+        runs = [] if sha is None else publish.checks_on(self.db, facts.issue, facts.attempt, sha)
+        passed = sum(1 for run in runs if run.result == CheckResult.PASS)
+        if sha is not None and merge_gate_open(len(runs), passed):
+            ctx.say(f"gate open: {passed} checks passed")
+            return Result.PASSED
         if facts.approved_at is not None:
             ctx.say("gate open: approved by a person")
             return Result.APPROVED
+        if self.forge is None and sha is not None and not runs:
+            # a new claim (a restart, a lost claim) merges on the base as this clone knows
+            # it now, which another job's fetch may have moved since the checks ran
+            ctx.say(f"no checks ran on the merge {sha[:12]}: the base moved, checks run again")
+            return Result.MOVED
         if self.forge is not None:
             why = self.forge.gate_waits_because(facts)
         else:

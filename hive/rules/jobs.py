@@ -65,7 +65,7 @@ class Result(StrEnum):
     APPROVED = "approved"  # the gate is open
     MERGED = "merged"  # the merge commit exists
     CONFLICT = "conflict"  # the branch does not merge into the moved base
-    MOVED = "moved"  # the base moved under the push (compare-and-swap lost): merge again
+    MOVED = "moved"  # the base moved: under the push (merge again), since the checks ran
     PUSHED = "pushed"  # the base now points at the merge commit
     CLOSED = "closed"  # the issue is closed with the merge sha
     PARKED = "parked"  # the handler parked the job on a wait: the step runs again after it
@@ -83,7 +83,7 @@ PUBLISH_STEPS: dict[Step, dict[Result, Step]] = {
         Result.RED: Step.SENT_BACK,
         Result.ESCALATED: Step.SENT_BACK,
     },
-    Step.GATE: {Result.APPROVED: Step.MERGE, Result.PASSED: Step.MERGE},
+    Step.GATE: {Result.APPROVED: Step.MERGE, Result.PASSED: Step.MERGE, Result.MOVED: Step.CHECKS},
     Step.MERGE: {
         Result.MERGED: Step.PUSH,
         Result.CONFLICT: Step.SENT_BACK,

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from hive.actors.jobrunner import JobRunner, JobRunnerConfig
-from hive.git.repo import Checkout
+from hive.git.repo import Checkout, own_repo, refresh_base
 from hive.jobs import engine
 from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
@@ -371,3 +371,41 @@ def test_accepted_work_whose_job_was_lost_gets_it_from_the_next_pass(
     assert git("show", "main:docs/k.md", cwd=hive_repo) == "k"
     assert _one(hive_db_url, "SELECT count(*) FROM hive.queen_job WHERE issue = 11") == 1
     assert not runner.run_once()  # its job is done: none made again
+
+
+def test_a_gate_in_a_new_claim_on_a_base_moved_since_the_checks_checks_again(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    queen_checkout: Checkout,
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    # the checks pass, then the claim is lost before the gate (a store restart); another
+    # job's fetch moves the clone's base meanwhile: the new claim's gate finds no checks
+    # on its merge and sends the job back to CHECKS (it waited for a person for ever)
+    finished_work(11, {"docs/j.md": "j\n"}, ["x"])
+    _accept(hive_db_url, 11)
+    job = _job(db, 11)
+    publisher, _ = publishing(checks=(("ok", "true"),))
+    handlers = publisher.handlers()
+    real_gate = handlers[Step.GATE]
+
+    def claim_lost(ctx: engine.StepContext) -> Any:
+        raise RuntimeError("the claim was lost")
+
+    handlers[Step.GATE] = claim_lost
+    assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+    (hive_repo / "README.md").write_text("# moved by a person\n")
+    git("commit", "-qam", "moved after the checks", cwd=hive_repo)
+    with own_repo(queen_checkout) as repo:  # another job's fetch
+        refresh_base(repo, str(hive_repo), "main", auth=queen_checkout.auth)
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim ran out
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+    handlers[Step.GATE] = real_gate
+    assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
+    assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
+    assert git("show", "main:README.md", cwd=hive_repo) == "# moved by a person"
+    assert git("show", "main:docs/j.md", cwd=hive_repo) == "j"
+    merges = _one(hive_db_url, "SELECT count(DISTINCT merge_sha) FROM hive.queen_check")
+    assert merges == 2  # checked again on the merge with the moved base

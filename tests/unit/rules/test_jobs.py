@@ -25,6 +25,7 @@ VECTORS = [
     (Step.PUSH, Result.ESCALATED, Step.SENT_BACK),
     (Step.GATE, Result.APPROVED, Step.MERGE),
     (Step.GATE, Result.PASSED, Step.MERGE),
+    (Step.GATE, Result.MOVED, Step.CHECKS),
     (Step.MERGE, Result.MERGED, Step.PUSH),
     (Step.MERGE, Result.CONFLICT, Step.SENT_BACK),
     (Step.MERGE, Result.MOVED, Step.CHECKS),
