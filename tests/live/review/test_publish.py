@@ -55,6 +55,25 @@ def _run(db: Any, publisher: Publisher) -> engine.RunResult:
     return engine.run_once(db, "test-queen", publisher.handlers(), ttl_seconds=60)
 
 
+def _dies_at(db: Any, handlers: dict[str, engine.Handler], step: Step) -> None:
+    """One run whose process dies at `step`; the step's own handler is put back."""
+    real = handlers[step]
+
+    def dies(ctx: engine.StepContext) -> Any:
+        raise RuntimeError(f"killed at {step}")
+
+    handlers[step] = dies
+    try:
+        assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+    finally:
+        handlers[step] = real
+
+
+def _claim_runs_out(hive_db_url: str) -> None:
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+
+
 def _job(db: Any, issue: int) -> jobs.Job:
     created = jobs.create(db, JobKind.PUBLISH, issue, Step.CHECKS, attempt=1)
     return created.job
@@ -227,17 +246,9 @@ def test_a_restarted_publish_never_pushes_or_closes_twice(
     job = _job(db, 7)
     publisher, metrics = publishing(checks=(("ok", "true"),))
     handlers = publisher.handlers()
-    real_close = handlers[Step.CLOSE]
-
-    def dies_after_push(ctx: engine.StepContext) -> Any:
-        raise RuntimeError("killed")  # the process dies at CLOSE, after the push landed
-
-    handlers[Step.CLOSE] = dies_after_push
-    assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+    _dies_at(db, handlers, Step.CLOSE)  # after the push landed
     pushed = git("rev-parse", "main", cwd=hive_repo)
-    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim ran out
-        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
-    handlers[Step.CLOSE] = real_close
+    _claim_runs_out(hive_db_url)
     assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
     assert git("rev-parse", "main", cwd=hive_repo) == pushed
     assert git("rev-list", "--count", "main", cwd=hive_repo) == "2"
@@ -389,20 +400,12 @@ def test_a_gate_in_a_new_claim_on_a_base_moved_since_the_checks_checks_again(
     job = _job(db, 11)
     publisher, _ = publishing(checks=(("ok", "true"),))
     handlers = publisher.handlers()
-    real_gate = handlers[Step.GATE]
-
-    def claim_lost(ctx: engine.StepContext) -> Any:
-        raise RuntimeError("the claim was lost")
-
-    handlers[Step.GATE] = claim_lost
-    assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+    _dies_at(db, handlers, Step.GATE)
     (hive_repo / "README.md").write_text("# moved by a person\n")
     git("commit", "-qam", "moved after the checks", cwd=hive_repo)
     with own_repo(queen_checkout) as repo:  # another job's fetch
         refresh_base(repo, str(hive_repo), "main", auth=queen_checkout.auth)
-    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim ran out
-        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
-    handlers[Step.GATE] = real_gate
+    _claim_runs_out(hive_db_url)
     assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
     assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
     assert git("show", "main:README.md", cwd=hive_repo) == "# moved by a person"
