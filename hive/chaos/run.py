@@ -130,6 +130,8 @@ def run(
             act(world, fault, seen, began)
             say(seen.acted[-1])
         pushing.join()  # the person's last push is within the fault window
+        if side is not None:
+            side.faults_struck()
         _wait_finished(world, plan, finish_seconds, _not_ended if loop else _not_finished)
         if side is not None:
             side.stop()
