@@ -48,7 +48,7 @@ from hive.chaos.invariants import Check
 from hive.chaos.loop import IssueEnd
 from hive.chaos.plan import Shape
 from hive.errors import HiveError
-from hive.rules.branches import branch_name
+from hive.rules.branches import branch_issue, branch_name
 
 TOKEN = "ghp_chaosTOKENthatNeverLeaves0123456789"
 SECRET = "chaos-webhook-secret-0123456789"
@@ -317,8 +317,8 @@ class GitHubSide:
             with self.gh.lock:
                 open_now: dict[int, int] = {}
                 for pr in self.gh.state.pulls.values():
-                    if pr["state"] == "open" and pr["head_ref"].startswith("queen-"):
-                        k = int(pr["head_ref"].removeprefix("queen-"))
+                    k = branch_issue(pr["head_ref"])
+                    if pr["state"] == "open" and k is not None:
                         open_now[k] = open_now.get(k, 0) + 1
             for k, count in open_now.items():
                 self.most_open[k] = max(self.most_open.get(k, 0), count)
