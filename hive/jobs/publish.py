@@ -8,10 +8,10 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
   the same merge sha), and run every `HIVE_CHECK_<NAME>` not yet run on that merge in a
   scratch tree of it. A conflict or a red check sends the work back with the paths or the
   check's output tail (or escalates it at the send-back ceiling).
-- GATE: open only when at least one check ran on this merge and every check passed
-  (`merge_gate_open`), or a person approved the work (`hive approve N`); a merge no
-  check ran on (a new claim's, on a base another job's fetch moved) goes back to CHECKS;
-  otherwise the job parks on the wait `approve:<issue>`.
+- GATE: asks `hive.rules.jobs.gate_answer`: open only when at least one check ran on
+  this merge and every check passed, or a person approved the work (`hive approve N`);
+  a merge no check ran on (a new claim's, on a base another job's fetch moved) goes back
+  to CHECKS; otherwise the job parks on the wait `approve:<issue>`.
 - MERGE: the merge again on the base as it is now; a base that moved since the checks
   ran goes back to CHECKS.
 
@@ -56,10 +56,9 @@ from hive.jobs.heads import head_here
 from hive.jobs.memo import RunMemo
 from hive.metrics import HiveMetrics
 from hive.rules.branches import branch_name
-from hive.rules.jobs import Result, Step, fetches_base
+from hive.rules.jobs import Result, Step, fetches_base, gate_answer
 from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.modes import CheckResult
-from hive.rules.reviewer import merge_gate_open
 from hive.rules.states import ACCEPT, ci_red_event, next_state
 from hive.store import publish
 from hive.store.publish import PublishFacts
@@ -176,17 +175,22 @@ class Publisher:
             sha = merged.sha if isinstance(merged, Merged) else None
         runs = [] if sha is None else publish.checks_on(self.db, facts.issue, facts.attempt, sha)
         passed = sum(1 for run in runs if run.result == CheckResult.PASS)
-        if sha is not None and merge_gate_open(len(runs), passed):
+        answer = gate_answer(
+            merge_known=sha is not None,
+            checks_ran=len(runs),
+            checks_passed=passed,
+            approved=facts.approved_at is not None,
+            local=self.forge is None,
+        )
+        if answer == Result.PASSED:
             ctx.say(f"gate open: {passed} checks passed")
-            return Result.PASSED
-        if facts.approved_at is not None:
+            return answer
+        if answer == Result.APPROVED:
             ctx.say("gate open: approved by a person")
-            return Result.APPROVED
-        if self.forge is None and sha is not None and not runs:
-            # a new claim (a restart, a lost claim) merges on the base as this clone knows
-            # it now, which another job's fetch may have moved since the checks ran
-            ctx.say(f"no checks ran on the merge {sha[:12]}: the base moved, checks run again")
-            return Result.MOVED
+            return answer
+        if answer == Result.MOVED:
+            ctx.say(f"no checks ran on the merge {str(sha)[:12]}: the base moved, checks run again")
+            return answer
         if self.forge is not None:
             why = self.forge.gate_waits_because(facts)
         else:

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from hive.rules.reviewer import merge_gate_open
+
 # An accept this old whose publish job does not exist lost it: the verdict and the job are
 # two writes, and the process or the store may go between them. The job is made then; the
 # reviewer makes it within milliseconds of its verdict, so this never races it.
@@ -124,6 +126,29 @@ def fetches_base(step: str, fetched: bool) -> bool:
     push that found it moved ends what the run knows), GATE never (it asks about the
     merge the checks ran on)."""
     return step in (Step.CHECKS, Step.MERGE, Step.PUSH) and not fetched
+
+
+def gate_answer(
+    *, merge_known: bool, checks_ran: int, checks_passed: int, approved: bool, local: bool
+) -> Result:
+    """What the publish gate answers.
+
+    `merge_known` says whether there is a merge to ask about (none when no check is
+    configured); `checks_ran` and `checks_passed` count the checks recorded on it;
+    `approved` says whether a person approved the work; `local` says whether the hive
+    runs the checks itself (no forge).
+
+    PASSED: a check ran on the merge and every one passed. APPROVED: a person opened it.
+    MOVED: the hive checks itself and no check ran on this merge (a new claim merged on
+    a base another job's fetch moved since the checks ran), so CHECKS runs again.
+    PARKED: the gate waits for a person. Zero checks never open the gate."""
+    if merge_known and merge_gate_open(checks_ran, checks_passed):
+        return Result.PASSED
+    if approved:
+        return Result.APPROVED
+    if local and merge_known and checks_ran == 0:
+        return Result.MOVED
+    return Result.PARKED
 
 
 def ends_job(step: str) -> bool:

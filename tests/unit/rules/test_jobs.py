@@ -12,6 +12,7 @@ from hive.rules.jobs import (
     Step,
     ends_job,
     fetches_base,
+    gate_answer,
     next_step,
 )
 
@@ -118,3 +119,37 @@ def test_a_publish_job_fetches_its_base_once_a_run(
     step: Step, fetched: bool, fetches: bool
 ) -> None:
     assert fetches_base(step, fetched) is fetches
+
+
+# (merge known, checks ran, checks passed, approved, local, answer): the gate's vectors
+GATE_VECTORS = [
+    (True, 2, 2, False, True, Result.PASSED),  # every check on the merge passed
+    (True, 1, 1, False, False, Result.PASSED),  # the forge's checks on its head
+    (True, 2, 2, True, True, Result.PASSED),  # checks open it before an approval
+    (True, 2, 1, False, True, Result.PARKED),  # a red check: a person decides
+    (True, 2, 1, True, True, Result.APPROVED),  # ... and a person approved
+    (False, 0, 0, True, True, Result.APPROVED),  # no checks configured, approved
+    (False, 0, 0, False, True, Result.PARKED),  # no checks configured: zero never opens
+    (True, 0, 0, False, True, Result.MOVED),  # a new claim's merge no check ran on
+    (True, 0, 0, True, True, Result.APPROVED),  # ... an approval still opens the gate
+    (True, 0, 0, False, False, Result.PARKED),  # the forge's head with no checks yet
+    (False, 0, 0, False, False, Result.PARKED),  # the forge knows no head
+]
+
+
+@pytest.mark.parametrize(
+    ("merge_known", "ran", "passed", "approved", "local", "answer"), GATE_VECTORS
+)
+def test_the_gate_opens_on_passed_checks_or_a_person_and_checks_a_moved_merge_again(
+    merge_known: bool, ran: int, passed: int, approved: bool, local: bool, answer: Result
+) -> None:
+    got = gate_answer(
+        merge_known=merge_known,
+        checks_ran=ran,
+        checks_passed=passed,
+        approved=approved,
+        local=local,
+    )
+    assert got == answer
+    # every answer the gate gives leads somewhere from GATE
+    assert next_step(Step.GATE, got) is not None
