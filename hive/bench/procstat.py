@@ -37,6 +37,15 @@ def tree_cpu_seconds(root: int) -> float:
     return ticks / TICKS_PER_SECOND
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system) of `pid` itself, its threads included and its children
+    not (0 when it is gone)."""
+    fields = stat_fields(PROC / str(pid))
+    if fields is None:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICKS_PER_SECOND
+
+
 def memory(pid: int) -> Memory | None:
     """RSS and PSS of `pid` from smaps_rollup; None when it is gone or unreadable."""
     try:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hive.bench.publish import Processes, Times, percentile, report, times_of
+from hive.bench.publish import Processes, Spent, Times, percentile, report, times_of
 from hive.errors import HiveError
 
 
@@ -33,31 +33,42 @@ def _times(attempt: int = 1, **parts: float) -> Times:
 
 ARGS = argparse.Namespace(issues=3, in_flight=2, tick=1.0)
 ALONE = Processes(agent=0.6, reviewer=0.5, check=0.05)
+SPENT = Spent(queen_cpu=1.5, runners_cpu=0.75, load_start=3.0, load_end=4.0)
 
 
 def test_hive_own_is_the_issue_time_less_turn_checks_and_the_reviewers_median() -> None:
     result = report(
-        ARGS, [_times(), _times(issue_to_merged=4.0), _times(issue_to_merged=5.0)], ALONE
+        ARGS, [_times(), _times(issue_to_merged=4.0), _times(issue_to_merged=5.0)], ALONE, SPENT
     )
     # 3.0 - 1.0 - 0.25 - 0.5, and the same for 4.0 and 5.0
     assert result["hive_own_p50_s"] == pytest.approx(2.25)
     assert result["hive_own_p90_s"] == pytest.approx(3.25)
-    assert result["hive_own_ratio"] == pytest.approx(2.25)
+    assert result["hive_own_p99_s"] == pytest.approx(3.25)
+    assert result["hive_own_ratio"] == pytest.approx(2.25 / 0.5)
     assert result["reviewer_process_p50_s"] == 0.5
     assert result["agent_process_p50_s"] == 0.6
     assert result["check_process_p50_s"] == 0.05
 
 
 def test_overhead_ratio_is_review_and_publish_beside_the_turn_at_medians() -> None:
-    result = report(ARGS, [_times(turn=1.0), _times(turn=2.0, review=1.7), _times(turn=3.0)], ALONE)
+    result = report(
+        ARGS, [_times(turn=1.0), _times(turn=2.0, review=1.7), _times(turn=3.0)], ALONE, SPENT
+    )
     assert result["review_and_publish_p50_s"] == pytest.approx(1.5)
     assert result["turn_p50_s"] == pytest.approx(2.0)
     assert result["overhead_ratio"] == pytest.approx(0.75)
 
 
 def test_the_report_counts_merged_issues_and_send_backs() -> None:
-    result = report(ARGS, [_times(), _times(attempt=2)], ALONE)
+    result = report(ARGS, [_times(), _times(attempt=2)], ALONE, SPENT)
     assert (result["merged"], result["sent_back"], result["checks_run"]) == (2, 1, 2)
+
+
+def test_the_cpu_the_hives_processes_spent_is_given_per_merged_issue() -> None:
+    result = report(ARGS, [_times(), _times(), _times()], ALONE, SPENT)
+    assert result["queen_cpu_per_issue_s"] == pytest.approx(0.5)
+    assert result["runners_cpu_per_issue_s"] == pytest.approx(0.25)
+    assert (result["load_start"], result["load_end"]) == (3.0, 4.0)
 
 
 def test_percentile_is_the_nearest_rank() -> None:
