@@ -27,6 +27,7 @@ from hive.rules.credits import Terms
 from hive.rules.drain import drain_cap_seconds
 from hive.rules.fence import turn_fence_seconds
 from hive.rules.keys import key_slots
+from hive.rules.modes import ChatMode
 from hive.rules.reviewer import REVIEWER_TICK_SECONDS, WAIT_PAUSE_START_SECONDS
 from hive.rules.waits import SCHEDULER_POLL_SECONDS
 from hive.settings import Settings
@@ -178,7 +179,7 @@ def reviewer_config(settings: Settings) -> ReviewerConfig:
 
 def chat(settings: Settings) -> ChatConfig | None:
     """The chat's room and bots (None: HIVE_CHAT is off)."""
-    if settings.chat != "matrix":
+    if settings.chat != ChatMode.MATRIX:
         return None
     bots = [BotToken(QUEEN, settings.matrix_token_queen)]
     if settings.matrix_token_reviewer:

@@ -29,7 +29,7 @@ from hive.rules.branches import branch_name
 from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
-from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME
+from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME, Outcome
 from hive.rules.text import shown
 from hive.store import credits, orders
 from hive.store.bundles import NewBundle
@@ -49,7 +49,7 @@ END_RETRY_MAX_SECONDS = 10.0
 BARE = "bare"  # the last form of an ending: no figures, no bundle, no sale
 
 
-def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
+def order_outcome(ending: Ending, handed_back: bool) -> tuple[Outcome, str | None]:
     """The order's outcome label (RULES 4) and a detail sentence, from how the turn ended.
 
     A turn we stopped to hand it back is `handed back`; one stopped past its bound ended
@@ -65,7 +65,7 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[str, str | None]:
         kind = ending.refusal or ""
         outcome = refusal_outcome(sort_refusal(kind))
         return outcome or REFUSED_OUTCOME, f"the provider refused the turn ({kind})"
-    return ending.outcome, None
+    return Outcome(ending.outcome), None  # the adapters' labels are the closed set's
 
 
 @dataclass(frozen=True)

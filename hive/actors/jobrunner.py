@@ -41,7 +41,8 @@ class JobRunnerConfig:
     holder: str
     poll_seconds: float = float(SCHEDULER_POLL_SECONDS)
     claim_seconds: float = float(CLAIM_TTL_SECONDS)
-    publish: str = "off"  # HIVE_PUBLISH: off leaves accepted work for export, no job
+    # HIVE_PUBLISH: off leaves accepted work for export, no job
+    publish: PublishMode = PublishMode.OFF
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from hive.git.diff import DIFF_MAX_BYTES, bounded_diff
 from hive.metrics import HiveMetrics
 from hive.rules.criteria import SENDBACK_HEADING
 from hive.rules.keys import KeySlot, refusal_outcome, sort_refusal
+from hive.rules.outcome_codes import code_of
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.states import REFUSED_OUTCOME
 from hive.store import credits, keyrests, publish, reviews
@@ -122,15 +123,15 @@ def settle(
         metrics.spend(row.key_index, cost.usd)
     if ending.refusal is None:
         return
-    outcome = refusal_outcome(sort_refusal(ending.refusal)) or REFUSED_OUTCOME
-    if not moves_rest(outcome):
+    code = code_of(refusal_outcome(sort_refusal(ending.refusal)) or REFUSED_OUTCOME)
+    if not moves_rest(code):
         return
     with connection(db) as conn, conn.transaction():
         rest = keyrests.after_ending(
             conn,
             row.issue,
             row.conversation_id,
-            KeyEnding(outcome, ending.resets_at, quota_rest_seconds),
+            KeyEnding(code, ending.resets_at, quota_rest_seconds),
         )
     log.info("the reviewer's key rests: %s", rest, extra={"issue": row.issue})
 

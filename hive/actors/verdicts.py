@@ -16,7 +16,7 @@ from hive.store.reviews import ReviewRow
 
 
 def after_verdict(
-    db: Any, mode: str, tell: Callable[[str, object], object]
+    db: Any, mode: PublishMode, tell: Callable[[str, object], object]
 ) -> Callable[[ReviewRow, Decision], None]:
     """What a verdict leads to: accepted work becomes a publish job (HIVE_PUBLISH=push;
     `off` leaves it for export), and the Queen rounds at once (a send-back is dispatched

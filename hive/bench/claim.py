@@ -22,6 +22,7 @@ import psycopg
 
 from hive.bench.arguments import whole
 from hive.errors import HiveError, UsageError
+from hive.rules.states import Outcome
 from hive.settings import Settings
 from hive.store import connect, orders, pool, scratch
 from hive.store.sql import q
@@ -128,7 +129,7 @@ def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
             latencies.append((time.perf_counter() - t0) * 1000.0)
             if got is None:
                 break
-            orders.end(db, orders.OrderEnding(got.fence, "finished"))
+            orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
             issues.append(got.issue)
         ended = time.monotonic()
     results.put({"issues": issues, "latencies_ms": latencies, "began": began, "ended": ended})
@@ -139,7 +140,7 @@ def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
     claim_sql, end_sql = q("claim_order"), q("end_order")
     # the ending's parameters, made once: the loop only puts each row's issue and attempt in
     ending = orders.end_params(
-        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), "finished")
+        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
     )
     issues, latencies = [], []
     with psycopg.connect(url, autocommit=True) as conn:

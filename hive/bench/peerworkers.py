@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from hive.rules.states import Outcome
 from hive.store import orders, pool
 from hive.store.listen import Listener
 
@@ -50,7 +51,7 @@ def drain_hive(url: str, batch: int, barrier: Any, results: Any) -> None:
             if not claimed:
                 break
             for got in claimed:
-                orders.end(db, orders.OrderEnding(got.fence, "finished"))
+                orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
             done += len(claimed)
         ended = time.monotonic()
     results.put({"done": done, "began": began, "ended": ended})
@@ -66,7 +67,7 @@ def serve_hive(url: str, ready: Any, picks: Any) -> None:
                 listener.wait(SERVE_POLL_SECONDS)
                 continue
             picks.put((str(got.issue), time.time()))
-            orders.end(db, orders.OrderEnding(got.fence, "finished"))
+            orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
 
 
 # ---- PgQueuer --------------------------------------------------------------------------

@@ -48,6 +48,7 @@ from hive.bench.processes import LocalHive
 from hive.errors import HiveError
 from hive.rules.branches import branch_name
 from hive.rules.connections import BUSY_CONNECTIONS, IDLE_CONNECTIONS
+from hive.rules.states import Outcome
 from hive.settings import Settings
 from hive.store import embedded, migrate, orders, runners
 from hive.store.orders import NewOrder
@@ -317,7 +318,7 @@ def _bare_listener(url: str, name: str, ready: Any, stop: Any) -> None:
     until nothing is left."""
     claim_sql, end_sql = q("claim_order"), q("end_order")
     ending = orders.end_params(
-        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), "finished")
+        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
     )
     with (
         psycopg.connect(url, autocommit=True) as conn,

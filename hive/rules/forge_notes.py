@@ -28,9 +28,17 @@ def note_body(kind: Note, text: str) -> str:
     return f"{text}\n\n{MARKER.format(kind=kind.value)}"
 
 
-def note_action(existing_body: str | None, wanted_body: str) -> str:
-    """`create` when there is no comment yet, `edit` when it says something else now,
-    `none` when it already says this (the watch never repeats itself)."""
+class NoteAction(StrEnum):
+    """What the watch does to its comment of a kind."""
+
+    CREATE = "create"
+    EDIT = "edit"
+    NONE = "none"
+
+
+def note_action(existing_body: str | None, wanted_body: str) -> NoteAction:
+    """CREATE when there is no comment yet, EDIT when it says something else now, NONE
+    when it already says this (the watch never repeats itself)."""
     if existing_body is None:
-        return "create"
-    return "none" if existing_body == wanted_body else "edit"
+        return NoteAction.CREATE
+    return NoteAction.NONE if existing_body == wanted_body else NoteAction.EDIT

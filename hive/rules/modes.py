@@ -24,6 +24,13 @@ class ForgeMode(StrEnum):
     GITHUB = "github"
 
 
+class ChatMode(StrEnum):
+    """HIVE_CHAT: where the bots talk."""
+
+    OFF = "off"
+    MATRIX = "matrix"
+
+
 class AgentKind(StrEnum):
     """The built-in agents an agent setting names (besides `command:<program>`); OFF
     turns an optional agent (the shaper) off."""

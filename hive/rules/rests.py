@@ -1,9 +1,10 @@
 """A key's rest after its provider refused a turn (RULES 7), decided at the ending.
 
-Each ending of a turn on a key moves that key's rest, in the order the endings land:
-- `refused` (a rate limit or an overload, transient): one more strike; the key rests
+Each ending of a turn on a key moves that key's rest, in the order the endings land. The
+rule decides on the ending's code (`OutcomeCode`); the sentence is for people:
+- REFUSED (a rate limit or an overload, transient): one more strike; the key rests
   `key_rest_seconds(strikes)` from the ending (5 s, doubling, at most 300 s);
-- `quota exhausted`: one more strike; the key rests until the reset time the agent
+- QUOTA_EXHAUSTED: one more strike; the key rests until the reset time the agent
   reported (when it lies ahead, and at most QUOTA_RESET_MAX_SECONDS away), else for the
   configured quota rest (HIVE_QUOTA_REST_SECONDS);
 - any other ending: the key took a turn, so its run of strikes ends and so does its rest.
@@ -17,22 +18,35 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from hive.rules.keys import key_rest_seconds
-from hive.rules.states import QUOTA_EXHAUSTED, REFUSED_OUTCOME
+from hive.rules.outcome_codes import OutcomeCode
+from hive.rules.states import Outcome
 
 QUOTA_REST_SECONDS = 3600  # HIVE_QUOTA_REST_SECONDS' default
 # a reported reset further away than this is not believed (a garbled time would rest the
 # key for ever); the configured quota rest applies instead
 QUOTA_RESET_MAX_SECONDS = 7 * 86400
 
+# the codes of the endings that rest a key, and the sentence a rest's reason shows people
+_REASONS = {
+    OutcomeCode.REFUSED: Outcome.REFUSED,
+    OutcomeCode.QUOTA_EXHAUSTED: Outcome.QUOTA_EXHAUSTED,
+}
+RESTING_CODES = frozenset(_REASONS)
+
 
 @dataclass(frozen=True)
 class KeyEnding:
-    """What an ending tells the key's rest: its outcome, the provider's reset time when
+    """What an ending tells the key's rest: its code, the provider's reset time when
     the agent reported one, and the configured quota rest."""
 
-    outcome: str
+    code: OutcomeCode
     resets_at: datetime | None = None
     quota_rest_seconds: int = QUOTA_REST_SECONDS
+
+    @property
+    def reason(self) -> str:
+        """The rest's reason as people read it (`quota exhausted`)."""
+        return str(_REASONS.get(self.code, self.code))
 
 
 @dataclass(frozen=True)
@@ -46,17 +60,17 @@ class Rest:
 NO_REST = Rest()
 
 
-def moves_rest(outcome: str) -> bool:
-    """True when an ending with `outcome` puts a key to rest (a refusal)."""
-    return outcome in (REFUSED_OUTCOME, QUOTA_EXHAUSTED)
+def moves_rest(code: OutcomeCode) -> bool:
+    """True when an ending with `code` puts a key to rest (a refusal)."""
+    return code in RESTING_CODES
 
 
 def rest_after(before: Rest, ending: KeyEnding, at: datetime) -> Rest:
     """The key's rest once `ending` landed at `at`, its rest having been `before`."""
-    if not moves_rest(ending.outcome):
+    if not moves_rest(ending.code):
         return NO_REST
     strikes = before.strikes + 1
-    if ending.outcome == QUOTA_EXHAUSTED:
+    if ending.code is OutcomeCode.QUOTA_EXHAUSTED:
         until = _quota_until(ending, at)
     else:
         until = at + timedelta(seconds=key_rest_seconds(strikes))

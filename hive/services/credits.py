@@ -13,6 +13,7 @@ from hive.rules.credits import (
     BURNING_SOON_DAYS,
     GRANT_MAX_TOKENS,
     Book,
+    Kind,
     account_problem,
     burn_after,
 )
@@ -109,10 +110,10 @@ def history(db: Db, account: str, limit: int = credits.HISTORY_LINES) -> list[di
 def line(row: dict[str, Any]) -> str:
     """One movement as `hive credit history` prints it."""
     kind, tokens = row["kind"], row["tokens"]
-    if kind == "grant":
+    if kind == Kind.GRANT:
         said = f"grant  +{tokens} (burns {row['burns_at'][:19]}Z)"
         return said + (f" {row['note']}" if row.get("note") else "")
-    if kind == "burn":
+    if kind == Kind.BURN:
         return f"burn   -{tokens} (lot {row['lot']})"
     cost = row.get("cost_micros")
     priced = "unpriced" if cost is None else f"cost ${Decimal(cost) / 1_000_000}"

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hive.rules.modes import CheckResult
 from hive.rules.states import RUNNING
 from hive.services.standing import unknown
 from hive.store import people, publish, shapes
@@ -63,7 +64,7 @@ def why(db: Db, issue: int, limit: int = WHY_LINES) -> list[Sentence]:
             Sentence(job.updated_at, f"{job.kind} job {job.id} {job.state} at {job.step}{said}")
         )
     for check in publish.checks_of(db, issue):
-        if check["result"] != "pass":
+        if check["result"] != CheckResult.PASS:
             found.append(Sentence(check["at"], _check_sentence(check)))
     shape = shapes.get(db, issue)
     if shape is not None and shape.updated_at is not None:

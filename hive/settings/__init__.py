@@ -20,6 +20,7 @@ from typing import Any
 
 from hive.rules.chat import GAP_SECONDS_DEFAULT, ROOM_PER_MINUTE_DEFAULT
 from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
+from hive.rules.modes import ChatMode, ForgeMode, PublishMode
 from hive.rules.pull_waits import PARK_MINUTES_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
@@ -33,7 +34,6 @@ PREFIX = "HIVE_"
 ROLES = ("queen", "runner")
 LOG_FORMATS = ("text", "json")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-PUBLISH_MODES = ("push", "github", "off")
 SANDBOX_MODES = ("auto", "on", "off")
 NETWORK_MODES = ("open", "allow")
 _KEY_RE = re.compile(r"HIVE_WORKER_KEY(?:_([1-9][0-9]*))?")
@@ -127,8 +127,8 @@ class Settings:
     job_claim_seconds: int = CLAIM_TTL_SECONDS
     # how long `hive serve` waits for the store at start before it exits 2
     store_wait_seconds: int = STORE_WAIT_DEFAULT_SECONDS
-    publish: str = "push"
-    forge: str = "local"
+    publish: PublishMode = PublishMode.PUSH
+    forge: ForgeMode = ForgeMode.LOCAL
     github_repo: str = ""
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str = github.DEFAULT_API_URL
@@ -157,7 +157,7 @@ class Settings:
     # who lent each key, by key index (lending earns no credit)
     worker_key_owners: tuple[str, ...] = ()
     # the chat (hive/chat): off, or matrix (one bot per agent in HIVE_MATRIX_ROOM)
-    chat: str = "off"
+    chat: ChatMode = ChatMode.OFF
     matrix_url: str = ""
     matrix_room: str = ""
     matrix_token_queen: str = field(default="", repr=False)
@@ -265,8 +265,8 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
     "STORE_WAIT_SECONDS": ("store_wait_seconds", values.integer(0, STORE_WAIT_MAX_SECONDS)),
-    "PUBLISH": ("publish", values.choice(PUBLISH_MODES)),
-    "FORGE": ("forge", values.choice(github.FORGES)),
+    "PUBLISH": ("publish", values.mode(PublishMode)),
+    "FORGE": ("forge", values.mode(ForgeMode)),
     "GITHUB_REPO": ("github_repo", github.repo),
     "GITHUB_TOKEN": ("github_token", values.token),
     "GITHUB_API_URL": ("github_api_url", github.api_url),
@@ -288,7 +288,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CREDIT_MARKUP": ("credit_markup", values.exact("1", "100")),
     "CREDIT_DEFAULT_ACCOUNT": ("credit_default_account", values.account),
     "WORKER_KEY_OWNERS": ("worker_key_owners", values.key_owners),
-    "CHAT": ("chat", values.choice(chat.CHATS)),
+    "CHAT": ("chat", values.mode(ChatMode)),
     "MATRIX_URL": ("matrix_url", chat.url),
     "MATRIX_ROOM": ("matrix_room", chat.room),
     "MATRIX_TOKEN_QUEEN": ("matrix_token_queen", chat.token),

@@ -14,9 +14,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from hive.rules.modes import ChatMode
 from hive.settings.values import has_control, is_token
 
-CHATS = ("off", "matrix")
 TOKEN_PREFIX = "HIVE_MATRIX_TOKEN_"
 _TOKEN_RE = re.compile(r"HIVE_MATRIX_TOKEN_([A-Z0-9][A-Z0-9_]{0,31})")
 # a room id (!opaque:server) or an alias (#name:server)
@@ -75,7 +75,7 @@ def agent_tokens(
 
 def problems(found: Mapping[str, Any]) -> list[str]:
     """What the chat's variables lack together, one sentence each."""
-    if found.get("chat") != "matrix":
+    if found.get("chat") != ChatMode.MATRIX:
         return []
     out = []
     if not found.get("matrix_url"):

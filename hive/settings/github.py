@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
+from hive.rules.modes import ForgeMode, PublishMode
 from hive.settings.values import has_control, is_token
 
-FORGES = ("local", "github")
 MERGE_METHODS = ("merge", "squash", "rebase")
 DEFAULT_API_URL = "https://api.github.com"
 # GitHub's own limits: an owner is 1..39 of [A-Za-z0-9-], a repository 1..100 of
@@ -72,7 +72,7 @@ def secret(raw: str) -> str:
 def problems(found: Mapping[str, Any]) -> list[str]:
     """What the forge's variables lack together, one sentence each."""
     out = []
-    if found.get("forge") == "github":
+    if found.get("forge") == ForgeMode.GITHUB:
         if not found.get("github_repo"):
             out.append("HIVE_FORGE=github needs HIVE_GITHUB_REPO (owner/name)")
         if not found.get("github_token"):
@@ -80,6 +80,6 @@ def problems(found: Mapping[str, Any]) -> list[str]:
                 "HIVE_FORGE=github needs HIVE_GITHUB_TOKEN (a token with issues, "
                 "pull requests, contents, checks and statuses permissions)"
             )
-    if found.get("publish") == "github" and found.get("forge") != "github":
+    if found.get("publish") == PublishMode.GITHUB and found.get("forge") != ForgeMode.GITHUB:
         out.append("HIVE_PUBLISH=github needs HIVE_FORGE=github (the pull requests go there)")
     return out

@@ -15,6 +15,7 @@ import pwd
 import re
 from collections.abc import Callable
 from decimal import Decimal
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,16 @@ def choice(options: tuple[str, ...]) -> Parser:
         if word not in options:
             raise ValueError(" or ".join(options))
         return word
+
+    return parse
+
+
+def mode(kind: type[StrEnum]) -> Parser:
+    """A parser of one of `kind`'s values (its words, in its order), answering the member."""
+    pick = choice(tuple(member.value for member in kind))
+
+    def parse(raw: str) -> StrEnum:
+        return kind(pick(raw))
 
     return parse
 

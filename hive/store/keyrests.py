@@ -43,8 +43,8 @@ def after_ending(
     need be and locked, with the order's fingerprint; then the rest the rule decided.
     (An ending that is no refusal ends its key's rest in its own statement, `end_order`.)
     Raises ValueError for an ending that is no refusal."""
-    if not moves_rest(ending.outcome):
-        raise ValueError(f"{ending.outcome!r} rests no key")
+    if not moves_rest(ending.code):
+        raise ValueError(f"{ending.code.value!r} rests no key")
     params = {"issue": issue, "conversation_id": conversation_id}
     row = one_dict(conn, "lock_key_rest", params)
     if row is None:
@@ -60,7 +60,7 @@ def after_ending(
             "key_fingerprint": row["order_fingerprint"],
             "strikes": rest.strikes,
             "rests_until": rest.until,
-            "reason": ending.outcome,
+            "reason": ending.reason,
         },
     )
     return rest

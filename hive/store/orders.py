@@ -23,7 +23,7 @@ from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.retry import FAILED_CODES
 from hive.rules.spend import Cost
-from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, State
+from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, Outcome, State
 from hive.store import keyrests
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, connection, dicts, one, one_dict, pick
@@ -197,7 +197,7 @@ class OrderEnding:
     the ending lands."""
 
     fence: Fence
-    outcome: str
+    outcome: Outcome
     detail: str | None = None
     input_tokens: int | None = None
     output_tokens: int | None = None
@@ -211,6 +211,12 @@ class OrderEnding:
     bundle: NewBundle | None = None
     keeps_conversation: bool = False
     conversation: Conversation | None = None
+
+    @property
+    def code(self) -> OutcomeCode:
+        """The ending's code, which the store and the rules decide on (the outcome
+        sentence is for people)."""
+        return code_of(self.outcome)
 
 
 def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Insertion:
@@ -310,17 +316,18 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
     """`ending` as the parameters of `end_order` (also what the claim bench's bare loop
     sends), the states END may leave included."""
     bundle, kept = ending.bundle, ending.conversation
+    code = ending.code
     return {
         **_fence(ending.fence),
         "from_states": _ENDS_FROM,
-        "outcome": ending.outcome,
-        "outcome_code": code_of(ending.outcome),
+        "outcome": str(ending.outcome),
+        "outcome_code": code,
         "detail": ending.detail,
         "input_tokens": ending.input_tokens,
         "output_tokens": ending.output_tokens,
         "provider": ending.provider,
         "model": ending.model,
-        "ends_rest": not moves_rest(ending.outcome),
+        "ends_rest": not moves_rest(code),
         "cost_usd": ending.cost.usd if ending.cost else None,
         "cost_source": ending.cost.source.value if ending.cost else None,
         "salvaged_sha": ending.salvaged_sha,
@@ -350,8 +357,8 @@ def end(db: Db, ending: OrderEnding) -> Move:
     An ending that is no refusal ends its key's rest in the same statement; a refusal rests the key
     (`keyrests.after_ending`) in the same transaction as the ending: no refused ending
     lands without resting its key."""
-    fence = ending.fence
-    if not moves_rest(ending.outcome):  # the hot path: one statement
+    fence, code = ending.fence, ending.code
+    if not moves_rest(code):  # the hot path: one statement
         return _end(db, ending)
     with connection(db) as conn, conn.transaction():
         moved = _end(conn, ending)
@@ -360,7 +367,7 @@ def end(db: Db, ending: OrderEnding) -> Move:
                 conn,
                 fence.issue,
                 fence.conversation_id,
-                KeyEnding(ending.outcome, ending.resets_at, ending.quota_rest_seconds),
+                KeyEnding(code, ending.resets_at, ending.quota_rest_seconds),
             )
     return moved
 

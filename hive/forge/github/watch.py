@@ -23,7 +23,7 @@ from hive.forge.github.client import GitHubError
 from hive.rules.credits import may_order, no_credit_sentence
 from hive.rules.deliveries import github_may_follow
 from hive.rules.forge_checks import CheckFact, base_red_closes
-from hive.rules.forge_notes import MARKER, Note, note_action, note_body
+from hive.rules.forge_notes import MARKER, Note, NoteAction, note_action, note_body
 from hive.rules.shaping import ACCEPT_LABEL
 from hive.rules.states import ESCALATE
 from hive.services import shaping
@@ -111,9 +111,9 @@ class Watch:
         if known is None:
             known = self._made_unheard(issue, kind)
         action = note_action(None if known is None else known.body, body)
-        if action == "none":
+        if action is NoteAction.NONE:
             return False
-        if known is not None and action == "edit":
+        if known is not None and action is NoteAction.EDIT:
             self.repo.edit_comment(known.remote_id, body)
             forge.put_note(self.db, subject(issue), kind.value, known.remote_id, body)
         else:

@@ -15,8 +15,8 @@ from hive.agents.resets import (
     try_again_reset,
     usage_limit_refusal,
 )
+from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.rests import NO_REST, KeyEnding, rest_after
-from hive.rules.states import QUOTA_EXHAUSTED
 
 AT = datetime(2026, 12, 1, 20, 50, tzinfo=UTC)  # when the refusal lands
 QUOTA_REST_SECONDS = 3600
@@ -24,7 +24,9 @@ QUOTA_REST_SECONDS = 3600
 
 def rests_until(resets_at: datetime | None) -> datetime | None:
     """Until when a quota refusal with `resets_at`, landing at AT, rests its key."""
-    return rest_after(NO_REST, KeyEnding(QUOTA_EXHAUSTED, resets_at, QUOTA_REST_SECONDS), AT).until
+    return rest_after(
+        NO_REST, KeyEnding(OutcomeCode.QUOTA_EXHAUSTED, resets_at, QUOTA_REST_SECONDS), AT
+    ).until
 
 
 def test_a_good_epoch_is_its_time_whether_a_number_or_its_digits() -> None:

@@ -1,14 +1,40 @@
 """The modes' enums hold the words the settings allow, and the store's check results."""
 
+import pytest
+
 from hive.metrics import CHECK_RESULTS
-from hive.rules.modes import AgentKind, CheckResult, ForgeMode, PublishMode
-from hive.settings import PUBLISH_MODES
-from hive.settings.github import FORGES
+from hive.rules.modes import AgentKind, ChatMode, CheckResult, ForgeMode, PublishMode
+from hive.settings import Settings, SettingsError
 
 
-def test_each_mode_s_enum_holds_the_words_its_setting_allows() -> None:
-    assert tuple(PublishMode) == PUBLISH_MODES
-    assert set(ForgeMode) == set(FORGES)
+@pytest.mark.parametrize(
+    ("name", "field", "kind"),
+    [
+        ("PUBLISH", "publish", PublishMode),
+        ("FORGE", "forge", ForgeMode),
+        ("CHAT", "chat", ChatMode),
+    ],
+)
+def test_each_mode_s_setting_is_a_member_of_its_enum(name: str, field: str, kind: type) -> None:
+    defaults = Settings()
+    assert isinstance(getattr(defaults, field), kind)
+    for member in kind:
+        env = {f"HIVE_{name}": member.value.upper()}
+        try:
+            parsed = Settings.from_env(env)
+        except SettingsError as err:  # a mode that needs more variables says so, by name
+            assert f"HIVE_{name}" in str(err)
+            continue
+        assert getattr(parsed, field) is member
+
+
+@pytest.mark.parametrize("name", ["PUBLISH", "FORGE", "CHAT"])
+def test_a_mode_outside_its_enum_is_refused_with_the_words_it_allows(name: str) -> None:
+    with pytest.raises(SettingsError, match=f"HIVE_{name}"):
+        Settings.from_env({f"HIVE_{name}": "sideways"})
+
+
+def test_the_agent_kinds_are_the_built_in_agents_and_off() -> None:
     assert {"demo", "claude", "codex", "off"} == {k.value for k in AgentKind}
 
 
