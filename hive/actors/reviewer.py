@@ -6,7 +6,9 @@ review (`reviews.due`: ENDED or WAIT, their pause passed), works out how many re
 run (`review_concurrency`) and which rows go next (`rows_to_review`: never one already in
 review; the never-visited first), and starts each review on a thread of its own, beside
 the actor. A review imports the attempt's bundle into the Queen's clone when its head is
-not there yet, writes the head's files into a scratch tree, and runs the reviewer there
+not there yet, brings a kept tree to the head's files (`hive.git.kept`: written by the
+change from the tree it held, verified against what the last reviewer left), and runs
+the reviewer there
 (`ReviewTurn`, bounded at REVIEW_ROW_SECONDS). Its HIVE-CRITERION lines become the
 verdict (`hive.rules.criteria.decide`), written to the row only from a state the
 verdict's event may leave. A row with no commit beyond base is EMPTY without a review; a
@@ -31,7 +33,6 @@ bee's would, and a key that rests makes the review wait for it (a sentence, no f
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -51,8 +52,9 @@ from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Context, Review, ReviewTurn, review_brief
 from hive.git.changes import changed_paths
 from hive.git.cutback import refused_paths
+from hive.git.kept import KeptTrees
 from hive.git.repo import Checkout, GitError, own_repo
-from hive.git.scratch import scratch_tree
+from hive.git.scratch import ScratchTree
 from hive.jobs.heads import head_here
 from hive.metrics import HiveMetrics
 from hive.rules.carried import refused_sentence, refused_tree_decision
@@ -144,6 +146,8 @@ class Reviewer:
         self._lock = threading.Lock()
         self._running: dict[int, ReviewItem] = {}
         self._closed = False
+        # the heads' trees, kept between reviews and brought to each head by its changes
+        self._trees = KeptTrees(checkout.workdir / SCRATCH_DIRNAME)
 
     def run_once(self) -> PassResult:
         """Start the reviews that are due, as many as may run; returns at once. A standby
@@ -209,8 +213,15 @@ class Reviewer:
         None when it was stopped (nothing written). A review that gives no verdict is a
         failure (the module's docstring)."""
         item = item or ReviewItem(row.issue)
-        scratch = self.checkout.workdir / SCRATCH_DIRNAME / f"{row.issue}-{row.review_visits}"
-        shutil.rmtree(scratch, ignore_errors=True)
+        held: list[ScratchTree] = []
+        try:
+            return self._review(row, item, held)
+        finally:
+            for tree in held:
+                self._trees.give_back(tree)
+
+    def _review(self, row: ReviewRow, item: ReviewItem, held: list[ScratchTree]) -> Decision | None:
+        """`review`, the head's tree taken into `held` (given back by the caller)."""
         try:
             with own_repo(self.checkout) as repo:  # a review runs beside other git work
                 head = head_here(self.db, repo, row.issue, row.head_sha)
@@ -218,7 +229,7 @@ class Reviewer:
                 files = changed_paths(repo, base, head) if head and base else ()
                 if head is None or base is None or not files:
                     return self._decided(row, empty_decision())
-                refused = self._refused(repo, row, base, head, scratch)
+                refused = self._refused(repo, row, base, head, held)
                 if refused is not None:  # the same tree would be refused again: no retry
                     return self._decided(row, refused_tree_decision(refused, row.sendbacks))
                 context = None
@@ -226,20 +237,16 @@ class Reviewer:
                     context = context_of(self.db, repo, row, head, len(files))
         except Exception as exc:
             log.exception("the review could not run", extra={"issue": row.issue})
-            shutil.rmtree(scratch, ignore_errors=True)
             return self._failed(row, ERROR, str(exc) or type(exc).__name__)
         key = key_for(self.db, row, self.config.keys)
         if key.rest_seconds > 0:
-            shutil.rmtree(scratch, ignore_errors=True)
             note = f"its key rests for {key.rest_seconds} s: the review waits for it"
             wait = Decision(WAIT, VERDICT_WAIT, note)
             return self._decided(row, wait, key.rest_seconds, row.review_failures)
         try:
-            done = self._run_turn(row, scratch, item, context, key.slot)
+            done = self._run_turn(row, held[0].path, item, context, key.slot)
         except TurnStartError as exc:
             return self._failed(row, START, str(exc))
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
         if done is None:
             return None
         cfg = self.config
@@ -262,16 +269,16 @@ class Reviewer:
         return self._decided(row, decision)
 
     def _refused(
-        self, repo: Repo, row: ReviewRow, base: str, head: str, scratch: Path
+        self, repo: Repo, row: ReviewRow, base: str, head: str, held: list[ScratchTree]
     ) -> str | None:
         """Why the head may not be reviewed (a path its boundary refuses, a tree that
-        cannot be written out), else None with its tree written at `scratch`. A bee cuts
-        its branch back to the boundary before the bundle; this holds for any bundle."""
+        cannot be written out), else None with a kept tree of it added to `held`. A bee
+        cuts its branch back to the boundary before the bundle; this holds for any bundle."""
         refused = refused_paths(repo, base, head, row.owned_paths)
         if refused:
             return "the branch carries what its boundary refuses: " + refused_sentence(refused)
         try:
-            scratch_tree(repo, head, scratch)
+            held.append(self._trees.take(repo, head))
         except GitError as err:
             return f"the branch's tree cannot be written out: {err}"
         return None

@@ -6,8 +6,10 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
 - CHECKS: fetch the base tip, merge the branch into it with dulwich (`hive.git.merge`;
   the merge commit's time is the job's creation, so the same base and head always give
   the same merge sha), and run every `HIVE_CHECK_<NAME>` not yet run on that merge in a
-  scratch tree of it. A conflict or a red check sends the work back with the paths or the
-  check's output tail (or escalates it at the send-back ceiling).
+  scratch tree of it (a kept tree, `hive.git.kept`: brought to the merge by its changes
+  and verified against what a check may have left, not written whole each job). A
+  conflict or a red check sends the work back with the paths or the check's output tail
+  (or escalates it at the send-back ceiling).
 - GATE: asks `hive.rules.jobs.gate_answer`: open only when at least one check ran on
   this merge and every check passed, or a person approved the work (`hive approve N`);
   a merge no check ran on (a new claim's, on a base another job's fetch moved) goes back
@@ -37,7 +39,6 @@ GATE and CLOSE stay here, and the forge hears of the close (`after_close`).
 from __future__ import annotations
 
 import logging
-import shutil
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,10 +47,10 @@ from typing import Any
 from dulwich.repo import Repo
 
 from hive.agents.checks import CheckTurn
+from hive.git.kept import KeptTrees
 from hive.git.merge import MERGE_TEXT_MAX_BYTES, Conflict, Merged, merge
 from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
-from hive.git.scratch import scratch_tree
 from hive.jobs.engine import Handler, StepContext
 from hive.jobs.forge_steps import ForgeSteps, Gone
 from hive.jobs.heads import head_here
@@ -110,6 +111,8 @@ class Publisher:
         self._running: list[CheckTurn] = []
         self._closed = False
         self._known: RunMemo[_Known] = RunMemo()
+        # the checks' trees, kept between jobs and brought to each merge by its changes
+        self._trees = KeptTrees(checkout.workdir / SCRATCH_DIRNAME)
 
     def handlers(self) -> dict[str, Handler]:
         steps: dict[Step, Callable[[StepContext], Result]] = {
@@ -146,15 +149,13 @@ class Publisher:
                 c.name for c in publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
             }
             todo = [(name, cmd) for name, cmd in self.config.checks if name not in done]
-            scratch = self.checkout.workdir / SCRATCH_DIRNAME / f"{facts.issue}-{ctx.job.id}"
-            if todo:
-                shutil.rmtree(scratch, ignore_errors=True)
-                scratch_tree(repo, merged.sha, scratch)
-        try:
-            for name, command in todo:
-                self._run_check(ctx, facts, merged.sha, name, command, scratch)
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            scratch = self._trees.take(repo, merged.sha) if todo else None
+        if scratch is not None:
+            try:
+                for name, command in todo:
+                    self._run_check(ctx, facts, merged.sha, name, command, scratch.path)
+            finally:
+                self._trees.give_back(scratch)
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
         red = [run for run in runs if run.result != CheckResult.PASS]
         if red:

@@ -4,6 +4,7 @@ git binary."""
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -412,3 +413,44 @@ def test_a_gate_in_a_new_claim_on_a_base_moved_since_the_checks_checks_again(
     assert git("show", "main:docs/j.md", cwd=hive_repo) == "j"
     merges = _one(hive_db_url, "SELECT count(DISTINCT merge_sha) FROM hive.queen_check")
     assert merges == 2  # checked again on the merge with the moved base
+
+
+def test_each_jobs_check_sees_its_merge_exactly_whatever_the_last_check_left(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    publishing: Callable[..., tuple[Publisher, HiveMetrics]],
+    hive_repo: Path,
+    hive_db_url: str,
+    queen_checkout: Checkout,
+    tmp_path: Path,
+) -> None:
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    # each check lists its tree, then leaves a file behind and changes a tracked one
+    check = (
+        f"find . -mindepth 1 -printf '%y %m %p\\n' | sort > {seen}/$HIVE_ISSUE"
+        f" && cat docs/a.md >> {seen}/$HIVE_ISSUE"
+        " && echo left > leftover.txt && echo tampered > docs/a.md && chmod 700 docs"
+    )
+    publisher, _ = publishing(checks=(("lists", check),))
+    finished_work(1, {"docs/a.md": "hello\n"}, ["x"])
+    _accept(hive_db_url, 1)
+    _job(db, 1)
+    assert _run(db, publisher).finished == 1
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 2)
+    _job(db, 2)
+    assert _run(db, publisher).finished == 1
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    git("--work-tree", str(fresh), "checkout", "main", "--", ".", cwd=hive_repo)
+    listing = subprocess.run(
+        ["find", ".", "-mindepth", "1", "-printf", "%y %m %p\\n"],
+        cwd=fresh,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert (seen / "2").read_text() == "".join(sorted(listing.splitlines(True))) + "hello\n"
+    # one tree, kept: the second job's was the first's, brought forward
+    assert [p.name for p in (queen_checkout.workdir / "checks").iterdir()] == ["kept-0"]

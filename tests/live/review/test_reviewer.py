@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
-from hive.actors.reviewer import Reviewer, ReviewerConfig, ReviewItem
+from hive.actors.reviewer import SCRATCH_DIRNAME, Reviewer, ReviewerConfig, ReviewItem
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics
 from hive.store import reviews
@@ -176,3 +177,29 @@ def test_a_standby_queen_reviews_nothing(
     with psycopg.connect(hive_db_url, autocommit=True) as conn:
         conn.execute("UPDATE hive.queen_lease SET holder = 'me'")
     assert reviewer.run_once().started == (9,)
+
+
+def test_each_review_runs_in_its_heads_tree_whatever_the_last_reviewer_left(
+    db: Any,
+    queen_checkout: Checkout,
+    finished_work: Callable[..., Finished],
+    tmp_path: Path,
+) -> None:
+    seen = tmp_path / "seen"
+    seen.mkdir()
+    script = tmp_path / "reviewer.sh"
+    script.write_text(
+        f"find . -mindepth 1 | sort > {seen}/$HIVE_ISSUE\n"
+        f"cat docs/a.md >> {seen}/$HIVE_ISSUE\n"
+        "echo left > leftover.txt; echo tampered > docs/a.md\n"
+    )
+    reviewer, _, _ = _reviewer(db, queen_checkout, agent=f"command:sh {script}")
+    finished_work(5, {"docs/a.md": "five\n"}, [CONTAINS.format("five")])
+    reviewer.review(reviews.due(db)[0])
+    finished_work(6, {"docs/a.md": "six\n"}, [CONTAINS.format("six")])
+    reviewer.review(reviews.due(db)[0])
+    assert (seen / "5").read_text().endswith("five\n")
+    assert "leftover" not in (seen / "6").read_text()
+    assert (seen / "6").read_text().endswith("six\n")
+    # one tree, kept: the second review's was the first's, brought to its head
+    assert [p.name for p in (queen_checkout.workdir / SCRATCH_DIRNAME).iterdir()] == ["kept-0"]
