@@ -2,8 +2,8 @@
 
     hive (root, rest_for_one)
       http     ServiceActor(ExportServer)                             shutdown 5 s
-      reaper   ReaperActor: the stall reaper                          shutdown 5 s
-      queen    QueenActor: the boot reaper, then rounds               shutdown 10 s  (role queen)
+      reaper   ReaperActor: the stall reaper; the boot reaper, asked  shutdown 5 s
+      queen    QueenActor: the boot reaper asked for, then rounds     shutdown 10 s  (role queen)
       reviewer ReviewerActor: finished work judged (reviews stopped)  shutdown 10 s  (role queen)
       shaper   ShaperActor: issues that fail the shape gate shaped    shutdown 10 s  (a shaper set)
       jobs     JobRunnerActor: publish jobs and their waits (left)    shutdown 10 s  (role queen)
@@ -39,7 +39,7 @@ from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
 from hive.actors.queen import QueenActor, QueenPorts
-from hive.actors.reaper import Reaper, ReaperActor, ReaperPorts
+from hive.actors.reaper import ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
 from hive.actors.reviewer import ReviewerActor, holds_queen_lease
 from hive.actors.runner import ClaimerPorts, RunnerActor
@@ -171,8 +171,8 @@ def hive_children(
             ChildSpec(
                 "queen",
                 QueenActor.start,
-                # the boot reaper runs in her first round that holds the lease
-                args=(queen_ports(rt), queen, Reaper(reaper_ports(rt), reaper).boot),
+                # her first round that holds the lease asks the reaper for its boot pass
+                args=(queen_ports(rt), queen, reaper.boot),
                 shutdown=QUEEN_SHUTDOWN_SECONDS,
             )
         )

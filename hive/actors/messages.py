@@ -8,12 +8,15 @@ a hint that something happened, never the only record of it: the store is.
     OrderEnded     a bee, once its order has ended             QUEEN: rounds at once
     OrdersReaped   the reaper (boot or stall pass)             QUEEN: rounds at once
     TreeStarted    the DrainActor, started last                QUEEN: rounds at once
+    BootReaped     the reaper, once its boot pass ran          QUEEN: decides from now on
     IssuesChanged  code that changed issues in this process    QUEEN: rounds at once
                    (`hive.tree.Hive.issues_changed`)
     SlotFree       a bee, once it has left the work registry   CLAIMER: fills the slot
     DrainBegan     the DrainActor, on SIGTERM                  CLAIMER: reports draining
     WorkLeft       the work registry, as an item leaves it     DRAIN: steps at once
     BeeDone        a bee's thread, once the bee has ended      its own BeeActor: stops
+    ReapAtBoot     the Queen, holding the lease for the first  REAPER: a boot pass at once
+                   time (and each round until BootReaped)
     OrderEnded     (as above)                                  REVIEWER: reviews at once
     JobsReady      the reviewer, once it accepted work         JOBS: runs jobs at once
                    (and the GitHub webhook, once it woke a job)
@@ -33,6 +36,7 @@ DRAIN = "drain"
 REVIEWER = "reviewer"
 JOBS = "jobs"
 FORGE = "forge"
+REAPER = "reaper"
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,18 @@ class OrdersReaped:
     """The reaper ended or released these orders: their issues are free."""
 
     issues: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ReapAtBoot:
+    """The Queen holds the lease for the first time: end the orders her last run left."""
+
+
+@dataclass(frozen=True)
+class BootReaped:
+    """The boot pass ran (it ended these orders): the Queen may decide."""
+
+    issues: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,7 +106,8 @@ class JobsReady:
     """A job was created or woken in this process: the job runner need not wait its poll."""
 
 
-QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged)
+QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged, BootReaped)
+REAPER_WAKES = (ReapAtBoot,)
 REVIEWER_WAKES = (OrderEnded, TreeStarted)
 JOBS_WAKES = (JobsReady, TreeStarted)
 FORGE_WAKES = (TreeStarted, IssuesChanged)

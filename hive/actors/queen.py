@@ -7,7 +7,8 @@ changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS.
 A round does this, in order:
 
 1. It takes or renews the Queen lease. Without it, the round does nothing, since
-   another Queen decides.
+   another Queen decides. Holding it for the first time, she tells the reaper
+   `ReapAtBoot` and decides nothing until it answers `BootReaped`.
 2. It releases the orders whose floor passed (RULES 4).
 3. It reads its facts and asks `plan_round` for a plan.
 4. It writes each planned order with `dispatch`. Once the lease is gone it writes no
@@ -24,6 +25,7 @@ nothing more; the next round tries again. During a drain a round runs only while
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -36,7 +38,7 @@ from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.host import BeeHost
 from hive.actors.loop import LoopActor
-from hive.actors.messages import QUEEN, QUEEN_WAKES
+from hive.actors.messages import QUEEN, QUEEN_WAKES, REAPER, BootReaped, ReapAtBoot
 from hive.actors.work import Standing, WorkRegistry
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
@@ -145,14 +147,16 @@ class Queen:
         ports: QueenPorts,
         config: QueenConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
-        on_first_lease: Callable[[], object] | None = None,
+        reaps_at_boot: bool = False,
     ) -> None:
         self.ports = ports
         self.config = config
         self.free_memory = free_memory
-        # the boot reaper: run once, when this process first holds the lease, so a
-        # standby replica never ends the orders of the Queen that holds it
-        self.on_first_lease = on_first_lease
+        # the boot reaper: asked for once this process holds the lease, so a standby
+        # replica never ends the orders of the Queen that holds it; set once it ran
+        self._booted = threading.Event()
+        if not reaps_at_boot:
+            self._booted.set()
         self.keys: tuple[KeySlot, ...] = config.keys
         self.lease: leases.Lease | None = None
         self._facts: BaseFacts | None = None
@@ -180,6 +184,10 @@ class Queen:
         """Let the lease go (safe twice): another Queen may take over at once."""
         self._let_go()
 
+    def boot_reaped(self) -> None:
+        """The reaper's boot pass ran (`BootReaped`): rounds decide from now on."""
+        self._booted.set()
+
     def _let_go(self) -> None:
         lease, self.lease = self.lease, None
         if lease is not None:
@@ -196,12 +204,11 @@ class Queen:
         lease = self._hold_lease()
         if lease is None:
             return RoundResult(idle="another Queen holds the lease")
-        if self.on_first_lease is not None:
-            state.at("reaping at boot")
-            self.on_first_lease()
-            # only once it ran: a boot reap that met a store blip is tried again next
-            # round, or the orders the last Queen ran here stay unfinished for hours
-            self.on_first_lease = None
+        if not self._booted.is_set():
+            # asked each round until it ran: a boot reap that met a store blip is tried
+            # again, or the orders the last Queen ran here stay unfinished for hours
+            rt.names.tell(REAPER, ReapAtBoot())
+            return RoundResult(idle="waiting for the boot reaper")
         if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
         state.at("releasing work past its floor")
@@ -365,12 +372,12 @@ class QueenActor(LoopActor):
       elsewhere mode (NOTIFY);
     - the tree has started (told `TreeStarted`).
 
-    The boot reaper runs in her first round that holds the lease. Her rounds count as
-    work of kind WK_ROUND, which the drain leaves to the store. `on_stop` lets the
-    Queen lease go."""
+    Her first round that holds the lease asks the reaper for its boot pass; `BootReaped`
+    lets her decide. Her rounds count as work of kind WK_ROUND, which the drain leaves
+    to the store. `on_stop` lets the Queen lease go."""
 
-    def __init__(self, ports: QueenPorts, config: QueenConfig, boot: Callable[[], object]) -> None:
-        queen = Queen(ports, config, on_first_lease=lambda: _logged(boot()))
+    def __init__(self, ports: QueenPorts, config: QueenConfig, reaps_at_boot: bool) -> None:
+        queen = Queen(ports, config, reaps_at_boot=reaps_at_boot)
         super().__init__(
             "queen",
             queen,
@@ -386,8 +393,15 @@ class QueenActor(LoopActor):
             else (ISSUES_CHANNEL,),
         )
         self.ports = ports
+        self.queen = queen
         self.rounds = Standing(WK_ROUND, "queen rounds")
         self._unregister: Callable[[], None] = lambda: None
+
+    def on_receive(self, message: Any) -> None:
+        """`BootReaped` lets her rounds decide; it wakes her as the others do."""
+        if isinstance(message, BootReaped):
+            self.queen.boot_reaped()
+        super().on_receive(message)
 
     def on_start(self) -> None:
         self._unregister = self.ports.work.add(self.rounds)
@@ -399,8 +413,3 @@ class QueenActor(LoopActor):
         finally:
             self.rounds.end()
             self._unregister()
-
-
-def _logged(result: object) -> None:
-    if result:
-        log.info("%s", result)

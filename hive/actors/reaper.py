@@ -1,11 +1,13 @@
 """The reapers (DESIGN 5, RULES 4): they clean up after crashes and never take the order
 of a bee this process runs (its issues are passed as `spare`).
 
-- The boot reaper (a Queen process, once, in her first round that holds the Queen
-  lease, before she decides) ends the unfinished orders the Queen ran herself
-  (`queued_at IS NULL`): her restart killed their bees. A standby replica waiting for
-  the lease reaps nothing, so it never ends the live Queen's orders. Runner orders
-  survive a Queen restart. Each is salvaged first where its worktree is on this disk.
+- The boot reaper (a Queen process, once, when the Queen first holds the lease and
+  tells it `ReapAtBoot`; she decides only once it answers `BootReaped`) ends the
+  unfinished orders the Queen ran herself (`queued_at IS NULL`): her restart killed
+  their bees. It runs in the reaper's own pass, never on the Queen's thread. A standby
+  replica waiting for the lease reaps nothing, so it never ends the live Queen's
+  orders. Runner orders survive a Queen restart. Each is salvaged first where its
+  worktree is on this disk.
 - The stall reaper (a Queen process, every `min(60 s, silent window / 4, stall window
   / 4)`) releases runner orders whose heartbeat has been silent for
   `HIVE_RUNNER_SILENT_MINUTES`, never salvaged (nothing of that bee is on this disk), and
@@ -16,19 +18,22 @@ of a bee this process runs (its issues are passed as `spare`).
   no runner was seen at all stays queued, and a round report says so once (`hive why`,
   needs you) until the set of such issues changes.
 
-After a reap the Queen is told `OrdersReaped`: the freed issue is dispatched again at once.
+After a reap the Queen is told `OrdersReaped` (`BootReaped` after the boot pass): the
+freed issue is dispatched again at once.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from hive.actors.ending import salvage_notes
 from hive.actors.loop import LoopActor
-from hive.actors.messages import QUEEN, OrdersReaped
+from hive.actors.messages import QUEEN, REAPER, REAPER_WAKES, BootReaped, OrdersReaped, ReapAtBoot
 from hive.actors.refused import end_refused_orders, waiting_for_no_runner
 from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
@@ -111,24 +116,39 @@ class Reaper:
         self.ports = ports
         self.config = config
         self._said_no_runner: tuple[int, ...] = ()
+        self._boot_asked = threading.Event()
+
+    def ask_boot(self) -> None:
+        """The Queen asked for the boot pass (`ReapAtBoot`): the next pass runs it first."""
+        self._boot_asked.set()
 
     def boot(self) -> ReapPass:
-        """End the Queen's own unfinished orders (see the module)."""
-        if not self.config.boot:
-            return ReapPass()
+        """End the Queen's own unfinished orders (see the module), then tell her
+        `BootReaped`. A raise (the store away) tells her nothing: she keeps asking."""
         rt = self.ports
+        if not self.config.boot:
+            rt.names.tell(QUEEN, BootReaped())
+            return ReapPass()
         reaping = orders.reap_at_boot(rt.db, spare=rt.running_here())
         reaped = reaping.ended
         salvaged = self._salvage(reaped)
         rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
         rt.metrics.illegal_transitions.inc(len(reaping.refused))
         result = ReapPass(boot=_issues(reaped), salvaged=salvaged)
-        if result:
-            rt.names.tell(QUEEN, OrdersReaped(result.boot))
+        rt.names.tell(QUEEN, BootReaped(result.boot))
         return result
 
     def run_once(self) -> ReapPass:
-        """One stall pass (see the module)."""
+        """The boot pass when the Queen asked for it (asked until it ran), then one stall
+        pass (see the module)."""
+        booted = ReapPass()
+        if self._boot_asked.is_set():
+            booted = self.boot()
+            self._boot_asked.clear()
+        stalled = self._stall_pass()
+        return replace(stalled, boot=booted.boot, salvaged=booted.salvaged + stalled.salvaged)
+
+    def _stall_pass(self) -> ReapPass:
         if not self.config.stall:
             return ReapPass()
         rt, cfg = self.ports, self.config
@@ -199,10 +219,24 @@ def _issues(reaped: list[Order]) -> tuple[int, ...]:
 
 
 class ReaperActor(LoopActor):
-    """A stall pass every `interval_seconds`. The boot reaper is `Reaper.boot`, run by the
+    """Known as REAPER. A stall pass every `interval_seconds`. Told `ReapAtBoot` (by the
     Queen in her first round that holds the Queen lease: "at start" for the Queen that
-    decides, and never by a standby replica while another Queen's bees run."""
+    decides, and never by a standby replica while another Queen's bees run), its next
+    pass, at once, runs the boot reaper first."""
 
     def __init__(self, ports: ReaperPorts, config: ReaperConfig) -> None:
         self.reaper = Reaper(ports, config)
-        super().__init__("reaper", self.reaper, self.reaper.config.interval_seconds)
+        super().__init__(
+            "reaper",
+            self.reaper,
+            self.reaper.config.interval_seconds,
+            registry=ports.names,
+            known_as=REAPER,
+            wakes_on=REAPER_WAKES,
+        )
+
+    def on_receive(self, message: Any) -> None:
+        """`ReapAtBoot` asks for the boot pass and wakes the loop; it runs there."""
+        if isinstance(message, ReapAtBoot):
+            self.reaper.ask_boot()
+        super().on_receive(message)

@@ -82,12 +82,12 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
     rt = make_runtime(AGENT=f"command:echo '{line}'; echo done > src/app.py")
     local_order(rt, 5)  # the order a Queen's bee left running when the ending failed
     config = configs.queen_config(rt.settings)
-    queen = Queen(
-        queen_ports(rt),
-        config,
-        free_memory=lambda: None,
-        on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
-    )
+    queen = Queen(queen_ports(rt), config, free_memory=lambda: None, reaps_at_boot=True)
+    assert queen.run_once().idle == "waiting for the boot reaper"
+    reaper = Reaper(reaper_ports(rt), rt.reaper)
+    reaper.ask_boot()  # what her ReapAtBoot asks of the reaper's actor
+    assert reaper.run_once().boot == (5,)
+    queen.boot_reaped()  # what its BootReaped tells her actor
     assert queen.run_once().dispatched == (5,)  # reaped at boot, then dispatched again
     order = wait_for_ending(rt.db, 5)
     assert (order.outcome, order.output_tokens) == ("finished", None)

@@ -12,7 +12,7 @@ import psycopg
 import pytest
 
 from hive import configs
-from hive.actors.messages import CLAIMER, QUEEN, OrderEnded
+from hive.actors.messages import CLAIMER, QUEEN, REAPER, BootReaped, OrderEnded, ReapAtBoot
 from hive.actors.queen import Queen, QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
@@ -239,16 +239,21 @@ def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision
     local_order(rt, 1)  # the order of a bee the previous Queen ran herself
     held = leases.claim(rt.db, leases.QUEEN_LEASE, "the-live-queen", 180)
     assert held is not None
+    reaper, asked, told = Reaper(reaper_ports(rt), rt.reaper), Inbox(), Inbox()
+    rt.names.register(REAPER, asked)
+    rt.names.register(QUEEN, told)
     config = configs.queen_config(rt.settings)
-    standby = Queen(
-        queen_ports(rt),
-        config,
-        free_memory=lambda: None,
-        on_first_lease=Reaper(reaper_ports(rt), rt.reaper).boot,
-    )
+    standby = Queen(queen_ports(rt), config, free_memory=lambda: None, reaps_at_boot=True)
     assert standby.run_once().idle == "another Queen holds the lease"
-    assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
+    assert asked.messages() == []  # a standby never asks for it
     leases.release(rt.db, held)
+    assert standby.run_once().idle == "waiting for the boot reaper"
+    assert asked.messages() == [ReapAtBoot()]
+    assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
+    reaper.ask_boot()  # the reaper's actor, told ReapAtBoot
+    reaper.run_once()  # its pass, on its own thread
+    assert told.messages() == [BootReaped((1,))]
+    standby.boot_reaped()  # the Queen's actor, told BootReaped
     assert standby.run_once().dispatched == (1,)  # reaped first, so free again at once
     assert [h.snapshot["outcome"] for h in orders.history(rt.db, 1)] == ["reaped at boot"]
     assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
@@ -325,32 +330,25 @@ def test_a_quota_refusal_rests_its_key_for_the_quota_rest_and_another_ending_cle
     assert queen_of(rt).run_once().dispatched == (1,)  # the key works: the first goes again
 
 
-def test_a_boot_reap_that_failed_is_tried_again_in_the_next_round(make_runtime):
-    from hive.actors.reaper import Reaper
-    from tests.live.runtime.test_reaper import local_order
-
+def test_the_queen_asks_for_the_boot_reap_each_round_until_it_ran_and_never_after(
+    make_runtime,
+):
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
-    local_order(rt, 1)  # the order of a bee the previous Queen ran herself
-    boot, tries = Reaper(reaper_ports(rt), rt.reaper).boot, []
-
-    def boot_meeting_a_store_blip():
-        tries.append(1)
-        if len(tries) == 1:
-            raise psycopg.OperationalError("server closed the connection unexpectedly")
-        return boot()
-
+    add_issue(rt.db, 1)
+    asked = Inbox()
+    rt.names.register(REAPER, asked)
     config = configs.queen_config(rt.settings)
-    queen = Queen(
-        queen_ports(rt), config, free_memory=lambda: None, on_first_lease=boot_meeting_a_store_blip
-    )
-    with pytest.raises(psycopg.OperationalError):
-        queen.run_once()
-    # the next round reaps before it decides: the order is not left unfinished for good
+    queen = Queen(queen_ports(rt), config, free_memory=lambda: None, reaps_at_boot=True)
+    # a boot reap that met a store blip answers nothing: she asks again next round, or
+    # the orders the last Queen ran here would stay unfinished for hours
+    assert queen.run_once().idle == "waiting for the boot reaper"
+    assert queen.run_once().idle == "waiting for the boot reaper"
+    assert asked.messages() == [ReapAtBoot(), ReapAtBoot()]
+    assert orders.get(rt.db, 1) is None  # nothing decided before it ran
+    queen.boot_reaped()
     assert queen.run_once().dispatched == (1,)
-    assert [h.snapshot["outcome"] for h in orders.history(rt.db, 1)] == ["reaped at boot"]
-    assert len(tries) == 2
     queen.run_once()
-    assert len(tries) == 2  # once it ran, never again
+    assert asked.messages() == [ReapAtBoot(), ReapAtBoot()]  # once it ran, never again
 
 
 def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hive.actors.messages import QUEEN, OrdersReaped
+from hive.actors.messages import QUEEN, BootReaped
 from hive.actors.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
 from hive.store import orders
@@ -60,7 +60,7 @@ def test_boot_reaper_ends_only_the_queens_own_orders_and_salvages_them(make_runt
     assert reaped.salvaged_sha == rt.checkout.repo.refs[b"refs/heads/queen-1"].decode()
     assert reaped.salvaged_files and len(reaped.salvaged_files) == 1
     assert rt.metrics.reaped.labels(reaper="boot")._value.get() == 1
-    assert queen.messages() == [OrdersReaped((1,))]  # she rounds at once
+    assert queen.messages() == [BootReaped((1,))]  # she decides, at once
 
 
 def test_boot_reaper_spares_an_order_whose_bee_runs_here(make_runtime):
@@ -70,6 +70,37 @@ def test_boot_reaper_spares_an_order_whose_bee_runs_here(make_runtime):
     assert rt.host.issues() == {3}
     assert Reaper(reaper_ports(rt), rt.reaper).boot().boot == ()
     assert orders.get(rt.db, 3).finished_at is None  # type: ignore[union-attr]
+
+
+def test_the_boot_pass_runs_in_the_reapers_pass_when_asked_and_is_asked_again_after_a_raise(
+    make_runtime, monkeypatch
+):
+    import psycopg
+
+    rt = make_runtime()
+    local_order(rt, 1)
+    queen = Inbox()
+    rt.names.register(QUEEN, queen)
+    reaper = Reaper(reaper_ports(rt), rt.reaper)
+    assert reaper.run_once().boot == ()  # not asked: a stall pass only
+    assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
+    reap_at_boot, tries = orders.reap_at_boot, []
+
+    def meeting_a_store_blip(*args, **kwargs):
+        tries.append(1)
+        if len(tries) == 1:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return reap_at_boot(*args, **kwargs)
+
+    monkeypatch.setattr(orders, "reap_at_boot", meeting_a_store_blip)
+    reaper.ask_boot()  # the Queen's ReapAtBoot
+    with pytest.raises(psycopg.OperationalError):
+        reaper.run_once()
+    assert queen.messages() == []  # nothing ran: she keeps waiting, and asking
+    assert reaper.run_once().boot == (1,)  # still asked: the next pass boots
+    assert queen.messages() == [BootReaped((1,))]
+    assert reaper.run_once().boot == ()  # once it ran, never again
+    assert len(tries) == 2
 
 
 def test_the_boot_reaper_is_off_in_a_runner_only_process(make_runtime):
