@@ -20,9 +20,11 @@ from hive.actors.runner import ClaimerConfig
 from hive.actors.start import StartConfig
 from hive.agents.launch import Launch
 from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
+from hive.chat.turns import TurnsConfig
 from hive.errors import HiveError
 from hive.jobs.publish import PublishConfig
 from hive.rules.chat import Clocks
+from hive.rules.chat_turn import TURN_SECONDS
 from hive.rules.credits import Terms
 from hive.rules.drain import drain_cap_seconds
 from hive.rules.fence import turn_fence_seconds
@@ -191,6 +193,24 @@ def chat(settings: Settings) -> ChatConfig | None:
         settings.matrix_room,
         tuple(bots),
         clocks,
+        spend_cap_usd=settings.spend_cap_usd,
+        credits=credit_terms(settings),
+    )
+
+
+def chat_turns(settings: Settings) -> TurnsConfig | None:
+    """How a process that runs bees runs the bee's bots' turns (None: HIVE_CHAT is off):
+    as its bees, with HIVE_AGENT, the worker keys and the launch, within the turn's bound."""
+    if settings.chat != ChatMode.MATRIX:
+        return None
+    start = start_config(settings)
+    return TurnsConfig(
+        by=settings.runner_name,
+        agent=start.agent,
+        key_env=start.key_env,
+        keys=key_slots(settings.worker_keys),
+        launch=start.launch,
+        turn_seconds=min(start.turn_max_seconds, TURN_SECONDS),
         spend_cap_usd=settings.spend_cap_usd,
         credits=credit_terms(settings),
     )

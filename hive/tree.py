@@ -13,6 +13,7 @@
       runner   runner supervisor (rest_for_one)                                      (runs bees)
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
+        chat-turns ChatTurnsActor: the bee's bots' turns               shutdown 15 s  (chat matrix)
       drain    DrainActor: the drain card on SIGTERM, started last    shutdown 5 s
 
 This module is the one place that wires the hive. `build` runs once, when `hive serve`
@@ -34,6 +35,8 @@ from hive import configs
 from hive.actors.bee_actor import BeeActor
 from hive.actors.bee_config import BeePorts
 from hive.actors.chat import ChatActor
+from hive.actors.chat_turns import POLL_SECONDS as CHAT_TURNS_POLL_SECONDS
+from hive.actors.chat_turns import ChatTurnsActor
 from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
@@ -47,6 +50,7 @@ from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
 from hive.actors.verdicts import after_verdict
 from hive.chat.room import Room
+from hive.chat.turns import ChatTurns
 from hive.forge.github.wiring import GitHubForge
 from hive.git.repo import Checkout
 from hive.http import ExportServer, HttpConfig, store_surface
@@ -55,6 +59,7 @@ from hive.rules.connections import pool_size
 from hive.rules.drain import HAND_BACK_SECONDS
 from hive.rules.keys import key_slots
 from hive.rules.modes import AgentKind, ForgeMode, PublishMode
+from hive.rules.spend import Cost
 from hive.runtime import Runtime
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
@@ -87,6 +92,9 @@ CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 FORGE_SHUTDOWN_SECONDS = 5.0  # a poll in hand finishes (its requests are bounded)
 CHAT_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes (its sync waits at most a second)
+# a chat turn in hand is waited for a few seconds (the loop's join), then stopped (the
+# turn-stop rule's lane) and its row let go
+CHAT_TURNS_SHUTDOWN_SECONDS = 15.0
 
 
 def runs_bees(settings: Settings) -> bool:
@@ -126,6 +134,10 @@ def reaper_ports(rt: Runtime) -> ReaperPorts:
     return ReaperPorts(rt.db, rt.checkout.workdir, rt.metrics, rt.names, rt.host.issues)
 
 
+def _usd(cost: Cost | None) -> float | None:
+    return None if cost is None else cost.usd
+
+
 def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list[ChildSpec]:
     bee = ChildSpec(
         "bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=bee_shutdown_seconds(drain)
@@ -133,6 +145,18 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
     specs = [
         ChildSpec("bees", lambda: rt.host.attach(Pool("bees", bee)), kind=ChildKind.SUPERVISOR),
     ]
+    turns = configs.chat_turns(settings)
+    if turns is not None:
+        cost = configs.accounting(settings).cost
+        work = ChatTurns(rt.db, rt.checkout, turns, lambda usage: _usd(cost(usage)))
+        specs.append(
+            ChildSpec(
+                "chat-turns",
+                ChatTurnsActor.start,
+                args=(work, rt.names, rt.url, CHAT_TURNS_POLL_SECONDS),
+                shutdown=CHAT_TURNS_SHUTDOWN_SECONDS,
+            )
+        )
     if settings.is_runner:
         claimer = configs.claimer_config(settings)
         specs.append(

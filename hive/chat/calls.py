@@ -4,9 +4,10 @@ called and whether the chain goes on; hive.chat.answers writes what the store's 
 Each message that calls a bot owes that bot's answer: one row per (bot, message), made
 before anything is sent, so a message read twice (a sync again after a restart) owes
 nothing more. A store bot's answer is written now. A bee's bot refuses with a sentence
-past the spend cap or at zero credit (hive.rules.chat_turn); otherwise it says plainly
-that its answer (a short resumed turn of the issue's conversation) is not built yet, and
-where the issue's transcript is.
+past the spend cap or at zero credit (hive.rules.chat_turn), and asks for an issue when
+none is named; otherwise its row is owed with no body: a process that runs bees claims
+it and answers by a short turn that resumes the issue's conversation (hive.chat.turns).
+The loop never waits for that turn.
 """
 
 from __future__ import annotations
@@ -92,11 +93,12 @@ class Calls:
                 log.info("chat: %s owes an answer to %s (row %d)", name, message.sender, row)
         return owed
 
-    def _bee(self, issue: int | None) -> str:
-        """A bee's bot's answer: the refusal at the spend cap or at zero credit."""
+    def _bee(self, issue: int | None) -> str | None:
+        """A bee's bot's answer now: the refusal at the spend cap or at zero credit, or
+        the question for an issue (None: its turn composes it)."""
         if issue is None:
             return NO_ISSUE
-        return self.refused(issue) or bee_not_built(issue)
+        return self.refused(issue)
 
     def _said(
         self, name: str, answer: Callable[[Db, int | None], answers.Answer], issue: int | None
@@ -107,9 +109,3 @@ class Calls:
         if said.hand_off is not None and said.hand_off in ids and said.hand_off != name:
             return f"{said.text}\n{ids[said.hand_off]} has it from here."
         return said.text
-
-
-def bee_not_built(issue: int) -> str:
-    """A bee's bot's answer until its resumed turn is built (issue 32, not done)."""
-    where = f"#{issue}'s transcript is in `hive logs {issue}` and at /board/issues/{issue}."
-    return f"I cannot answer in the room yet: a bee's resumed turn is not built here. {where}"

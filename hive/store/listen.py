@@ -1,7 +1,8 @@
 """LISTEN for the hive's channels: `hive_orders` (DESIGN 5.2: runners wake on
 LISTEN/NOTIFY and also poll every `HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint),
 `hive_issues` (the Queen's: an issue was added, reopened or edited) and `hive_board`
-(the board's hint that a card or an issue's page changed).
+(the board's hint that a card or an issue's page changed) and `hive_chat` (a bee's answer
+owed in the chat room: the processes that run turns wake).
 
 A process holds one LISTEN connection per database, however many loops listen and on
 whichever channels (the connection budget, `hive.rules.connections`): each `Listener` is a
@@ -32,6 +33,7 @@ from typing import Any, ClassVar, Literal
 import psycopg
 
 from hive.store.board import BOARD_CHANNEL
+from hive.store.chat_turns import CHAT_CHANNEL
 from hive.store.issues import ISSUES_CHANNEL
 from hive.store.sql import q
 
@@ -43,6 +45,7 @@ STATEMENTS: dict[str, tuple[str, str]] = {
     ORDERS_CHANNEL: ("listen_orders", "unlisten_orders"),
     BOARD_CHANNEL: ("listen_board", "unlisten_board"),
     ISSUES_CHANNEL: ("listen_issues", "unlisten_issues"),
+    CHAT_CHANNEL: ("listen_chat", "unlisten_chat"),
 }
 # between two failed reconnects while the server is away
 RECONNECT_PAUSE_SECONDS = 0.2

@@ -8,9 +8,9 @@ ON CONFLICT (cause) DO NOTHING
 RETURNING id;
 
 -- name: chat_waiting
--- The rows ready to send (composed, neither sent nor dropped), with the store's time in epoch seconds.
+-- The rows ready to send (composed, neither sent nor dropped), with the store's time in epoch seconds; a bee's answer waits from when its turn composed it.
 SELECT id, cause, bot, kind, depth, issue, reply_to, thread_root, asked, body,
-    extract(epoch FROM created_at)::float8 AS since,
+    extract(epoch FROM COALESCE(composed_at, created_at))::float8 AS since,
     extract(epoch FROM now())::float8 AS now
 FROM hive.chat_outbox
 WHERE sent_at IS NULL AND dropped_at IS NULL AND body IS NOT NULL
@@ -79,3 +79,60 @@ SELECT * FROM (
 ) AS m
 ORDER BY at
 LIMIT %(limit)s;
+
+-- name: chat_turn_claim
+-- Claim the oldest bee's answer still owed whose turn no process holds (none claimed, or a claim run out), for `hold_seconds`; it counts one more try. With the issue's title (NULL: no such issue) and its order's key.
+UPDATE hive.chat_outbox AS o
+SET turn_by = %(by)s, turn_until = now() + make_interval(secs => %(hold_seconds)s),
+    turn_tries = o.turn_tries + 1
+WHERE o.id = (
+    SELECT id FROM hive.chat_outbox
+    WHERE body IS NULL AND dropped_at IS NULL AND (turn_until IS NULL OR turn_until < now())
+    ORDER BY id
+    LIMIT 1
+    FOR UPDATE SKIP LOCKED
+)
+RETURNING o.id, o.bot, o.issue, o.asked, o.turn_tries AS tries,
+    (SELECT i.title FROM hive.queen_issue AS i WHERE i.number = o.issue) AS title,
+    (SELECT d.key_index FROM hive.queen_dispatch AS d WHERE d.issue = o.issue) AS key_index;
+
+-- name: chat_turn_answer
+-- Write a claimed turn's answer as its row's body, only while this claim (`by`, `tries`) holds it; its id, or no row.
+UPDATE hive.chat_outbox
+SET body = %(body)s, composed_at = now(), turn_until = NULL
+WHERE id = %(row_id)s AND body IS NULL AND dropped_at IS NULL
+    AND turn_by = %(by)s AND turn_tries = %(tries)s
+RETURNING id;
+
+-- name: chat_turn_spend
+-- Add what one turn of a row spent (its tokens and cost; a cost the store does not know adds nothing), whoever holds the row now.
+UPDATE hive.chat_outbox SET
+    turn_key_index = COALESCE(%(key_index)s, turn_key_index),
+    turn_input_tokens = COALESCE(turn_input_tokens, 0) + %(input_tokens)s::bigint,
+    turn_output_tokens = COALESCE(turn_output_tokens, 0) + %(output_tokens)s::bigint,
+    turn_cost_usd = CASE WHEN %(cost_usd)s::double precision IS NULL THEN turn_cost_usd
+        ELSE COALESCE(turn_cost_usd, 0) + %(cost_usd)s::double precision END,
+    turn_ended_at = now()
+WHERE id = %(row_id)s
+RETURNING id;
+
+-- name: chat_turn_let_go
+-- Let go of a claimed turn a stopping process cut (another process claims it at once: the trigger NOTIFYs hive_chat).
+UPDATE hive.chat_outbox SET turn_until = NULL
+WHERE id = %(row_id)s AND body IS NULL AND turn_by = %(by)s AND turn_tries = %(tries)s
+    AND turn_until IS NOT NULL
+RETURNING id;
+
+-- name: chat_turns_let_go_mine
+-- At its start, a process lets go of the turns its earlier life held and never answered (it died with them); how many.
+UPDATE hive.chat_outbox SET turn_until = NULL
+WHERE turn_by = %(by)s AND body IS NULL AND dropped_at IS NULL AND turn_until IS NOT NULL
+RETURNING id;
+
+-- name: listen_chat
+-- Subscribe this connection to hive_chat, the hint that a bee's answer is owed (or was let go).
+LISTEN hive_chat;
+
+-- name: unlisten_chat
+-- Unsubscribe this connection from hive_chat (no loop of the process listens for it any more).
+UNLISTEN hive_chat;

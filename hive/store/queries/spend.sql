@@ -1,5 +1,5 @@
 -- name: spend_by_key_since
--- What attempts that ended at or after a time spent, by key: the orders' current attempts and the archived ones (an attempt ends before it is archived, so archived_at bounds the search); cost NULL counts as unknown.
+-- What attempts that ended at or after a time spent, by key: the orders' current attempts, the archived ones and the chat's turns (an attempt ends before it is archived, so archived_at bounds the search); cost NULL counts as unknown.
 SELECT key_index, count(*) AS attempts,
     COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
     count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
@@ -13,12 +13,15 @@ FROM (
         (snapshot->>'input_tokens')::bigint, (snapshot->>'output_tokens')::bigint
     FROM hive.queen_dispatch_history
     WHERE archived_at >= %(since)s AND (snapshot->>'finished_at')::timestamptz >= %(since)s
+    UNION ALL
+    SELECT turn_key_index, turn_cost_usd, turn_input_tokens, turn_output_tokens
+    FROM hive.chat_outbox WHERE turn_ended_at >= %(since)s
 ) AS ended
 GROUP BY key_index
 ORDER BY key_index NULLS LAST;
 
 -- name: spend_of_issue
--- What every attempt of one issue spent, the current one and the archived ones (an attempt in flight counts once it ends).
+-- What every attempt of one issue spent, the current one, the archived ones and the chat's turns on it (an attempt in flight counts once it ends).
 SELECT count(*) AS attempts,
     COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
     count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
@@ -32,4 +35,7 @@ FROM (
         (snapshot->>'output_tokens')::bigint
     FROM hive.queen_dispatch_history
     WHERE issue = %(issue)s AND snapshot->>'finished_at' IS NOT NULL
+    UNION ALL
+    SELECT turn_cost_usd, turn_input_tokens, turn_output_tokens
+    FROM hive.chat_outbox WHERE issue = %(issue)s AND turn_ended_at IS NOT NULL
 ) AS ended;

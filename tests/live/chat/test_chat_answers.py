@@ -81,23 +81,3 @@ def test_the_card_a_chain_stops_three_bot_messages_after_the_persons(person, bot
     person.wait_for(lambda s: any(m.body == "after the chain" for m in s))
     wait_until(lambda: all(r["sent"] for r in store.rows(db)), "every row sent")
     assert len(store.rows(db)) == 3
-
-
-def test_a_bees_bot_speaks_for_the_issue_its_thread_names_and_says_what_is_not_built(
-    person, bot, chat, db
-):
-    queen, claude = bot("queen", "Queen"), bot("claude", "claude")
-    chat(person, {"queen": queen, "claude": claude})
-    root = person.say("#12 touched src/app.py")
-    asked = person.say(
-        f"{claude.user_id} why did you touch it?",
-        **{"m.relates_to": {"rel_type": "m.thread", "event_id": root}},
-    )
-    seen = person.wait_for(lambda s: bodies(s, claude))
-    (answer,) = [s for s in seen if s.sender == claude.user_id]
-    assert "a bee's resumed turn is not built here" in answer.body
-    assert "`hive logs 12`" in answer.body
-    relates = answer.content["m.relates_to"]
-    assert relates["rel_type"] == "m.thread" and relates["event_id"] == root
-    assert relates["m.in_reply_to"] == {"event_id": asked}
-    assert bodies(seen, queen) == []

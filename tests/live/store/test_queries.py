@@ -171,6 +171,8 @@ SAMPLES = {
     "asked": "@queen why #1?",
     "asked_at": datetime(2026, 1, 1, tzinfo=UTC),
     "row_id": 1,
+    "hold_seconds": 330.0,
+    "tries": 1,
     "room": "#hive:hive.test",
     "next_batch": "s1_2_3",
     "moves_since": datetime(2026, 1, 1, tzinfo=UTC),

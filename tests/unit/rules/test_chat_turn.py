@@ -1,10 +1,20 @@
-"""A bee's bot's turn in the room: refused at the spend cap or at zero credit, and its
-answer the turn's reply cut to a message's bound (hive.rules.chat_turn)."""
+"""A bee's bot's turn in the room: refused at the spend cap or at zero credit, run once
+more after a restart cut it (and said), and its answer the turn's reply cut to a
+message's bound (hive.rules.chat_turn)."""
 
 import pytest
 
+from hive.rules import chat_turn as rule
 from hive.rules.chat import MESSAGE_MAX_CHARS
-from hive.rules.chat_turn import SAID_NOTHING, refusal, reply
+from hive.rules.chat_turn import (
+    AGAIN,
+    NO_ISSUE,
+    SAID_NOTHING,
+    TURN_TRIES_MAX,
+    Step,
+    refusal,
+    reply,
+)
 
 
 @pytest.mark.parametrize(
@@ -56,3 +66,94 @@ def test_the_answer_is_the_turns_reply(text, answer):
 def test_a_long_reply_is_cut_to_the_message_bound():
     said = reply("x" * (MESSAGE_MAX_CHARS + 10))
     assert len(said) == MESSAGE_MAX_CHARS and said.endswith("…")
+
+
+# --- the turn's claim, its brief and its answer ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tries", "refused", "known", "step"),
+    [
+        (1, None, True, Step.RUN),
+        (TURN_TRIES_MAX, None, True, Step.RUN),  # a restart cut the first: once more
+        (TURN_TRIES_MAX + 1, None, True, Step.CUT),  # cut as often as it may be: a sentence
+        (1, "I run no turn for #3: ...", True, Step.REFUSE),  # the cap, asked again
+        (TURN_TRIES_MAX + 1, "no", True, Step.REFUSE),  # the refusal before the cut
+        (1, None, False, Step.UNKNOWN),
+        (TURN_TRIES_MAX + 1, None, False, Step.UNKNOWN),
+    ],
+)
+def test_a_claimed_row_runs_its_turn_once_more_after_a_cut_then_says_so(
+    tries, refused, known, step
+):
+    assert rule.step(tries, refused, known) == step
+
+
+def test_a_row_that_runs_no_turn_gets_its_sentence():
+    assert rule.sentence(Step.REFUSE, 3, 1, "refused") == "refused"
+    assert rule.sentence(Step.UNKNOWN, None, 1, None) == NO_ISSUE
+    assert rule.sentence(Step.UNKNOWN, 3, 1, None) == "I know no issue #3."
+    assert rule.sentence(Step.CUT, 3, 3, None) == (
+        "Restarts of the hive cut my turn on #3 2 times; I run it no more. Ask me again."
+    )
+
+
+def test_a_claim_holds_its_row_past_the_turns_bound():
+    assert rule.claim_seconds(300.0) == 300.0 + rule.CLAIM_SLACK_SECONDS
+
+
+def test_the_brief_carries_the_issue_and_the_question():
+    brief = rule.brief(12, "Fix the import", "  why src/app.py?\n")
+    assert "issue #12 (Fix the import)" in brief
+    assert "\n\nwhy src/app.py?\n\n" in brief
+    assert "nothing you write here is kept" in brief
+
+
+@pytest.mark.parametrize(
+    ("lines", "said"),
+    [
+        (["plain", "output"], "plain\noutput"),  # a command agent: every line
+        (["session x (m)", "assistant: one", "tool Read: {}", "assistant: two"], "one\ntwo"),
+        (["HIVE-USAGE: input=3", "the answer", "HIVE-REFUSAL: quota"], "the answer"),
+        ([], ""),
+    ],
+)
+def test_the_reply_is_the_models_text_or_the_commands_output(lines, said):
+    assert rule.reply_of(lines) == said
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "said"),
+    [
+        ({"outcome": "finished", "lines": ["it was the import"]}, "it was the import"),
+        ({"outcome": "finished", "lines": []}, SAID_NOTHING),
+        (
+            {"outcome": "stopped", "lines": ["x"], "at_bound": True},
+            "My turn on #7 went past its bound and was stopped; ask me a shorter one.",
+        ),
+        (
+            {"outcome": "refused", "lines": [], "refusal": "rate_limit"},
+            "The provider refused my turn on #7 (rate_limit); ask me again later.",
+        ),
+        (
+            {"outcome": "ended badly", "lines": ["half"], "exit_code": 3},
+            "My turn on #7 ended without an answer (ended badly, exit 3).",
+        ),
+        (
+            {"outcome": "ended unexpectedly", "lines": []},
+            "My turn on #7 ended without an answer (ended unexpectedly).",
+        ),
+    ],
+)
+def test_the_answer_says_how_the_turn_ended(kwargs, said):
+    assert rule.answer(7, 1, **kwargs) == said
+
+
+def test_a_second_try_says_a_restart_cut_the_first():
+    assert rule.answer(7, 2, "finished", ["it was the import"]) == f"{AGAIN} it was the import"
+    long = rule.answer(7, 2, "finished", ["x" * MESSAGE_MAX_CHARS])
+    assert long.startswith(AGAIN) and len(long) == MESSAGE_MAX_CHARS
+
+
+def test_a_turn_that_could_not_start_says_why():
+    assert rule.not_started(4, "no such agent") == "My turn on #4 could not start: no such agent"

@@ -1,0 +1,68 @@
+"""A bee's answer in `chat_outbox` while its turn runs (hive.rules.chat_turn): a row
+with no body is claimed by a process that runs turns (`claim`), answered with what the
+turn said (`answer`, fenced on the claim: a claim that ran out and was taken again
+writes nothing), or let go by a stopping process (`let_go`). What each turn spent goes
+on the row (`spend`), whoever holds it: the day's spend (`hive.store.spend`) reads it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from hive.store.db import Db, dicts, one
+
+# the channel a row owed or let go NOTIFYs (migration 0018's trigger), with its id
+CHAT_CHANNEL = "hive_chat"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A claimed row: its id, bot, issue, the person's question, which try this is (1:
+    the first claim; more: a restart cut the turn before), the issue's title (None: no
+    such issue) and the key its order ran on (None: no order, or none)."""
+
+    row_id: int
+    bot: str
+    issue: int | None
+    asked: str
+    tries: int
+    title: str | None = None
+    key_index: int | None = None
+
+
+@dataclass(frozen=True)
+class Spent:
+    """What one turn spent: its key's index, its tokens, its cost (None: unknown)."""
+
+    key_index: int | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float | None = None
+
+
+def claim(db: Db, by: str, hold_seconds: float) -> Claim | None:
+    """The oldest owed turn no process holds, now held by `by` (None: none)."""
+    row = one(db, "chat_turn_claim", {"by": by, "hold_seconds": hold_seconds})
+    return None if row is None else Claim(*row)
+
+
+def answer(db: Db, held: Claim, by: str, body: str) -> bool:
+    """Write the answer; False when this claim no longer holds the row."""
+    params = {"row_id": held.row_id, "by": by, "tries": held.tries, "body": body}
+    return one(db, "chat_turn_answer", params) is not None
+
+
+def spend(db: Db, row_id: int, spent: Spent) -> None:
+    params = {"row_id": row_id, **spent.__dict__}
+    one(db, "chat_turn_spend", params)
+
+
+def let_go(db: Db, held: Claim, by: str) -> bool:
+    """Let go of a turn this process cut; False when the claim no longer held it."""
+    params = {"row_id": held.row_id, "by": by, "tries": held.tries}
+    return one(db, "chat_turn_let_go", params) is not None
+
+
+def let_go_mine(db: Db, by: str) -> int:
+    """Let go of the turns an earlier life of `by` held (at its start): how many."""
+    return len(dicts(db, "chat_turns_let_go_mine", {"by": by}))
