@@ -12,7 +12,7 @@ from hive.actors.bee_config import BeeConfig
 from hive.actors.drain import DrainConfig
 from hive.actors.ending import Accounting
 from hive.actors.jobrunner import JobRunnerConfig
-from hive.actors.queen import QueenConfig
+from hive.actors.queen_config import QueenConfig
 from hive.actors.reaper import ReaperConfig
 from hive.actors.retention import RetentionConfig
 from hive.actors.review_config import ReviewerConfig

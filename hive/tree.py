@@ -41,7 +41,8 @@ from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
-from hive.actors.queen import QueenActor, QueenPorts
+from hive.actors.queen import QueenActor
+from hive.actors.queen_config import QueenPorts
 from hive.actors.reaper import ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
 from hive.actors.reviewer import ReviewerActor, holds_queen_lease

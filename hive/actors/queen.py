@@ -2,7 +2,8 @@
 the order.
 
 `QueenActor` runs one round per tick, and at once when it is told that something
-changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS.
+changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS. What she
+is given (her ports and config) is `hive.actors.queen_config`.
 
 A round does this, in order:
 
@@ -27,27 +28,21 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from psycopg_pool import ConnectionPool
-
 from hive.actors import facts
-from hive.actors.bee_config import BeeConfig, BeePorts, demo_bees
 from hive.actors.credit_gate import credit_facts
 from hive.actors.dispatch import Dispatched, dispatch, new_order
-from hive.actors.host import BeeHost
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES, REAPER, BootReaped, ReapAtBoot
-from hive.actors.work import Standing, WorkRegistry
+from hive.actors.queen_config import QueenConfig, QueenPorts
+from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
-from hive.git.repo import Checkout, refresh_base, resolve
-from hive.metrics import HiveMetrics
-from hive.rules.credits import Terms
+from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.keys import KeySlot
-from hive.rules.leases import QUEEN_LEASE_TTL_SECONDS
 from hive.rules.report import report_lines
 from hive.rules.round import (
     Limits,
@@ -63,12 +58,9 @@ from hive.rules.spend import day_start
 from hive.store import floors, issues, keyrests, leases, orders, reports, spend
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
-from supervisors import Registry
 from supervisors.bounded import Progress, run_bounded
 
 log = logging.getLogger("hive.queen")
-
-ROUND_MAX_SECONDS = 180.0
 
 
 @dataclass(frozen=True)
@@ -80,41 +72,6 @@ class Gathered:
     facts: RoundFacts
     base_sha: str
     notes: dict[int, str]
-
-
-@dataclass(frozen=True)
-class QueenPorts:
-    """What the Queen uses: the store and its LISTEN URL, the checkout (her base), the
-    bee host (local mode), the work registry (her rounds count there; the drain), the
-    metrics, the names she is known by, and what her bees use."""
-
-    db: ConnectionPool[Any]
-    listen_url: str
-    checkout: Checkout
-    host: BeeHost
-    work: WorkRegistry
-    metrics: HiveMetrics
-    names: Registry
-    bees: BeePorts
-
-
-@dataclass(frozen=True)
-class QueenConfig:
-    holder: str
-    tick_seconds: float = 30.0
-    elsewhere: bool = False
-    max_workers: int = 4
-    lanes_per_key: int = 1
-    bee_memory_mb: int = 1024
-    provider: str = "demo"
-    model: str = ""
-    round_max_seconds: float = ROUND_MAX_SECONDS
-    lease_ttl_seconds: float = QUEEN_LEASE_TTL_SECONDS
-    keys: tuple[KeySlot, ...] = ()
-    spend_cap_usd: float = 0.0  # a UTC day's spend that stops new orders (0: no cap)
-    credits: Terms | None = None  # HIVE_CREDITS=on: how turns are sold (None: off)
-    repo_url: str | None = None  # base is refreshed from it before each round
-    bee: BeeConfig = field(default_factory=demo_bees)  # her own bees (local mode)
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ import pytest
 
 from hive import configs
 from hive.actors.messages import CLAIMER, QUEEN, REAPER, BootReaped, OrderEnded, ReapAtBoot
-from hive.actors.queen import Queen, QueenConfig
+from hive.actors.queen import Queen
+from hive.actors.queen_config import QueenConfig
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
