@@ -134,6 +134,7 @@ def jobs_config(settings: Settings) -> JobRunnerConfig:
         poll_seconds=poll,
         claim_seconds=float(settings.job_claim_seconds),
         publish=settings.publish,
+        slots=settings.publish_jobs,
     )
 
 

@@ -9,6 +9,11 @@ runs every `poll_seconds`, and at once when told `JobsReady` (the reviewer accep
 here). Jobs and waits are left to the
 store by the drain: a job stopped mid-step is claimed again once its claim runs out, and
 its done effects are not repeated. `close()` stops the checks running now.
+
+Up to `slots` jobs (HIVE_PUBLISH_JOBS) run at once, each on a thread of its own
+(`hive.jobs.pool`): a pass starts the due ones that fit and returns; a run that ends
+frees its slot and tells JOBS `JobSlotFree`, and the next pass claims at once. A pass's
+line is what the runs ended since the last one did.
 """
 
 from __future__ import annotations
@@ -18,12 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hive.actors.loop import LoopActor
-from hive.actors.messages import JOBS, JOBS_WAKES
+from hive.actors.messages import JOBS, JOBS_WAKES, JobSlotFree
 from hive.git.repo import Checkout
 from hive.jobs import engine
 from hive.jobs.forge_steps import ForgeSteps
+from hive.jobs.pool import JobPool
 from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
+from hive.rules.job_slots import PUBLISH_JOBS_DEFAULT
 from hive.rules.jobs import LOST_JOB_SECONDS, JobKind, Step
 from hive.rules.modes import PublishMode
 from hive.rules.waits import CLAIM_TTL_SECONDS, SCHEDULER_POLL_SECONDS
@@ -43,6 +50,7 @@ class JobRunnerConfig:
     claim_seconds: float = float(CLAIM_TTL_SECONDS)
     # HIVE_PUBLISH: off leaves accepted work for export, no job
     publish: PublishMode = PublishMode.OFF
+    slots: int = PUBLISH_JOBS_DEFAULT  # HIVE_PUBLISH_JOBS: jobs run side by side
 
 
 @dataclass(frozen=True)
@@ -62,10 +70,26 @@ class JobPass:
 
 
 class JobRunner:
-    def __init__(self, db: Db, config: JobRunnerConfig, publisher: Publisher) -> None:
+    """`on_free` is called from a job's thread as its run ends (see the module)."""
+
+    def __init__(
+        self,
+        db: Db,
+        config: JobRunnerConfig,
+        publisher: Publisher,
+        on_free: Callable[[], None] = lambda: None,
+    ) -> None:
         self.db = db
         self.config = config
         self.publisher = publisher
+        self.pool = JobPool(
+            db,
+            config.holder,
+            publisher.handlers(),
+            slots=config.slots,
+            ttl_seconds=config.claim_seconds,
+            on_free=on_free,
+        )
 
     def run_once(self) -> JobPass:
         db = self.db
@@ -76,12 +100,12 @@ class JobRunner:
                     db, JobKind.PUBLISH, issue, Step.CHECKS, attempt=attempt, detail=LOST_JOB
                 )
                 log.warning("%s", LOST_JOB, extra={"issue": issue})
-        ran = engine.run_once(
-            db, self.config.holder, self.publisher.handlers(), ttl_seconds=self.config.claim_seconds
-        )
-        return JobPass(len(expired), ran)
+        self.pool.start_due()
+        return JobPass(len(expired), self.pool.take())
 
     def close(self) -> None:
+        """Start no more jobs and stop the checks running now (safe twice)."""
+        self.pool.close()
         self.publisher.close()
 
 
@@ -102,9 +126,14 @@ class JobRunnerActor(LoopActor):
         publisher = Publisher(db, checkout, metrics, publish, on_merged, forge)
         super().__init__(
             "jobs",
-            JobRunner(db, config, publisher),
+            JobRunner(db, config, publisher, lambda: _tell_free(names)),
             config.poll_seconds,
             registry=names,
             known_as=JOBS,
             wakes_on=JOBS_WAKES,
         )
+
+
+def _tell_free(names: Registry) -> None:
+    """A job's slot is free: the runner claims the next due job now, not at its poll."""
+    names.tell(JOBS, JobSlotFree())

@@ -20,6 +20,7 @@ a hint that something happened, never the only record of it: the store is.
     OrderEnded     (as above)                                  REVIEWER: reviews at once
     JobsReady      the reviewer, once it accepted work         JOBS: runs jobs at once
                    (and the GitHub webhook, once it woke a job)
+    JobSlotFree    a job's run, once it ended (`hive.jobs.pool`)   JOBS: claims the next
     IssuesChanged  (as above)                                  FORGE: its watch looks now
 
 A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag: the work
@@ -106,9 +107,14 @@ class JobsReady:
     """A job was created or woken in this process: the job runner need not wait its poll."""
 
 
+@dataclass(frozen=True)
+class JobSlotFree:
+    """A job's run in this process ended: a slot is free for the next due job."""
+
+
 QUEEN_WAKES = (OrderEnded, OrdersReaped, TreeStarted, IssuesChanged, BootReaped)
 REAPER_WAKES = (ReapAtBoot,)
 REVIEWER_WAKES = (OrderEnded, TreeStarted)
-JOBS_WAKES = (JobsReady, TreeStarted)
+JOBS_WAKES = (JobsReady, JobSlotFree, TreeStarted)
 FORGE_WAKES = (TreeStarted, IssuesChanged)
 CLAIMER_WAKES = (SlotFree, DrainBegan)

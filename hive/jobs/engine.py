@@ -165,7 +165,7 @@ def run_once(
     claimed = jobs.claim(db, holder, kind=kind, batch=batch, ttl_seconds=ttl_seconds)
     total = RunResult(claimed=len(claimed))
     for job in claimed:
-        total += _run_job(db, job, handlers, advance, ends, ttl_seconds)
+        total += run_claimed(db, job, handlers, advance, ends, ttl_seconds)
     return total
 
 
@@ -173,17 +173,19 @@ def _name(job: Job) -> str:
     return f"job {job.id} ({job.kind}, issue {job.issue})"
 
 
-def _run_job(
+def run_claimed(
     db: Db,
     job: Job,
     handlers: Mapping[str, Handler],
-    advance: Callable[[str, str], str | None],
-    ends: Callable[[str], bool],
-    ttl_seconds: float,
+    advance: Callable[[str, str], str | None] = next_step,
+    ends: Callable[[str], bool] = ends_job,
+    ttl_seconds: float = CLAIM_TTL_SECONDS,
 ) -> RunResult:
+    """Run the claimed `job` as far as it goes (see the module), in this thread. A store
+    error outside a handler raises; the job is claimed again once its claim runs out."""
     steps = 0
-    # the jobs of a batch run one after another: a job's claim is renewed as its turn
-    # comes, so a batch behind a long step is not run under claims that ran out
+    # a job's claim is renewed as its run starts: one that waited behind others (a batch
+    # run one after another) is not run under a claim that ran out
     renewed = jobs.renew(db, job, ttl_seconds=ttl_seconds)
     if renewed is None:
         log.warning("%s: claim lost before its turn in the batch", _name(job))

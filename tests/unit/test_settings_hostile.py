@@ -284,3 +284,13 @@ def test_no_parser_raises_anything_but_a_settings_error(name: str, value: str) -
         assert len(err.problems) == 1 and err.problems[0].startswith(PREFIX + name)
     else:
         assert got == Settings.from_env({PREFIX + name: value})
+
+
+def test_publish_jobs_takes_1_to_32_and_says_so_for_anything_else() -> None:
+    assert Settings.from_env({}).publish_jobs == 4
+    assert Settings.from_env({"HIVE_PUBLISH_JOBS": "1"}).publish_jobs == 1
+    assert Settings.from_env({"HIVE_PUBLISH_JOBS": "32"}).publish_jobs == 32
+    for bad in ("0", "33", "-1", "two", "2.5"):
+        line = one_problem("HIVE_PUBLISH_JOBS", bad)
+        assert f"HIVE_PUBLISH_JOBS={bad!r}" in line or f"HIVE_PUBLISH_JOBS={bad}" in line
+        assert "a whole number from 1 to 32" in line, line

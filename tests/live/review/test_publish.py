@@ -379,7 +379,9 @@ def test_accepted_work_whose_job_was_lost_gets_it_from_the_next_pass(
     with psycopg.connect(hive_db_url, autocommit=True) as conn:
         conn.execute("UPDATE hive.queen_dispatch SET reviewed_at = now() - interval '1 minute'")
     assert not off.run_once()  # HIVE_PUBLISH=off: accepted work is left for export
-    assert runner.run_once().ran.finished == 1
+    started = runner.run_once().ran  # the job is made and started on its own thread
+    assert runner.pool.wait_idle(60)
+    assert (started + runner.run_once().ran).finished == 1
     assert git("show", "main:docs/k.md", cwd=hive_repo) == "k"
     assert _one(hive_db_url, "SELECT count(*) FROM hive.queen_job WHERE issue = 11") == 1
     assert not runner.run_once()  # its job is done: none made again

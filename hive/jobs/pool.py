@@ -1,0 +1,151 @@
+"""Jobs side by side: a job runner's slots (HIVE_PUBLISH_JOBS for publish jobs).
+
+`JobPool.start_due()` claims as many due jobs as it has free slots
+(`hive.rules.job_slots.claim_batch`; the store hands them oldest due first) and runs each
+on a thread of its own (`engine.run_claimed`), so a job whose check hangs, or whose forge
+makes it wait, holds no other. When a job's run ends (it ended, parked, lost its claim,
+or a step raised) its slot is free and `on_free()` is called: the job runner is told, and
+claims the next due job at once. `take()` is what the runs ended since the last take did.
+
+What must stay one at a time is kept so by what it is done with, not by the pool: a
+job's claim (its epoch) fences it from every other thread and process; a push into the
+base is a compare-and-swap (two pushes never lose one another; the loser merges again and
+its checks run on the new merge); each step opens its own `Repo` on the clone
+(`own_repo`), and writers of one ref wait for each other's lock; the GitHub client holds
+every request of the process through a rate limit's pause.
+
+`close()` starts nothing more (safe twice). The runs in hand go on, on daemon threads,
+until their step ends or the publisher's close stops their checks; what they leave is
+claimed again once its claim runs out, and its done effects are not repeated.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Mapping
+
+from hive.jobs.engine import Handler, RunResult, run_claimed
+from hive.rules.job_slots import claim_batch
+from hive.rules.jobs import JobKind, ends_job, next_step
+from hive.rules.waits import CLAIM_TTL_SECONDS
+from hive.store import jobs
+from hive.store.db import Db
+from hive.store.jobs import Job
+
+log = logging.getLogger("hive.jobs")
+
+
+class JobPool:
+    """Runs claimed jobs of one `kind` on up to `slots` threads at once (see the module)."""
+
+    def __init__(
+        self,
+        db: Db,
+        holder: str,
+        handlers: Mapping[str, Handler],
+        *,
+        slots: int,
+        ttl_seconds: float = CLAIM_TTL_SECONDS,
+        kind: str = JobKind.PUBLISH,
+        on_free: Callable[[], None] = lambda: None,
+        advance: Callable[[str, str], str | None] = next_step,
+        ends: Callable[[str], bool] = ends_job,
+    ) -> None:
+        if slots < 1:
+            raise ValueError(f"a job pool needs at least one slot, not {slots}")
+        self.db = db
+        self.holder = holder
+        self.handlers = handlers
+        self.slots = slots
+        self.ttl_seconds = ttl_seconds
+        self.kind = kind
+        self.on_free = on_free
+        self.advance = advance
+        self.ends = ends
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._running: dict[int, threading.Thread] = {}
+        self._ended = RunResult()
+        self._closed = False
+
+    def start_due(self) -> int:
+        """Claim up to the free slots' worth of due jobs and start each on its thread; how
+        many started. A store error of the claim raises (nothing was claimed)."""
+        with self._lock:
+            if self._closed:
+                return 0
+            batch = claim_batch(self.slots, len(self._running))
+        if batch == 0:
+            return 0
+        started = 0
+        for job in self._claim(batch):
+            thread = threading.Thread(
+                target=self._run, args=(job,), name=f"hive-job-{job.id}", daemon=True
+            )
+            with self._lock:
+                closed = self._closed
+                if not closed:
+                    self._running[job.id] = thread
+                    self._ended += RunResult(claimed=1)
+            if closed:
+                self._give_back(job)
+                continue
+            thread.start()
+            started += 1
+        return started
+
+    def take(self) -> RunResult:
+        """What the runs that ended since the last take did (and the jobs claimed)."""
+        with self._lock:
+            ended, self._ended = self._ended, RunResult()
+        return ended
+
+    def running(self) -> int:
+        with self._lock:
+            return len(self._running)
+
+    def wait_idle(self, timeout_seconds: float) -> bool:
+        """Whether every run in hand ended within `timeout_seconds` (for tests and tools)."""
+        with self._changed:
+            return self._changed.wait_for(lambda: not self._running, timeout_seconds)
+
+    def close(self) -> None:
+        """Start no more runs; the ones in hand go on (see the module). Safe twice."""
+        with self._lock:
+            self._closed = True
+
+    def _claim(self, batch: int) -> list[Job]:
+        return jobs.claim(
+            self.db, self.holder, kind=self.kind, batch=batch, ttl_seconds=self.ttl_seconds
+        )
+
+    def _run(self, job: Job) -> None:
+        try:
+            result = run_claimed(
+                self.db, job, self.handlers, self.advance, self.ends, self.ttl_seconds
+            )
+        except Exception as err:  # the store away mid-run: claimed again later
+            log.warning(
+                "job %s (issue %s): its run stopped: %s: %s; claimed again once its claim runs out",
+                job.id,
+                job.issue,
+                type(err).__name__,
+                err,
+            )
+            result = RunResult(errors=1)
+        with self._changed:
+            del self._running[job.id]
+            self._ended += result
+            self._changed.notify_all()
+        try:
+            self.on_free()
+        except Exception as err:  # a tell to an actor that is gone: the poll claims
+            log.debug("job %s: telling of its free slot failed: %s", job.id, err)
+
+    def _give_back(self, job: Job) -> None:
+        """A job claimed as the pool closed: given back to the store, due at once."""
+        try:
+            jobs.release(self.db, job)
+        except Exception as err:  # its claim runs out instead
+            log.warning("job %s: not given back (%s); claimed again later", job.id, err)

@@ -1,0 +1,91 @@
+"""Publish jobs side by side on a real PostgreSQL and real git: a job whose check hangs
+holds no other job's merge (issue 27: one job runner running the jobs one after another
+held every accepted issue behind a check of 50-60 s, and a 60-issue GitHub chaos run
+broke the state-bound invariant)."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from hive.actors.jobrunner import JobRunner, JobRunnerConfig
+from hive.jobs.publish import PublishConfig, Publisher
+from hive.metrics import HiveMetrics
+from hive.rules.jobs import JobKind, JobState, Step
+from hive.store import jobs
+from hive.testing import git
+from tests.live.review.conftest import Finished
+
+pytestmark = pytest.mark.live
+
+# the other job's whole publish, on a loaded machine; the hung check runs far longer
+OTHER_MERGED_WITHIN_SECONDS = 120.0
+HANGS = "if [ -f docs/hang.md ]; then sleep 900; fi"
+
+
+def _accept(hive_db_url: str, *issues: int) -> None:
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE hive.queen_dispatch SET review_state = 'accept', reviewed_at = now()"
+            " WHERE issue = ANY(%s)",
+            (list(issues),),
+        )
+
+
+def _until(done: Callable[[], bool], seconds: float) -> bool:
+    """Whether `done()` came true within `seconds`, looking at the store every 0.1 s."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    queen_checkout: Any,
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(1, {"docs/hang.md": "slow\n"}, ["x"])
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 1, 2)
+    slow = jobs.create(db, JobKind.PUBLISH, 1, Step.CHECKS, attempt=1).job  # due first
+    quick = jobs.create(db, JobKind.PUBLISH, 2, Step.CHECKS, attempt=1).job
+    config = PublishConfig(
+        repo_url=str(hive_repo), checks=(("ci", HANGS),), checks_timeout_seconds=1800
+    )
+    publisher = Publisher(db, queen_checkout, HiveMetrics(), config)
+    runner = JobRunner(db, JobRunnerConfig("test-queen", publish="push"), publisher)
+    passing = threading.Thread(target=runner.run_once, daemon=True)
+    passing.start()
+    try:
+
+        def merged() -> bool:
+            job = jobs.get(db, quick.id)
+            return job is not None and job.step == Step.DONE
+
+        assert _until(merged, OTHER_MERGED_WITHIN_SECONDS), "the hung check held the other job"
+        assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
+        held = jobs.get(db, slow.id)
+        assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "test-queen")
+    finally:
+        runner.close()  # the drain: the hung check is stopped, its job left to the store
+        passing.join(30)
+    assert runner.pool.wait_idle(30)
+    left = jobs.get(db, slow.id)
+    assert left is not None and (left.state, left.step) == (JobState.READY, Step.CHECKS)
+    assert "docs/hang.md" not in git("ls-tree", "-r", "--name-only", "main", cwd=hive_repo)
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim runs out
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+    runner.run_once()  # a pass after the close starts nothing: the job is another Queen's
+    again = jobs.get(db, slow.id)
+    assert again is not None and again.epoch == left.epoch
