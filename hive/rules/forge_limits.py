@@ -106,6 +106,13 @@ def wait_after(
     return Wait(why, min(seconds, MAX_PAUSE_SECONDS), give_up=tries >= MAX_TRIES)
 
 
+def holds_every_request(why: Pause) -> bool:
+    """Whether a pause holds every request of the client, not only the one that met it: a
+    rate limit is the token's (GitHub counts all its requests, and sending more while
+    it lasts prolongs it), a server error is that request's own."""
+    return why in (Pause.PRIMARY, Pause.SECONDARY)
+
+
 def pace_seconds(headers: Mapping[str, str], *, now_epoch: float) -> float:
     """How long to hold the next request after a successful response: 0 while plenty is
     left; when fewer than LOW_REMAINING remain, the time to the reset spread over what is

@@ -27,6 +27,7 @@ from hive.errors import HiveError
 from hive.metrics import GitHubMetrics
 from hive.rules.forge_limits import (
     header,
+    holds_every_request,
     missing_permission,
     next_link,
     pace_seconds,
@@ -143,6 +144,9 @@ class GitHubClient:
                 return Response(status, headers, data)
             message = _message(data)
             wait = wait_after(status, headers, message, now_epoch=self._clock(), tries=tries)
+            if wait is not None and holds_every_request(wait.why):
+                # the publish jobs' threads, the poll and the webhooks share one token
+                self._hold(wait.seconds)
             if wait is None or wait.give_up:
                 lacking = missing_permission(status, headers, message)
                 if lacking is not None:

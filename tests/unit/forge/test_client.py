@@ -264,3 +264,38 @@ def test_the_forge_built_from_the_settings_counts_on_the_process_s_metrics(githu
     bare = GitHubForge.from_settings(settings, None, checkout)  # no metrics: counts nothing
     bare.repo.info()
     assert counted(metrics) == {("GET", "2xx"): 1}
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "message", "other_held"),
+    [
+        (403, {"retry-after": "30"}, "You have exceeded a secondary rate limit", [30.0]),
+        (429, {"retry-after": "30"}, "You have exceeded a secondary rate limit", [30.0]),
+        (502, {}, "Bad Gateway", []),  # GitHub's trouble with that request alone
+    ],
+)
+def test_a_rate_limit_met_by_one_request_holds_the_clients_other_requests(
+    github, status, headers, message, other_held
+):
+    """Publish jobs run side by side (issue 27): a rate limit one job's request met holds
+    the others' requests too (they kept sending while it lasted, and GitHub prolongs a
+    secondary limit for every request sent into it)."""
+    clock = Clock()
+    others: list[float] = []
+    meanwhile: list[bool] = []
+
+    def sleep(seconds: float) -> None:
+        if meanwhile:  # the other request's own wait
+            others.append(seconds)
+            clock.now += seconds
+            return
+        meanwhile.append(True)
+        repo.info()  # another thread's request, sent while the first one waits
+        clock.now += seconds
+
+    repo = Repository(
+        GitHubClient(github.api_url, TOKEN, sleep=sleep, clock=clock), github.full_name
+    )
+    github.fail_next(status, headers, message)
+    assert repo.info()["full_name"] == github.full_name
+    assert meanwhile == [True] and others == other_held

@@ -11,6 +11,7 @@ from hive.rules.forge_limits import (
     SECONDARY_FIRST_SECONDS,
     SERVER_FIRST_SECONDS,
     Pause,
+    holds_every_request,
     missing_permission,
     next_link,
     pace_seconds,
@@ -117,3 +118,18 @@ def test_the_next_link_is_found_among_the_others():
     assert next_link(last) is None
     assert next_link(None) is None
     assert next_link("garbage") is None
+
+
+@pytest.mark.parametrize(
+    ("why", "holds"),
+    [
+        (Pause.PRIMARY, True),
+        (Pause.SECONDARY, True),
+        (Pause.SERVER, False),
+        (Pause.NONE, False),
+    ],
+)
+def test_a_rate_limit_holds_every_request_of_the_token_and_a_server_error_only_its_own(
+    why: Pause, holds: bool
+) -> None:
+    assert holds_every_request(why) is holds
