@@ -43,6 +43,7 @@ from pathlib import Path
 import hive
 import supervisors
 from hive.agents import sandbox_exec
+from hive.rules.modes import NetworkMode, SandboxMode
 
 EXEC_SCRIPT = Path(sandbox_exec.__file__).resolve()
 # the launcher, from its compiled module (a script by path is compiled at every start)
@@ -77,12 +78,8 @@ PROC_FILES = [
 DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty")
 
 
-class Mode(StrEnum):
-    """HIVE_AGENT_SANDBOX."""
-
-    AUTO = "auto"
-    ON = "on"
-    OFF = "off"
+Mode = SandboxMode  # HIVE_AGENT_SANDBOX (the settings' enum)
+Network = NetworkMode  # HIVE_AGENT_NETWORK (the settings' enum)
 
 
 class Kind(StrEnum):
@@ -91,13 +88,6 @@ class Kind(StrEnum):
     BWRAP_SECCOMP = "bwrap+seccomp"
     LANDLOCK = "landlock"
     OFF = "off"
-
-
-class Network(StrEnum):
-    """HIVE_AGENT_NETWORK."""
-
-    OPEN = "open"
-    ALLOW = "allow"
 
 
 @dataclass(frozen=True)

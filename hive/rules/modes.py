@@ -31,6 +31,28 @@ class ChatMode(StrEnum):
     MATRIX = "matrix"
 
 
+class Role(StrEnum):
+    """HIVE_ROLE's words: what a process does (one or both)."""
+
+    QUEEN = "queen"
+    RUNNER = "runner"
+
+
+class SandboxMode(StrEnum):
+    """HIVE_AGENT_SANDBOX: whether a turn runs confined."""
+
+    AUTO = "auto"
+    ON = "on"
+    OFF = "off"
+
+
+class NetworkMode(StrEnum):
+    """HIVE_AGENT_NETWORK: what a confined turn may reach."""
+
+    OPEN = "open"
+    ALLOW = "allow"
+
+
 class AgentKind(StrEnum):
     """The built-in agents an agent setting names (besides `command:<program>`); OFF
     turns an optional agent (the shaper) off."""

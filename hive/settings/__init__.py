@@ -21,7 +21,7 @@ from typing import Any
 from hive.rules.chat import GAP_SECONDS_DEFAULT, ROOM_PER_MINUTE_DEFAULT
 from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
 from hive.rules.job_slots import PUBLISH_JOBS_DEFAULT, PUBLISH_JOBS_MAX
-from hive.rules.modes import ChatMode, ForgeMode, PublishMode
+from hive.rules.modes import ChatMode, ForgeMode, NetworkMode, PublishMode, Role, SandboxMode
 from hive.rules.pull_waits import PARK_MINUTES_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_DEFAULT_SECONDS, STORE_WAIT_MAX_SECONDS
@@ -32,11 +32,8 @@ from hive.settings.links import is_service_link
 __all__ = ["KNOWN", "PREFIX", "Settings", "SettingsError", "is_service_link"]
 
 PREFIX = "HIVE_"
-ROLES = ("queen", "runner")
 LOG_FORMATS = ("text", "json")
 LOG_LEVELS = ("debug", "info", "warning", "error")
-SANDBOX_MODES = ("auto", "on", "off")
-NETWORK_MODES = ("open", "allow")
 _KEY_RE = re.compile(r"HIVE_WORKER_KEY(?:_([1-9][0-9]*))?")
 _CHECK_RE = re.compile(r"HIVE_CHECK_([A-Z0-9][A-Z0-9_]*)")
 _NAME_RE = re.compile(r"[A-Za-z0-9_]+")
@@ -66,7 +63,7 @@ class Settings:
     # LISTEN's own URL (None: HIVE_DATABASE_URL): a direct one when that one is PgBouncer's
     listen_url: str | None = field(default=None, repr=False)
     pgdata: Path = Path(".hive/pg")
-    roles: frozenset[str] = frozenset(ROLES)
+    roles: frozenset[Role] = frozenset(Role)
     repo_url: str | None = None
     base_ref: str = "main"
     workdir: Path = Path(".hive/work")
@@ -91,11 +88,11 @@ class Settings:
     agent_user: str = ""
     # every turn's sandbox: auto (the strongest that works), on (refuse to start
     # without one) or off
-    agent_sandbox: str = "auto"
+    agent_sandbox: SandboxMode = SandboxMode.AUTO
     # read-only paths a sandboxed turn also sees (a toolchain under /opt, a cache)
     agent_sandbox_paths: tuple[str, ...] = ()
     # open, or allow: a turn reaches only agent_allow_hosts, through the runner's proxy
-    agent_network: str = "open"
+    agent_network: NetworkMode = NetworkMode.OPEN
     agent_allow_hosts: tuple[str, ...] = ()
     # credentials are never printed: a repr of the settings (a traceback, a debug line)
     # would otherwise carry them
@@ -172,11 +169,11 @@ class Settings:
 
     @property
     def is_queen(self) -> bool:
-        return "queen" in self.roles
+        return Role.QUEEN in self.roles
 
     @property
     def is_runner(self) -> bool:
-        return "runner" in self.roles
+        return Role.RUNNER in self.roles
 
     @property
     def http_host(self) -> str:
@@ -201,12 +198,15 @@ class Settings:
             found["runner_name"] = f"{socket.gethostname()}:{os.getpid()}"
         reader.problems += github.problems(found)
         reader.problems += chat.problems(found)
-        if found["agent_network"] == "allow" and not found["agent_allow_hosts"]:
+        if found["agent_network"] == NetworkMode.ALLOW and not found["agent_allow_hosts"]:
             reader.problems.append(
                 "HIVE_AGENT_NETWORK=allow needs HIVE_AGENT_ALLOW_HOSTS: the host:port pairs "
                 "a turn may reach (api.anthropic.com:443, say)"
             )
-        if found["agent_network"] == "allow" and found["agent_sandbox"] == "off":
+        if (
+            found["agent_network"] == NetworkMode.ALLOW
+            and found["agent_sandbox"] == SandboxMode.OFF
+        ):
             reader.problems.append(
                 "HIVE_AGENT_NETWORK=allow needs a sandbox: HIVE_AGENT_SANDBOX is off"
             )
@@ -222,7 +222,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "DATABASE_URL": ("database_url", values.database_url),
     "LISTEN_URL": ("listen_url", values.database_url),
     "PGDATA": ("pgdata", values.directory),
-    "ROLE": ("roles", values.roles(ROLES)),
+    "ROLE": ("roles", values.roles(Role)),
     "REPO_URL": ("repo_url", values.optional_text),
     "BASE_REF": ("base_ref", values.base_ref),
     "WORKDIR": ("workdir", values.directory),
@@ -243,9 +243,9 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "AGENT_BIN": ("agent_bin", values.line(values.PATH_MAX_BYTES)),
     "AGENT_PASS_ENV": ("agent_pass_env", values.pass_env),
     "AGENT_USER": ("agent_user", values.user),
-    "AGENT_SANDBOX": ("agent_sandbox", values.choice(SANDBOX_MODES)),
+    "AGENT_SANDBOX": ("agent_sandbox", values.mode(SandboxMode)),
     "AGENT_SANDBOX_PATHS": ("agent_sandbox_paths", values.absolute_paths),
-    "AGENT_NETWORK": ("agent_network", values.choice(NETWORK_MODES)),
+    "AGENT_NETWORK": ("agent_network", values.mode(NetworkMode)),
     "AGENT_ALLOW_HOSTS": ("agent_allow_hosts", values.host_ports),
     "WORKER_PROVIDER": ("worker_provider", values.provider),
     "WORKER_MODEL": ("worker_model", values.line()),

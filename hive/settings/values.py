@@ -135,12 +135,15 @@ def mode(kind: type[StrEnum]) -> Parser:
     return parse
 
 
-def roles(names: tuple[str, ...]) -> Parser:
-    def parse(raw: str) -> frozenset[str]:
+def roles(kind: type[StrEnum]) -> Parser:
+    """A parser of a comma-separated set of `kind`'s values, answering the members."""
+    names = tuple(member.value for member in kind)
+
+    def parse(raw: str) -> frozenset[StrEnum]:
         parts = [p.strip(_SPACES).lower() for p in raw.split(",") if p.strip(_SPACES)]
         if not parts or any(p not in names for p in parts):
             raise ValueError(", ".join(names) + ", or " + ",".join(names))
-        return frozenset(parts)
+        return frozenset(kind(p) for p in parts)
 
     return parse
 
