@@ -76,10 +76,11 @@ class JobPool:
             if self._closed:
                 return 0
             batch = claim_batch(self.slots, len(self._running))
+            running = list(self._running)
         if batch == 0:
             return 0
         started = 0
-        for job in self._claim(batch):
+        for job in self._claim(batch, running):
             thread = threading.Thread(
                 target=self._run, args=(job,), name=f"hive-job-{job.id}", daemon=True
             )
@@ -115,9 +116,16 @@ class JobPool:
         with self._lock:
             self._closed = True
 
-    def _claim(self, batch: int) -> list[Job]:
+    def _claim(self, batch: int, running: list[int]) -> list[Job]:
+        # a job running here whose step outlasted its claim is not claimed again here:
+        # its step goes on, and its next fenced write lands while no other Queen took it
         return jobs.claim(
-            self.db, self.holder, kind=self.kind, batch=batch, ttl_seconds=self.ttl_seconds
+            self.db,
+            self.holder,
+            kind=self.kind,
+            batch=batch,
+            ttl_seconds=self.ttl_seconds,
+            running=running,
         )
 
     def _run(self, job: Job) -> None:

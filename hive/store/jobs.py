@@ -11,7 +11,7 @@ and a process stopped after never does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -107,10 +107,19 @@ def claim(
     kind: str,
     batch: int = CLAIM_BATCH,
     ttl_seconds: float = CLAIM_TTL_SECONDS,
+    running: Collection[int] = (),
 ) -> list[Job]:
     """Claim up to `batch` ready jobs of `kind` that are due (never claimed, or their claim
-    ran out), skipping rows another claim holds locked. Each comes back at its new epoch."""
-    params = {"holder": holder, "kind": kind, "batch": batch, "ttl_seconds": ttl_seconds}
+    ran out), skipping rows another claim holds locked and the jobs the claimant is
+    `running` still (a step that outlasted its claim goes on; a claim of its own job
+    would run it twice). Each comes back at its new epoch."""
+    params = {
+        "holder": holder,
+        "kind": kind,
+        "batch": batch,
+        "ttl_seconds": ttl_seconds,
+        "running_jobs": list(running),
+    }
     return [_job(row) for row in dicts(db, "claim_jobs", params)]
 
 

@@ -18,7 +18,7 @@ WHERE j.kind = %(kind)s AND j.issue = %(issue)s::integer AND j.state IN ('ready'
   AND NOT EXISTS (SELECT 1 FROM ins);
 
 -- name: claim_jobs
--- Claim up to `batch` ready, due jobs of a kind (SKIP LOCKED), the longest due first (rules.job_slots.due_since): each claim bumps the epoch and moves the claim's due time `ttl_seconds` ahead.
+-- Claim up to `batch` ready, due jobs of a kind (SKIP LOCKED), the longest due first (rules.job_slots.due_since), none of those the claimant is `running`: each claim bumps the epoch and moves the claim's due time `ttl_seconds` ahead.
 UPDATE hive.queen_job AS j
 SET epoch = j.epoch + 1, claimed_by = %(holder)s,
     claim_due_at = now() + make_interval(secs => %(ttl_seconds)s::float8), updated_at = now()
@@ -26,6 +26,7 @@ WHERE j.state = 'ready' AND j.id = ANY (ARRAY(
     SELECT c.id FROM hive.queen_job AS c
     WHERE c.state = 'ready' AND c.kind = %(kind)s
       AND (c.claim_due_at IS NULL OR c.claim_due_at <= now())
+      AND c.id <> ALL (%(running_jobs)s::bigint[])
     ORDER BY COALESCE(c.claim_due_at, c.updated_at), c.id
     LIMIT %(batch)s
     FOR UPDATE SKIP LOCKED

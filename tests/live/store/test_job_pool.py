@@ -122,6 +122,28 @@ def test_a_fresh_job_does_not_starve_one_whose_claim_ran_out(db: Any, hive_db_ur
     assert first.id == stuck.id
 
 
+def test_a_job_whose_step_outlasts_its_claim_is_not_claimed_again_by_its_own_pool(
+    db: Any, hive_db_url: str
+) -> None:
+    """A step longer than its claim (a forge's answers held past the client's timeout,
+    a rate limit waited out) is not run a second time beside itself: the pool claimed it
+    again once its claim ran out, and two threads ran one job's step at once."""
+    job = jobs.create(db, PUBLISH, 1, Step.CHECKS).job
+    held = Held()
+    pool = JobPool(db, "q", held.handlers(), slots=2)
+    assert pool.start_due() == 1
+    held.wait_started(1)
+    with psycopg.connect(hive_db_url, autocommit=True) as conn:  # its claim runs out
+        conn.execute("UPDATE hive.queen_job SET claim_due_at = now() - interval '1 s'")
+    assert pool.start_due() == 0
+    held.let_go(job.id)
+    assert pool.wait_idle(WAIT_SECONDS)
+    assert held.started == [job.id] and held.most == 1
+    ended = jobs.get(db, job.id)
+    assert ended is not None and ended.step == Step.SENT_BACK  # its write landed
+    assert pool.take() == RunResult(claimed=1, steps=1, finished=1)
+
+
 def test_a_run_that_fails_outside_its_steps_frees_its_slot(db: Any) -> None:
     job = jobs.create(db, PUBLISH, 1, Step.CHECKS).job
 
@@ -160,8 +182,8 @@ def test_jobs_claimed_as_the_pool_closes_are_given_back_due_at_once(db: Any) -> 
     made = [jobs.create(db, PUBLISH, n, Step.CHECKS).job.id for n in (1, 2)]
 
     class ClosedMeanwhile(JobPool):
-        def _claim(self, batch: int) -> list[jobs.Job]:
-            claimed = super()._claim(batch)
+        def _claim(self, batch: int, running: list[int]) -> list[jobs.Job]:
+            claimed = super()._claim(batch, running)
             self.close()  # the drain began while the claim was on its way
             return claimed
 

@@ -58,6 +58,7 @@ SAMPLES = {
     "state": "open",
     "slots": 1,
     "running": 0,
+    "running_jobs": [],
     "draining": False,
     "holder": "h",
     "ttl_seconds": 180.0,
