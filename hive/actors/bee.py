@@ -37,7 +37,7 @@ from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
 from hive.actors.start import Started, cut_and_start
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
-from hive.git.worktrees import remove_worktree, worktree_path
+from hive.git.worktrees import park_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
 from hive.store import conversations, orders
@@ -336,7 +336,8 @@ class Bee:
 
     def _remove_worktree(self, worktree: Path) -> None:
         """A runner's worktree goes once its turn is over: the work is in the store, and
-        a next attempt here starts from the stored bundle, not from stale files. The
+        a next attempt here starts from the stored bundle, not from stale files (its
+        directory is parked for the next cut, `park_worktree`, which verifies it). The
         Queen keeps her own (what a bee left outside its boundary stays on her disk).
 
         The path is the issue's, not this attempt's: a next attempt of the issue that
@@ -351,7 +352,7 @@ class Bee:
                 log.info("worktree left to the next attempt", extra={"issue": self.issue})
                 return
             try:
-                remove_worktree(rt.checkout.repo, worktree)
+                park_worktree(rt.checkout.repo, worktree)
             except Exception as err:
                 log.warning("worktree not removed: %s", err, extra={"issue": self.issue})
 

@@ -57,10 +57,13 @@ class _Make:
     slices: Iterable[bytes] = ()
 
 
-def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: IndexFile) -> None:
+Made = tuple[bytes, os.stat_result, bytes, int]  # path, its lstat, blob sha (hex), mode
+
+
+def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: IndexFile) -> list[Made]:
     """Write every file of tree `tree_sha` under `root` (an empty directory) and set its
-    entry in `index` (not written). Raises GitError for a refused path element and
-    OSError when the filesystem refuses."""
+    entry in `index` (not written); what was made. Raises GitError for a refused path
+    element and OSError when the filesystem refuses."""
     root_fd = os.open(root, _OPEN_DIR)
     queue = _Queue(WRITERS)
     writers = [_Writer(root_fd, queue, n) for n in range(WRITERS)]
@@ -79,9 +82,10 @@ def write_tree(store: BaseObjectStore, tree_sha: bytes, root: Path, index: Index
         os.close(root_fd)
     if queue.failure is not None:
         raise queue.failure
-    for writer in writers:
-        for path, st, sha, mode in writer.made:
-            index.set(path, st, sha, mode)
+    made = [entry for writer in writers for entry in writer.made]
+    for path, st, sha, mode in made:
+        index.set(path, st, sha, mode)
+    return made
 
 
 def _walk(
@@ -181,7 +185,7 @@ class _Writer:
     def __init__(self, root_fd: int, queue: _Queue, number: int) -> None:
         self.root_fd, self.queue, self.number = root_fd, queue, number
         self.dirs: dict[bytes, int] = {}  # relative path -> open descriptor, oldest first
-        self.made: list[tuple[bytes, os.stat_result, bytes, int]] = []
+        self.made: list[Made] = []
 
     def run(self) -> None:
         try:

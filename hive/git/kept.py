@@ -27,6 +27,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -66,20 +67,28 @@ def _sig(st: os.stat_result) -> Sig:
 
 @dataclass
 class _Held:
-    """What the tree holds at one path: its entry, its lstat as left, and whether it is a
-    symlink written as a plain file (it led out of the tree)."""
+    """What the tree holds at one path: its entry, its lstat as left (None until it is
+    written), and whether it is a symlink written as a plain file (it led out)."""
 
     entry: Entry
-    sig: Sig
+    st: os.stat_result | None = None
     flattened: bool = False
+
+    @property
+    def sig(self) -> Sig | None:
+        return None if self.st is None else _sig(self.st)
 
 
 @dataclass
 class KeptTree:
     """One kept tree at `path`: the tree id it holds (None: nothing known, the directory
-    is emptied before use) and each path's entry and lstat."""
+    is emptied before use) and each path's entry and lstat. `flatten`: symlinks that lead
+    out are written as plain files (a scratch tree's rule; a bee's worktree keeps them).
+    `keep_top`: names at the top that are not the tree's and stay (a worktree's `.git`)."""
 
     path: Path
+    flatten: bool = True
+    keep_top: frozenset[str] = frozenset()
     tree: bytes | None = None
     held: dict[str, _Held] = field(default_factory=dict)
     dirs: set[str] = field(default_factory=set)
@@ -148,6 +157,8 @@ class KeptTree:
                 items = list(it)
             for item in items:
                 path = rel + item.name
+                if not rel and item.name in self.keep_top:
+                    continue
                 st = item.stat(follow_symlinks=False)
                 held = self.held.get(path)
                 if stat.S_ISDIR(st.st_mode):
@@ -234,7 +245,7 @@ class KeptTree:
             else:
                 _kind, _size, slices = read_stream(store, sha)
                 _create(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
-            self.held[path] = _Held(entry, (0, 0, 0, 0, 0, 0, 0))
+            self.held[path] = _Held(entry)
         return set(todo)
 
     def _links(self, repo: Repo, root: str) -> set[str]:
@@ -242,7 +253,7 @@ class KeptTree:
         before are made symlinks again first (a change elsewhere may have moved where
         they lead). The paths rewritten."""
         links = sorted(p for p, h in self.held.items() if h.entry[0] == LINK_MODE)
-        if not links:
+        if not links or not self.flatten:
             self.flattened = ()
             return set()
         rewritten: set[str] = set()
@@ -266,11 +277,34 @@ class KeptTree:
         tick are compared by content at the next verification."""
         newest = 0
         for path in written:
-            st = os.lstat(os.path.join(root, path))
-            self.held[path].sig = _sig(st)
+            st = self.held[path].st = os.lstat(os.path.join(root, path))
             newest = max(newest, st.st_ctime_ns)
-        if written:  # with any path kept from before as new (a clock that stood still)
-            self.racy = {p for p, held in self.held.items() if held.sig[5] >= newest}
+        if written:
+            self._racy_since(newest)
+
+    def _racy_since(self, newest: int) -> None:
+        # with any path kept from before as new (a clock that stood still)
+        self.racy = {p for p, h in self.held.items() if h.st is None or h.st.st_ctime_ns >= newest}
+
+    def adopt(self, tree: bytes, made: Iterable[tuple[bytes, os.stat_result, bytes, int]]) -> None:
+        """Take as held what a checkout just wrote at `path` (tree `tree`: each path, its
+        lstat, blob sha and mode), with no symlink flattened."""
+        self.tree, self.held, self.dirs = tree, {}, set()
+        self.dir_mode = os.lstat(self.path).st_mode
+        newest = 0
+        for name, st, sha, mode in made:
+            path = os.fsdecode(name)
+            self.held[path] = _Held((mode, sha), st)
+            newest = max(newest, st.st_ctime_ns)
+            while "/" in path:
+                path = path.rsplit("/", 1)[0]
+                self.dirs.add(path)
+        self._racy_since(newest)
+        self.flattened = ()
+
+    def moved(self, path: Path) -> None:
+        """The directory was renamed to `path` (what it holds is unchanged)."""
+        self.path = Path(path)
 
 
 def _same(full: str, st: os.stat_result, held: _Held) -> bool:

@@ -4,13 +4,22 @@ Written to the layout the git binary reads (`<common>/worktrees/<id>/{gitdir,com
 HEAD,index}` and a `.git` file in the worktree), so `git worktree list` agrees. The
 checkout writes each file once and the index once, with no attribute or filter lookups:
 the hive checks out exactly the bytes of the commit.
+
+A runner's worktree is parked when its turn is over (`park_worktree`: renamed under
+`<workdir>/.spare/`, its registration gone), not deleted, and the next cut in the same
+process takes it: it is brought to the new commit by the change between the two trees and
+verified against what the cut wrote, as a kept tree is (`hive.git.kept`: what the bee
+changed or left, `.git` included, is removed or written again), instead of every file
+created again. Spares an earlier process left are removed at the first cut or park.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
+import threading
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,13 +27,21 @@ from dulwich.objects import Commit, ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from hive.git.checkout import write_tree
+from hive.git.checkout import Made, write_tree
 from hive.git.index import IndexFile
+from hive.git.kept import KeptTree
 from hive.git.repo import GitError, branch_ref, resolve
+from hive.git.scratch import remove_scratch_tree
 from hive.git.status import changes
 from hive.rules.branches import BRANCH_PREFIX, branch_name
 
 WORKTREES_DIRNAME = "worktrees"
+SPARE_DIRNAME = ".spare"
+SPARES_MAX = 8  # parked worktrees a workdir keeps, at most; one more is deleted
+
+_LOCK = threading.Lock()
+_CUT: dict[Path, KeptTree] = {}  # worktrees this process cut, by path
+_PARKED: dict[Path, list[KeptTree]] = {}  # parked worktrees, by workdir
 
 
 @dataclass(frozen=True)
@@ -102,18 +119,87 @@ def cut_worktree(repo: Repo, issue: int, base: str, workdir: Path) -> Cut:
     if not continued:
         repo.refs[ref] = ObjectID(resolve(repo, base).encode())
     head_sha = repo.refs[ref]
-    _register(repo, admin, path, ref)
+    spare = _take_spare(Path(workdir).absolute())
     try:
-        _checkout(repo, path, admin / "index", head_sha)
+        if spare is None:
+            _register(repo, admin, path, ref)
+            kept = KeptTree(path, flatten=False)
+            kept.adopt(*_checkout(repo, path, admin / "index", head_sha))
+        else:
+            kept = _bring_spare(repo, spare, path, head_sha)
+            _register(repo, admin, path, ref, made=True)
+            _index_of(kept, admin / "index").write()
     except BaseException:
+        if spare is not None:
+            shutil.rmtree(spare.path, ignore_errors=True)  # where the rename left it
         shutil.rmtree(path, ignore_errors=True)
         shutil.rmtree(admin, ignore_errors=True)
         raise
+    with _LOCK:
+        _CUT[path] = kept
     return Cut(path, name, head_sha.decode(), continued, False, 0)
 
 
-def _register(repo: Repo, admin: Path, path: Path, ref: Ref) -> None:
-    path.mkdir(parents=True)
+def park_worktree(repo: Repo, path: Path) -> None:
+    """Take the worktree at `path` and its registration away, as `remove_worktree` does,
+    keeping its directory as a spare for this process's next cut when this process cut
+    it (else, or past SPARES_MAX spares, it is deleted)."""
+    path = Path(path).absolute()
+    with _LOCK:
+        kept = _CUT.pop(path, None)
+    admin = _find_admin(repo, path)
+    workdir = path.parent
+    spares = _spares(workdir)
+    if kept is None or admin is None or (admin / "locked").exists() or len(spares) >= SPARES_MAX:
+        remove_worktree(repo, path)
+        return
+    spare = workdir / SPARE_DIRNAME / uuid.uuid4().hex
+    spare.parent.mkdir(exist_ok=True)
+    os.rename(path, spare)
+    shutil.rmtree(admin)
+    kept.moved(spare)
+    with _LOCK:
+        spares.append(kept)
+
+
+def _spares(workdir: Path) -> list[KeptTree]:
+    """This process's spares of `workdir`; at the first look, an earlier process's are
+    removed (what they hold is not known here)."""
+    with _LOCK:
+        known = _PARKED.get(workdir)
+        if known is not None:
+            return known
+        _PARKED[workdir] = known = []
+    remove_scratch_tree(workdir / SPARE_DIRNAME)
+    return known
+
+
+def _take_spare(workdir: Path) -> KeptTree | None:
+    spares = _spares(workdir)
+    with _LOCK:
+        return spares.pop() if spares else None
+
+
+def _bring_spare(repo: Repo, spare: KeptTree, path: Path, commit_sha: bytes) -> KeptTree:
+    """The spare moved to `path` and brought to the commit (its `.git` file, the bee's
+    like anything else it left, removed)."""
+    os.rename(spare.path, path)
+    spare.moved(path)
+    spare.bring(repo, commit_sha.decode())
+    return spare
+
+
+def _index_of(kept: KeptTree, index_file: Path) -> IndexFile:
+    index = IndexFile(index_file)
+    for path, held in kept.held.items():
+        assert held.st is not None
+        index.set(os.fsencode(path), held.st, held.entry[1], held.entry[0])
+    return index
+
+
+def _register(repo: Repo, admin: Path, path: Path, ref: Ref, *, made: bool = False) -> None:
+    if not made:
+        path.mkdir(parents=True)
     admin.mkdir(parents=True)
     (admin / "gitdir").write_text(f"{path / '.git'}\n")
     (admin / "commondir").write_text("../..\n")
@@ -121,13 +207,17 @@ def _register(repo: Repo, admin: Path, path: Path, ref: Ref) -> None:
     (path / ".git").write_text(f"gitdir: {admin}\n")
 
 
-def _checkout(repo: Repo, root: Path, index_file: Path, commit_sha: bytes) -> None:
-    """Write every file of the commit under `root` (empty) and the matching index."""
+def _checkout(
+    repo: Repo, root: Path, index_file: Path, commit_sha: bytes
+) -> tuple[bytes, list[Made]]:
+    """Write every file of the commit under `root` (empty) and the matching index; the
+    commit's tree and what was written."""
     commit = repo.object_store[ObjectID(commit_sha)]
     assert isinstance(commit, Commit)
     index = IndexFile(index_file)
-    write_tree(repo.object_store, commit.tree, root, index)
+    made = write_tree(repo.object_store, commit.tree, root, index)
     index.write()
+    return commit.tree, made
 
 
 def remove_worktree(repo: Repo, path: Path) -> None:
@@ -135,6 +225,8 @@ def remove_worktree(repo: Repo, path: Path) -> None:
     that is already gone is fine (the registration still goes). Only the repository's
     paths are read from `repo`, so it needs no lock on it."""
     path = Path(path).absolute()
+    with _LOCK:
+        _CUT.pop(path, None)
     admin = _find_admin(repo, path)
     if admin is None:
         if path.exists():

@@ -5,6 +5,7 @@ a quota refusal."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 import time
@@ -17,6 +18,7 @@ from dulwich.object_store import tree_lookup_path
 from hive.actors.bee import Bee
 from hive.actors.bee_order import BeeOrder
 from hive.actors.bee_state import BeeState
+from hive.git.worktrees import SPARE_DIRNAME
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import VERDICT_SENDBACK
@@ -207,6 +209,8 @@ def test_a_next_attempt_continues_the_branch_another_runner_stored(make_runtime,
     _, blob = tree_lookup_path(a.checkout.repo.__getitem__, head.tree, b"src/app.py")
     lines = a.checkout.repo[blob].data.decode().splitlines()
     assert lines[1:] == ["a turn in work-0", "a turn in work-1", "a turn in work-0"]
+    # a's third turn ran in its first turn's worktree, parked and brought forward; parked again
+    assert len(os.listdir(a.settings.workdir / SPARE_DIRNAME)) == 1
 
 
 def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
-from hive.git import kept as kept_module
 from hive.git.kept import KeptTree, KeptTrees
 from hive.git.repo import GitError
 from hive.git.scratch import scratch_tree
@@ -162,7 +161,7 @@ def test_a_change_in_the_tick_of_the_last_write_is_found_by_content(
     assert "src/main.py" in tree.racy
     (root / "src" / "main.py").write_text("APP\n")
     # as if the write had moved no stat field (the clock had not ticked)
-    tree.held["src/main.py"].sig = kept_module._sig(os.lstat(root / "src" / "main.py"))
+    tree.held["src/main.py"].st = os.lstat(root / "src" / "main.py")
     tree.bring(repo, c2)
     assert (root / "src" / "main.py").read_text() == "app\n"
 
