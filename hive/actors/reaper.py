@@ -40,7 +40,7 @@ from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path
 from hive.metrics import HiveMetrics
 from hive.rules.refusals import no_runner_sentence
-from hive.store import orders, reports, transcript
+from hive.store import orders, reaping, reports, transcript
 from hive.store.db import Db
 from hive.store.orders import Order
 from supervisors import Registry
@@ -129,11 +129,11 @@ class Reaper:
         if not self.config.boot:
             rt.names.tell(QUEEN, BootReaped())
             return ReapPass()
-        reaping = orders.reap_at_boot(rt.db, spare=rt.running_here())
-        reaped = reaping.ended
+        booted = reaping.reap_at_boot(rt.db, spare=rt.running_here())
+        reaped = booted.ended
         salvaged = self._salvage(reaped)
         rt.metrics.reaped.labels(reaper="boot").inc(len(reaped))
-        rt.metrics.illegal_transitions.inc(len(reaping.refused))
+        rt.metrics.illegal_transitions.inc(len(booted.refused))
         result = ReapPass(boot=_issues(reaped), salvaged=salvaged)
         rt.names.tell(QUEEN, BootReaped(result.boot))
         return result
@@ -153,8 +153,8 @@ class Reaper:
             return ReapPass()
         rt, cfg = self.ports, self.config
         spare = rt.running_here()
-        silent_reaping = orders.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
-        stalled_reaping = orders.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
+        silent_reaping = reaping.reap_silent_runners(rt.db, cfg.silent_minutes, spare=spare)
+        stalled_reaping = reaping.reap_stalled_turns(rt.db, cfg.stall_minutes, spare=spare)
         silent, stalled = silent_reaping.ended, stalled_reaping.ended
         refused = len(silent_reaping.refused) + len(stalled_reaping.refused)
         rt.metrics.illegal_transitions.inc(refused)

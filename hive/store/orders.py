@@ -3,7 +3,8 @@ protocol).
 
 Every write after the claim is fenced on (issue, conversation_id, claimed_by,
 finished_at IS NULL) and says whether it matched: False means the order was reaped or
-re-dispatched, and its writer must stop and write nothing more to it.
+re-dispatched, and its writer must stop and write nothing more to it. The reapers'
+statement is `hive.store.reaping`.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import enum
 import logging
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -23,22 +24,14 @@ from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.retry import FAILED_CODES
 from hive.rules.spend import Cost
-from hive.rules.states import END, NONE, REAP_BOOT, REAP_STALL, RUNNING, Event, Outcome, State
+from hive.rules.states import END, NONE, RUNNING, Outcome, State
 from hive.store import keyrests
 from hive.store.bundles import NewBundle
 from hive.store.db import Db, connection, dicts, one, one_dict, pick
 from hive.store.leases import Lease
-from hive.store.transitions import Move, move, refused
+from hive.store.transitions import Move, move
 
 log = logging.getLogger("hive.store")
-
-OUTCOME_REAPED_AT_BOOT = "reaped at boot"
-OUTCOME_RUNNER_SILENT = "reaped: runner silent"
-
-
-def stalled_outcome(stall_minutes: float) -> str:
-    """RULES 4's label for the two-hour rule, with its measured number of minutes."""
-    return f"reaped: no completion within {stall_minutes:g} minutes"
 
 
 @dataclass(frozen=True)
@@ -398,61 +391,6 @@ def record_salvage(
     return one(db, "record_salvage", params) is not None
 
 
-@dataclass(frozen=True)
-class Reaping:
-    """What a reaper's statement did: the orders it `ended`, and the moves it `refused`
-    to rows its criteria found in a state its event may not leave (each logged with both
-    states; the caller counts them). Only an unstarted, unfinished row (NONE) can be
-    refused: every other unfinished row is RUNNING."""
-
-    ended: list[Order]
-    refused: list[Move]
-
-
-class Reaper(enum.StrEnum):
-    """Which reaper's criteria `reap_orders` finds its rows by."""
-
-    BOOT = "boot"
-    SILENT = "silent"
-    STALLED = "stalled"
-
-
-def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> Reaping:
-    """End the Queen's own unfinished orders (queued_at NULL) except `spare` (REAP_BOOT);
-    returns them so the caller can salvage."""
-    return _reap(
-        db, Reaper.BOOT, OUTCOME_REAPED_AT_BOOT, OutcomeCode.REAPED_AT_BOOT, REAP_BOOT, spare
-    )
-
-
-def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
-    """End runner orders whose heartbeat is older than `silent_minutes` (REAP_STALL; never
-    salvaged: nothing of that bee is on this disk)."""
-    return _reap(
-        db,
-        Reaper.SILENT,
-        OUTCOME_RUNNER_SILENT,
-        OutcomeCode.REAPED_RUNNER_SILENT,
-        REAP_STALL,
-        spare,
-        silent_seconds=silent_minutes * 60.0,
-    )
-
-
-def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
-    """End running orders whose turn began more than `stall_minutes` ago by dispatched_at
-    (REAP_STALL); a queued order nobody claimed is never reaped by this."""
-    return _reap(
-        db,
-        Reaper.STALLED,
-        stalled_outcome(stall_minutes),
-        OutcomeCode.REAPED_NO_COMPLETION,
-        REAP_STALL,
-        spare,
-        stall_seconds=stall_minutes * 60.0,
-    )
-
-
 def get(db: Db, issue: int) -> Order | None:
     rows = dicts(db, "get_order", {"issue": issue})
     return pick(Order, rows[0]) if rows else None
@@ -470,37 +408,6 @@ def history(db: Db, issue: int) -> list[ArchivedOrder]:
 
 def _fence(fence: Fence) -> dict[str, Any]:
     return {"issue": fence.issue, "conversation_id": fence.conversation_id, "runner": fence.runner}
-
-
-def _reap(
-    db: Db,
-    reaper: Reaper,
-    outcome: str,
-    code: OutcomeCode,
-    event: Event,
-    spare: Iterable[int],
-    *,
-    silent_seconds: float | None = None,
-    stall_seconds: float | None = None,
-) -> Reaping:
-    params = {
-        "reaper": reaper.value,
-        "outcome": outcome,
-        "outcome_code": code.value,
-        "spare": list(spare),
-        "silent_seconds": silent_seconds,
-        "stall_seconds": stall_seconds,
-        "from_states": list(sources(event)),
-    }
-    rows = dicts(db, "reap_orders", params)
-    return Reaping(
-        ended=[pick(Order, r) for r in rows if r["refused_state"] is None],
-        refused=[
-            refused(r["issue"], event, r["refused_state"])
-            for r in rows
-            if r["refused_state"] is not None
-        ],
-    )
 
 
 def _orders(db: Db, name: str, params: dict[str, Any]) -> list[Order]:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hive.rules.states import is_outcome, reaped_no_completion
 from hive.settings import _SPECS, PREFIX, Settings, SettingsError
-from hive.store.orders import stalled_outcome
+from hive.store.reaping import stalled_outcome
 
 # every setting whose value is a number, by the kind of number
 WHOLE = sorted(n for n, (_, p) in _SPECS.items() if p.__qualname__.startswith("integer."))

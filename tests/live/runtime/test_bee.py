@@ -22,7 +22,7 @@ from hive.git.worktrees import SPARE_DIRNAME
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import VERDICT_SENDBACK
-from hive.store import bundles, orders, reviews, transcript
+from hive.store import bundles, orders, reaping, reviews, transcript
 from hive.store.orders import Fence
 from hive.store.reviews import Verdict
 from hive.testing import wait_for_ending
@@ -78,7 +78,7 @@ def test_heartbeat_that_finds_its_row_gone_stops_the_turn_and_writes_nothing(mak
     rt = make_runtime(AGENT=AGENT + "until_stopped")
     bee = run_one(rt, 3)
     eventually(lambda: rt.metrics.heartbeats._value.get() >= 1)
-    reaped = orders.reap_silent_runners(rt.db, 0.0).ended  # another process's reaper
+    reaped = reaping.reap_silent_runners(rt.db, 0.0).ended  # another process's reaper
     assert [o.issue for o in reaped] == [3]
     assert bee.wait(10)
     order = orders.get(rt.db, 3)

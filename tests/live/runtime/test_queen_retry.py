@@ -5,7 +5,7 @@ moves by backdating `finished_at`."""
 
 from __future__ import annotations
 
-from hive.store import orders, reports
+from hive.store import orders, reaping, reports
 from tests.live.runtime.conftest import add_issue
 from tests.live.runtime.test_queen import end_as, queen_of
 from tests.live.store.conftest import backdate
@@ -48,7 +48,7 @@ def test_an_issue_that_keeps_ending_badly_waits_out_its_back_off_then_goes_again
     assert orders.claim(rt.db, "r1") is not None  # then the two-hour rule reaps it
     with rt.db.connection() as conn:
         backdate(conn, 7, "dispatched_at", 121)
-    assert [o.issue for o in orders.reap_stalled_turns(rt.db, 120).ended] == [7]
+    assert [o.issue for o in reaping.reap_stalled_turns(rt.db, 120).ended] == [7]
     ended_ago(rt, 7, 61)  # the third failure in a row waits 120 s
     again = queen.run_once()
     assert again.dispatched == ()

@@ -9,7 +9,7 @@ import pytest
 from hive.actors.messages import QUEEN, BootReaped
 from hive.actors.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
-from hive.store import orders
+from hive.store import orders, reaping
 from hive.store.orders import NewOrder
 from hive.tree import reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, queue
@@ -84,7 +84,7 @@ def test_the_boot_pass_runs_in_the_reapers_pass_when_asked_and_is_asked_again_af
     reaper = Reaper(reaper_ports(rt), rt.reaper)
     assert reaper.run_once().boot == ()  # not asked: a stall pass only
     assert orders.get(rt.db, 1).finished_at is None  # type: ignore[union-attr]
-    reap_at_boot, tries = orders.reap_at_boot, []
+    reap_at_boot, tries = reaping.reap_at_boot, []
 
     def meeting_a_store_blip(*args, **kwargs):
         tries.append(1)
@@ -92,7 +92,7 @@ def test_the_boot_pass_runs_in_the_reapers_pass_when_asked_and_is_asked_again_af
             raise psycopg.OperationalError("server closed the connection unexpectedly")
         return reap_at_boot(*args, **kwargs)
 
-    monkeypatch.setattr(orders, "reap_at_boot", meeting_a_store_blip)
+    monkeypatch.setattr(reaping, "reap_at_boot", meeting_a_store_blip)
     reaper.ask_boot()  # the Queen's ReapAtBoot
     with pytest.raises(psycopg.OperationalError):
         reaper.run_once()

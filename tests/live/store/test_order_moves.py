@@ -22,7 +22,7 @@ from hive.rules.states import (
     WAIT,
     State,
 )
-from hive.store import orders
+from hive.store import orders, reaping
 from hive.store.orders import Fence, Insertion, NewOrder, OrderEnding
 
 from .conftest import backdate, local, queue
@@ -137,7 +137,7 @@ def unstarted(conn: psycopg.Connection, issue: int, *, queued: bool) -> None:
 def test_each_reaper_ends_running_rows_and_refuses_an_unstarted_one_by_name(conn, caplog):
     local(conn, 1)
     unstarted(conn, 2, queued=False)
-    boot = orders.reap_at_boot(conn)
+    boot = reaping.reap_at_boot(conn)
     assert [o.issue for o in boot.ended] == [1]
     assert [(m.issue, m.event, m.current_state) for m in boot.refused] == [(2, REAP_BOOT, NONE)]
     assert "event REAP_BOOT from state NONE" in caplog.text
@@ -149,12 +149,12 @@ def test_each_reaper_ends_running_rows_and_refuses_an_unstarted_one_by_name(conn
         " dispatched_at = now() - interval '3 hours'"
     )
     unstarted(conn, 4, queued=True)
-    silent = orders.reap_silent_runners(conn, 10)
+    silent = reaping.reap_silent_runners(conn, 10)
     assert [o.issue for o in silent.ended] == [3]
     assert [(m.issue, m.event, m.current_state) for m in silent.refused] == [(4, REAP_STALL, NONE)]
     local(conn, 5)
     backdate(conn, 5, "dispatched_at", 180)
-    stalled = orders.reap_stalled_turns(conn, 120)
+    stalled = reaping.reap_stalled_turns(conn, 120)
     assert [o.issue for o in stalled.ended] == [5]
     assert [(m.issue, m.current_state) for m in stalled.refused] == [(4, NONE)]
     assert state_now(conn, 4) == NONE

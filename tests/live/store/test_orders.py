@@ -1,7 +1,7 @@
 import re
 import uuid
 
-from hive.store import bundles, leases, orders
+from hive.store import bundles, leases, orders, reaping
 from hive.store.bundles import NewBundle
 from hive.store.listen import Listener
 from hive.store.orders import ClaimedOrder, Fence, Insertion, NewOrder, Order, OrderEnding
@@ -306,7 +306,7 @@ def test_an_ending_records_its_salvage_commit_and_one_without_leaves_none(conn):
 
 def test_a_reapers_salvage_is_recorded_only_on_the_attempt_it_reaped(conn):
     reaped = local(conn, 1)
-    orders.reap_at_boot(conn)
+    reaping.reap_at_boot(conn)
     assert orders.record_salvage(conn, 1, reaped.conversation_id, "b" * 40, ["x.py"])
     assert orders.get(conn, 1).salvaged_sha == "b" * 40
     assert not orders.record_salvage(conn, 1, uuid.uuid4(), "c" * 40, ["x.py"])
@@ -332,7 +332,7 @@ def test_the_boot_reaper_ends_only_the_queens_own_unfinished_orders(conn):
     queue(conn, 4)
     queue(conn, 5)
     orders.claim(conn, "r1")
-    reaped = orders.reap_at_boot(conn, spare=[2]).ended
+    reaped = reaping.reap_at_boot(conn, spare=[2]).ended
     assert [o.issue for o in reaped] == [1]
     assert reaped[0].outcome == "reaped at boot" and reaped[0].finished_at is not None
     assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 4, 5]
@@ -354,7 +354,7 @@ def test_the_stall_reaper_releases_orders_of_silent_runners_only(conn):
         "UPDATE hive.queen_dispatch SET claimed_at = now() - interval '1 hour'"
         " WHERE claimed_by IS NULL"
     )
-    reaped = orders.reap_silent_runners(conn, 10, spare=[3]).ended
+    reaped = reaping.reap_silent_runners(conn, 10, spare=[3]).ended
     assert [(o.issue, o.outcome) for o in reaped] == [(1, "reaped: runner silent")]
     assert [o.issue for o in orders.listing(conn, unfinished_only=True)] == [2, 3, 4, 5]
 
@@ -370,11 +370,11 @@ def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn
         "UPDATE hive.queen_dispatch SET queued_at = queued_at - interval '5 hours',"
         " claimed_at = now(), dispatched_at = now() - interval '3 hours' WHERE issue <> 2"
     )
-    reaped = orders.reap_stalled_turns(conn, 120, spare=[4]).ended
+    reaped = reaping.reap_stalled_turns(conn, 120, spare=[4]).ended
     assert [(o.issue, o.outcome) for o in reaped] == [
         (1, "reaped: no completion within 120 minutes")
     ]
-    assert orders.reap_stalled_turns(conn, 120).ended == [orders.get(conn, 4)]
+    assert reaping.reap_stalled_turns(conn, 120).ended == [orders.get(conn, 4)]
     assert orders.get(conn, 3).finished_at is None
 
 
@@ -398,4 +398,4 @@ def test_the_two_hour_rule_leaves_an_unstarted_row_alone(conn):
     conn.execute(
         "UPDATE hive.queen_dispatch SET started = false, dispatched_at = now() - interval '3 hours'"
     )
-    assert orders.reap_stalled_turns(conn, 120).ended == []
+    assert reaping.reap_stalled_turns(conn, 120).ended == []
