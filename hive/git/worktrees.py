@@ -297,6 +297,12 @@ def _admins(repo: Repo) -> list[Path]:
 
 
 def _find_admin(repo: Repo, path: Path) -> Path | None:
+    # a cut names its registration after its directory: one read, not one per worktree
+    # (retention removes hundreds in a pass); any other is found by the walk
+    named = _admin_dir(repo, path.name)
+    target = _registered_path(named)
+    if target is not None and target.absolute() == path:
+        return named
     for admin in _admins(repo):
         target = _registered_path(admin)
         if target is not None and target.absolute() == path:

@@ -95,6 +95,23 @@ def test_remove_deletes_directory_and_registration(clone: Repo, tmp_path: Path, 
     remove_worktree(clone, cut.path)  # twice is fine
 
 
+def test_remove_takes_the_registration_of_that_path_not_one_of_the_same_name(
+    clone: Repo, tmp_path: Path, git: Git
+) -> None:
+    ours = cut_worktree(clone, 5, "main", tmp_path / "work")
+    repo_dir = Path(clone.path)
+    # git names the second registration of a directory called queen-5 otherwise
+    other = tmp_path / "elsewhere" / "queen-5"
+    git("worktree", "add", "-q", "-b", "side", str(other), ours.head_sha, cwd=repo_dir)
+    remove_worktree(clone, other)
+    assert not other.exists()
+    assert ours.path.exists()
+    listed = git("worktree", "list", "--porcelain", cwd=repo_dir)
+    assert f"worktree {ours.path}\n" in listed and str(other) not in listed
+    remove_worktree(clone, ours.path)
+    assert list_worktrees(clone) == []
+
+
 def test_prune_forgets_worktrees_whose_directory_is_gone(
     clone: Repo, tmp_path: Path, git: Git
 ) -> None:
