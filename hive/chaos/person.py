@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,10 @@ from pathlib import Path
 from hive.chaos.plan import Push
 from hive.git.safety import git_environment
 
-PUSH_TRIES = 5
+# A push loses its race when the hive pushed between its fetch and its push; at a load
+# average of 40 one try takes seconds, so it tries again for a while, not a few times.
+PUSH_TRIES = 30
+PUSH_SECONDS = 60.0
 GIT_SECONDS = 60
 IDENTITY = ("-c", "user.name=a person", "-c", "user.email=person@hive.invalid")
 
@@ -64,7 +68,11 @@ class Person:
         """Make push number `k` now; one line says what happened."""
         if not self.clone.exists():
             self._git("clone", "-q", self.url, str(self.clone), cwd=self.clone.parent)
-        for attempt in range(1, PUSH_TRIES + 1):
+        deadline = time.monotonic() + PUSH_SECONDS
+        refused = ""
+        attempt = 0
+        while attempt < PUSH_TRIES and (attempt == 0 or time.monotonic() < deadline):
+            attempt += 1
             self._git("fetch", "-q", "origin", "main")
             self._git("reset", "-q", "--hard", "FETCH_HEAD")
             change = self._edit(k, in_flight() if push.conflict else ())
@@ -77,7 +85,8 @@ class Person:
                 self.pushed.append(Pushed(sha, path, line, issue))
                 what = f"#{issue}'s file" if issue is not None else path
                 return f"a person pushed {sha[:12]} ({what}, try {attempt})"
-        return f"a person's push {k} was refused {PUSH_TRIES} times: given up"
+            refused = _why_refused(done.stderr)
+        return f"a person's push {k} was refused {attempt} times ({refused}): given up"
 
     def _edit(self, k: int, issues: Sequence[int]) -> tuple[str, str, int | None]:
         """Rewrite the first line of the first issue's file still as it was made, else
@@ -106,3 +115,10 @@ class Person:
             timeout=GIT_SECONDS,
             check=check,
         )
+
+
+def _why_refused(stderr: str) -> str:
+    """git's line that says why a push was refused (` ! [rejected] ... (fetch first)`)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    named = [line for line in lines if "rejected]" in line]
+    return (named or lines or ["git said nothing"])[0]

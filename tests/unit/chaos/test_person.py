@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hive.chaos import person as person_module
 from hive.chaos.person import Person, edited_line, own_file, own_line
 from hive.chaos.plan import Push
 from hive.testing import git
@@ -55,3 +56,21 @@ def test_a_refused_push_is_made_again_on_the_new_main(tmp_path: Path) -> None:
     assert "(#1's file, try 2)" in said
     assert git("show", f"main:{ISSUE_FILE(1)}", cwd=origin) == edited_line(1)
     assert len(person.pushed) == 1
+
+
+def test_a_push_refused_every_time_is_given_up_saying_why(tmp_path: Path, monkeypatch) -> None:
+    origin = _origin(tmp_path)
+    hook = origin / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\nexit 1\n")
+    hook.chmod(0o755)
+    monkeypatch.setattr(person_module, "PUSH_TRIES", 3)
+    person = Person(tmp_path, str(origin), ISSUE_FILE)
+    said = person.push(Push(1.0, conflict=False), 1, lambda: [])
+    assert said == (
+        "a person's push 1 was refused 3 times"
+        " (! [remote rejected] HEAD -> main (pre-receive hook declined)): given up"
+    )
+    assert person.pushed == []
+    # the tries also stop at the clock: with none left, the first try is the last
+    monkeypatch.setattr(person_module, "PUSH_SECONDS", 0.0)
+    assert " refused 1 times " in person.push(Push(2.0, conflict=False), 2, lambda: [])
