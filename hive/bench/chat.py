@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
 import shutil
 import statistics
 import tempfile
@@ -22,11 +23,17 @@ from pathlib import Path
 from typing import Any
 
 from hive.actors.chat import ChatActor
+from hive.actors.chat_turns import ChatTurnsActor
+from hive.agents import confine
+from hive.agents.launch import Launch
 from hive.bench.arguments import whole
 from hive.bench.homeserver import Homeserver, User
 from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
 from hive.chat.matrix import MatrixClient
 from hive.chat.room import Room
+from hive.chat.turns import ChatTurns, TurnsConfig
+from hive.git.commits import init_repository
+from hive.git.repo import open_checkout
 from hive.metrics import HiveMetrics
 from hive.rules.chat import Clocks
 from hive.settings import Settings
@@ -46,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--per-minute", type=whole(1, 600), default=50, help="the flood's room cap (50)"
     )
+    parser.add_argument(
+        "--bee-samples", type=whole(0, 10_000), default=10, help="a bee's mentions timed (10)"
+    )
+    parser.add_argument(
+        "--bee-turn-seconds", type=float, default=0.5, help="the bee's turn sleeps this, s (0.5)"
+    )
 
 
 def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
@@ -59,29 +72,35 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
             try:
                 with db.connection() as conn:
                     conn.execute("INSERT INTO hive.queen_issue (number, title) VALUES (1, 'one')")
+                load_before = os.getloadavg()[0]
                 latency = _latency(server, db, args.samples)
+                bee = _bee(server, db, db_url, base, settings, args)
                 flood = _flood(server, db, args.flood, Clocks(args.gap, args.per_minute))
+                load_after = os.getloadavg()[0]
             finally:
                 db.close()
     finally:
         server.stop()
         shutil.rmtree(base, ignore_errors=True)
-    return latency | flood
+    load = {"load_average_start": load_before, "load_average_end": load_after}
+    return latency | bee | flood | load
 
 
-def _room(server: Homeserver, db: Any, clocks: Clocks) -> tuple[User, MatrixClient, Any, Room]:
-    """A person in a new room, and the hive's Queen and reviewer in it, started."""
+def _room(
+    server: Homeserver, db: Any, clocks: Clocks, other: str = REVIEWER
+) -> tuple[User, MatrixClient, Any, Room]:
+    """A person in a new room, and the hive's Queen and the `other` bot in it, started."""
     stamp = time.monotonic_ns()
     person = server.register(f"person-{stamp}", "Person")
     queen = server.register(f"queen-{stamp}", "Queen")
-    reviewer = server.register(f"reviewer-{stamp}", "Reviewer")
+    reviewer = server.register(f"{other}-{stamp}", other.capitalize())
     alias = f"bench-{stamp}"
     room_id = server.post(
         "/_matrix/client/v3/createRoom",
         {"preset": "public_chat", "room_alias_name": alias},
         person.access_token,
     )["room_id"]
-    bots = (BotToken(QUEEN, queen.access_token), BotToken(REVIEWER, reviewer.access_token))
+    bots = (BotToken(QUEEN, queen.access_token), BotToken(other, reviewer.access_token))
     config = ChatConfig(server.url, f"#{alias}:{server.server_name}", bots, clocks)
     room = Room(db, config, HiveMetrics())
     actor = ChatActor.start(room, Registry())
@@ -122,6 +141,75 @@ def _latency(server: Homeserver, db: Any, samples: int) -> dict[str, Any]:
         "queen_max_ms": round(max(took[QUEEN]) * 1000, 1),
         "reviewer_p50_ms": round(statistics.median(took[REVIEWER] or [0.0]) * 1000, 1),
         "reviewer_max_ms": round(max(took[REVIEWER] or [0.0]) * 1000, 1),
+    }
+
+
+BEE = "bee"
+BEE_AGENT = """#!/bin/sh
+# the bench's bee: its turn takes $1 seconds, then answers
+sleep "$1"
+echo "because the issue asked for it"
+"""
+
+
+def _bee(
+    server: Homeserver,
+    db: Any,
+    db_url: str,
+    base: Path,
+    settings: Settings,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
+    """A bee's bot's answers by a turn: the total, the turn's own time, the overhead."""
+    if not args.bee_samples:
+        return {}
+    repo = base / "repo"
+    files = {"README.md": "# bench\n", "src/app.py": "print('hello')\n"}
+    init_repository(repo, files, branch="main", message="bench\n", author=b"bench <b@hive>")
+    checkout = open_checkout(str(repo), base / "work", "main")
+    agent = base / "bee.sh"
+    agent.write_text(BEE_AGENT)
+    agent.chmod(0o755)
+    sandbox = confine.chosen(settings)
+    config = TurnsConfig(
+        by="bench",
+        agent=f"command:{agent} {args.bee_turn_seconds}",
+        launch=Launch(sandbox=sandbox),
+    )
+    turns = ChatTurns(db, checkout, config)
+    worker = ChatTurnsActor.start(turns, Registry(), db_url, 5.0)
+    person, client, actor, room = _room(server, db, Clocks(0.0, 600), BEE)
+    ids = {name: user for user, name in room.names.items()}
+    since = client.sync(room.room_id, None, 0).next_batch
+    total: list[float] = []
+    own: list[float] = []
+    try:
+        for n in range(args.bee_samples):
+            started = time.monotonic()
+            body = {"msgtype": "m.text", "body": f"{ids[BEE]} #1 why {n}?"}
+            client.send(room.room_id, f"bee-{n}", body)
+            answered = False
+            while not answered:
+                page = client.sync(room.room_id, since, 5000)
+                since = page.next_batch
+                answered = any(m.sender == ids[BEE] and m.body for m in page.messages)
+                if time.monotonic() - started > WAIT_SECONDS:
+                    raise RuntimeError(f"no answer from the bee in {WAIT_SECONDS:g}s")
+            total.append(time.monotonic() - started)
+            own.append(turns.last_turn_seconds or 0.0)
+    finally:
+        actor.stop()
+        worker.stop()
+        checkout.repo.close()
+    del person
+    overhead = [t - o for t, o in zip(total, own, strict=True)]
+    return {
+        "bee_samples": args.bee_samples,
+        "bee_sandbox": sandbox.kind.value,
+        "bee_p50_ms": round(statistics.median(total) * 1000, 1),
+        "bee_turn_p50_ms": round(statistics.median(own) * 1000, 1),
+        "bee_overhead_p50_ms": round(statistics.median(overhead) * 1000, 1),
+        "bee_overhead_max_ms": round(max(overhead) * 1000, 1),
     }
 
 

@@ -108,6 +108,7 @@ class ChatTurns:
         self._closed = False
         self._booted = False
         self.answered_last = False  # the last pass answered a row: more may wait
+        self.last_turn_seconds: float | None = None  # the last turn's own time (a bench)
 
     def run_once(self) -> Answered:
         done = self._pass()
@@ -200,6 +201,7 @@ class ChatTurns:
                 return False
             ending = turn.ending
             assert ending is not None
+            self.last_turn_seconds = ending.seconds
             said = rule.answer(
                 issue,
                 held.tries,
