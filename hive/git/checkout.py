@@ -100,7 +100,9 @@ def _walk(
     its files to the writers, each directory's to one writer, in turn by directory."""
     entries = list(tree_entries(store, tree_sha))
     for name, _mode, _sha in entries:
-        if not validate_path_element_default(name):
+        # a name holding a slash (`../x`, `a/../../x`) would be opened through the
+        # directories it names, out of the tree: git's fsck refuses such a tree too
+        if b"/" in name or b"\0" in name or not validate_path_element_default(name):
             raise GitError(f"refusing to check out the path element {name!r}")
     writer = dirs[0] % WRITERS
     dirs[0] += 1

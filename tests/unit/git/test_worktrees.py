@@ -4,10 +4,12 @@ import os
 from pathlib import Path
 
 import pytest
-from dulwich.objects import ObjectID
+from dulwich.objects import Blob, ObjectID, Tree
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
+from hive.git.checkout import write_tree
+from hive.git.index import IndexFile
 from hive.git.repo import GitError
 from hive.git.worktrees import cut_worktree, list_worktrees, prune_worktrees, remove_worktree
 
@@ -193,3 +195,19 @@ def test_a_name_the_filesystem_refuses_fails_the_cut_and_leaves_nothing(
 
     assert not (tmp_path / "work" / "queen-9").exists()
     assert list_worktrees(clone) == []
+
+
+@pytest.mark.parametrize("name", [b"../escaped.txt", b"a/../../escaped.txt", b".git", b".."])
+def test_a_tree_entry_naming_a_path_out_of_the_worktree_is_refused(
+    clone: Repo, tmp_path: Path, name: bytes
+) -> None:
+    blob = Blob.from_string(b"out\n")
+    tree = Tree()
+    tree.add(name, FILE, blob.id)
+    clone.object_store.add_objects([(blob, None), (tree, None)])
+    work = tmp_path / "work" / "deep"
+    work.mkdir(parents=True)
+    with pytest.raises(GitError, match="refusing to check out the path element"):
+        write_tree(clone.object_store, tree.id, work, IndexFile(tmp_path / "index"))
+    assert not (tmp_path / "work" / "escaped.txt").exists()
+    assert os.listdir(work) == []
