@@ -234,7 +234,11 @@ def set_ref(repo: Repo, ref: Ref, sha: ObjectID) -> None:
     refuses at once where git would wait: so wait. A lock older than
     REF_LOCK_STALE_SECONDS was left by a writer that died mid-write (a process killed by
     SIGKILL; a clone belongs to one process at a time): it is removed, with a warning.
-    Raises GitError naming the lock file when it stays for REF_LOCK_WAIT_SECONDS."""
+    Raises GitError naming the lock file when it stays for REF_LOCK_WAIT_SECONDS.
+    A ref that already names `sha` is not written again (dulwich syncs every ref write to
+    disk: a Queen's round refreshed an unmoved base at that cost every tick)."""
+    if repo.refs.read_ref(ref) == sha:
+        return
     deadline = time.monotonic() + REF_LOCK_WAIT_SECONDS
     pause = 0.001
     while True:

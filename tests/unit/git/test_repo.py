@@ -157,3 +157,18 @@ def test_a_lock_held_too_long_is_named(
     with pytest.raises(GitError, match=r"main\.lock stayed for 0\.05 s: another writer"):
         refresh_base(checkout.repo, str(upstream), "main")
     assert lock.exists()
+
+
+def test_a_refresh_of_a_base_that_did_not_move_writes_no_ref(
+    tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    ref_file = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main"
+    before = ref_file.stat()
+    assert refresh_base(checkout.repo, str(upstream), "main") == head_of(git, upstream, "main")
+    assert ref_file.stat().st_ino == before.st_ino  # not replaced: no write, no sync
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+    assert refresh_base(checkout.repo, str(upstream), "main") == head_of(git, upstream, "main")
+    assert ref_file.read_text().strip() == head_of(git, upstream, "main")
