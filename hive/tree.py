@@ -118,7 +118,7 @@ def bee_shutdown_seconds(drain: DrainConfig) -> float:
 
 
 def bee_ports(rt: Runtime) -> BeePorts:
-    return BeePorts(rt.db, rt.checkout, rt.metrics, rt.names, rt.work)
+    return BeePorts(rt.db, rt.checkout, rt.metrics, rt.names, rt.work, rt.endings)
 
 
 def claimer_ports(rt: Runtime) -> ClaimerPorts:

@@ -320,6 +320,7 @@ class Bee:
             key_index=self.order.key_index,
             note=note,
             sells=self.order.sells,
+            group=rt.endings,
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None

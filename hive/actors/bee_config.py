@@ -9,6 +9,7 @@ from typing import Any
 from psycopg_pool import ConnectionPool
 
 from hive.actors.ending import Accounting
+from hive.actors.ending_group import EndingGroup
 from hive.actors.start import StartConfig
 from hive.actors.work import WorkRegistry
 from hive.git.repo import Checkout
@@ -33,13 +34,16 @@ class BeeConfig:
 @dataclass(frozen=True)
 class BeePorts:
     """What a bee uses: the store, the checkout, the metrics, the names it tells when it
-    ends, and the work registry (a newer attempt of its issue may count there)."""
+    ends, the work registry (a newer attempt of its issue may count there), and the
+    process's group commit its ending goes through."""
 
     db: ConnectionPool[Any]
     checkout: Checkout
     metrics: HiveMetrics
     names: Registry
     work: WorkRegistry
+    # the process's group commit of endings (None: each ending is written alone)
+    endings: EndingGroup | None = None
 
 
 def demo_bees() -> BeeConfig:

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psycopg
 from psycopg_pool import ConnectionPool
@@ -38,11 +38,14 @@ from hive.store.db import connection
 from hive.store.orders import Fence, OrderEnding
 from hive.store.transitions import Move
 
+if TYPE_CHECKING:
+    from hive.actors.ending_group import EndingGroup
+
 log = logging.getLogger("hive.bee")
 
 # an ending that meets the store away (a restart, a failover) is tried again, the pause
 # doubling from the first to the last, for this long; then once in each plainer form
-# (`_end`): given up, the bundle is lost and the order waits for the reaper
+# (`write_ending`): given up, the bundle is lost and the order waits for the reaper
 END_RETRY_WINDOW_SECONDS = 120.0
 END_RETRY_FIRST_SECONDS = 1.0
 END_RETRY_MAX_SECONDS = 10.0
@@ -168,6 +171,7 @@ def close_order(
     key_index: int | None = None,
     note: Callable[[str], None] = lambda text: None,
     sells: bool = False,
+    group: EndingGroup | None = None,
 ) -> Closing:
     """Salvage what the turn left uncommitted inside its boundary, cut the branch back
     to the boundary when a commit of the agent's own carries what the boundary refuses
@@ -178,7 +182,9 @@ def close_order(
     bundled. `note` hears a sentence for the transcript of what was skipped, left
     outside or cut. `landed` is False when the row was no longer this turn's (reaped or
     re-dispatched): nothing was written to it. `sells` (the order names a credit
-    account): the turn is sold in the ending's own transaction."""
+    account): the turn is sold in the ending's own transaction. `group`: the process's
+    group commit, which writes endings that come at once in one statement (None: this
+    one is written alone)."""
     issue = ending.fence.issue
     reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
     kept = None
@@ -215,7 +221,7 @@ def close_order(
         else NewBundle(branch_name(issue), left.base_ref, out.base_sha, out.head_sha, out.data),
     )
     before_end()
-    moved, sold = _end(db, ending, sells)
+    moved, sold = group.write(ending, sells) if group else write_ending(db, ending, sells)
     if moved.illegal:
         metrics.illegal_transitions.inc()
     if moved.landed and ending.bundle is not None:
@@ -262,7 +268,7 @@ def end_and_sell(db: ConnectionPool[Any], ending: OrderEnding) -> tuple[Move, Mo
     return moved, sold
 
 
-def _end(
+def write_ending(
     db: ConnectionPool[Any], ending: OrderEnding, sells: bool = False
 ) -> tuple[Move, Moved | None]:
     """Write `ending` (and sell its turn when `sells`); one the store refuses (a value it

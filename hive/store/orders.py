@@ -165,7 +165,7 @@ class Insertion(enum.Enum):
 # the states a new attempt replaces (RULES 4), and the ones an unfinished row is in
 REPLACEABLE = [int(s) for s in State if may_replace(s)]
 _IN_FLIGHT = [int(NONE), int(RUNNING)]
-_ENDS_FROM = [int(s) for s in sources(END)]
+ENDS_FROM = [int(s) for s in sources(END)]  # the states an ending may leave
 
 
 @dataclass(frozen=True)
@@ -312,7 +312,7 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
     code = ending.code
     return {
         **_fence(ending.fence),
-        "from_states": _ENDS_FROM,
+        "from_states": ENDS_FROM,
         "outcome": str(ending.outcome),
         "outcome_code": code,
         "detail": ending.detail,

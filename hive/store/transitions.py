@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import psycopg
 from psycopg.rows import dict_row
 
 from hive.rules.lifecycle import sources
@@ -60,12 +61,21 @@ def move(
         landed = conn.execute(q(query), {**params, "from_states": allowed}).fetchone()
         if landed is not None:
             return Move(issue, event, True)
-        row = (
-            conn.cursor(row_factory=dict_row)
-            .execute(q("order_state_now"), {"issue": issue, "conversation_id": conversation_id})
-            .fetchone()
-        )
-    if row is None or int(row["state"]) in allowed:
+        return missed(conn, issue, conversation_id, event)
+
+
+def missed(
+    conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, event: int
+) -> Move:
+    """The move of `event` that did not land on the attempt (`issue`, `conversation_id`),
+    and why, read from the row now: gone or moved on meanwhile (not this writer's), or
+    refused from the state it is in."""
+    row = (
+        conn.cursor(row_factory=dict_row)
+        .execute(q("order_state_now"), {"issue": issue, "conversation_id": conversation_id})
+        .fetchone()
+    )
+    if row is None or int(row["state"]) in sources(event):
         return Move(issue, event, False)  # gone, or moved on meanwhile: not this writer's
     return refused(issue, event, int(row["state"]))
 

@@ -211,6 +211,90 @@ WITH ended AS (
 )
 SELECT issue, pg_notify('hive_orders', 'ended:' || issue::text)::text AS notified FROM ended;
 
+-- name: end_orders
+-- End several attempts in one statement, each exactly as end_order ends one (its own fence and states, its bundle, conversation, key rest and NOTIFY): the arrays are one element an ending, each issue at most once; the rows are locked in issue order (two such statements never wait on each other in a circle); each landed ending answers with its issue.
+WITH given AS (
+    SELECT * FROM unnest(
+        %(issue)s::integer[], %(conversation_id)s::uuid[], %(runner)s::text[],
+        %(outcome)s::text[], %(outcome_code)s::text[], %(detail)s::text[],
+        %(input_tokens)s::bigint[], %(output_tokens)s::bigint[], %(provider)s::text[],
+        %(model)s::text[], %(cost_usd)s::double precision[], %(cost_source)s::text[],
+        %(ends_rest)s::boolean[], %(salvaged_sha)s::text[], %(salvaged_files)s::jsonb[],
+        %(branch)s::text[], %(base)s::text[], %(base_sha)s::text[], %(head_sha)s::text[],
+        %(bytes)s::bytea[], %(keeps_conversation)s::boolean[], %(agent)s::text[],
+        %(session_id)s::text[], %(conversation_bytes)s::bytea[], %(note)s::text[]
+    ) AS g(issue, conversation_id, runner, outcome, outcome_code, detail, input_tokens,
+        output_tokens, provider, model, cost_usd, cost_source, ends_rest, salvaged_sha,
+        salvaged_files, branch, base, base_sha, head_sha, bytes, keeps_conversation, agent,
+        session_id, conversation_bytes, note)
+), ended AS (
+    UPDATE hive.queen_dispatch AS d SET
+        finished_at = now(), outcome = g.outcome,
+        outcome_code = g.outcome_code::hive.outcome_code,
+        detail = COALESCE(g.detail, d.detail),
+        input_tokens = COALESCE(g.input_tokens, d.input_tokens),
+        output_tokens = COALESCE(g.output_tokens, d.output_tokens),
+        provider = COALESCE(g.provider, d.provider),
+        model = COALESCE(g.model, d.model),
+        cost_usd = COALESCE(g.cost_usd, d.cost_usd),
+        cost_source = COALESCE(g.cost_source, d.cost_source),
+        salvaged_at = CASE WHEN g.salvaged_sha IS NULL THEN d.salvaged_at ELSE now() END,
+        salvaged_sha = COALESCE(g.salvaged_sha, d.salvaged_sha),
+        salvaged_files = CASE WHEN g.salvaged_sha IS NULL THEN d.salvaged_files
+            ELSE ARRAY(SELECT jsonb_array_elements_text(g.salvaged_files)) END
+    FROM given AS g
+    WHERE d.issue = ANY (ARRAY(
+        SELECT l.issue FROM hive.queen_dispatch AS l
+        WHERE l.issue = ANY (%(issue)s::integer[])
+        ORDER BY l.issue
+        FOR UPDATE
+    ))
+      AND d.issue = g.issue AND d.conversation_id = g.conversation_id
+      AND d.claimed_by IS NOT DISTINCT FROM g.runner
+      AND hive.order_state(d.started, d.finished_at, d.outcome_code, d.review_state)
+        = ANY (%(from_states)s::integer[])
+    RETURNING d.issue, d.key_index, d.key_fingerprint, g.conversation_id, g.runner,
+        g.ends_rest, g.branch, g.base, g.base_sha, g.head_sha, g.bytes,
+        g.keeps_conversation, g.agent, g.session_id, g.conversation_bytes, g.note
+), unrested AS (
+    UPDATE hive.queen_key_rest AS r
+    SET strikes = 0, rests_until = NULL, reason = NULL, updated_at = now()
+    FROM ended
+    WHERE ended.ends_rest AND r.key_index = ended.key_index
+      AND r.key_fingerprint IS NOT DISTINCT FROM ended.key_fingerprint
+      AND (r.strikes > 0 OR r.rests_until IS NOT NULL)
+), stored AS (
+    INSERT INTO hive.queen_bundle AS b
+        (issue, branch, base, base_sha, head_sha, runner, bytes, size)
+    SELECT ended.issue, ended.branch, ended.base, ended.base_sha, ended.head_sha,
+        ended.runner, ended.bytes, length(ended.bytes)
+    FROM ended WHERE ended.bytes IS NOT NULL
+    ORDER BY ended.issue
+    ON CONFLICT (issue) DO UPDATE SET
+        branch = excluded.branch, base = excluded.base, base_sha = excluded.base_sha,
+        head_sha = excluded.head_sha, runner = excluded.runner, bytes = excluded.bytes,
+        size = excluded.size, created_at = now()
+), dropped AS (
+    DELETE FROM hive.queen_bundle AS b USING ended
+    WHERE b.issue = ended.issue AND ended.bytes IS NULL
+), kept AS (
+    INSERT INTO hive.queen_conversation AS c
+        (issue, conversation_id, agent, session_id, bytes, size, note)
+    SELECT ended.issue, ended.conversation_id, ended.agent, ended.session_id,
+        ended.conversation_bytes, length(ended.conversation_bytes), ended.note
+    FROM ended WHERE ended.keeps_conversation AND ended.agent IS NOT NULL
+    ORDER BY ended.issue
+    ON CONFLICT (issue) DO UPDATE SET
+        conversation_id = excluded.conversation_id, agent = excluded.agent,
+        session_id = excluded.session_id, bytes = excluded.bytes, size = excluded.size,
+        note = excluded.note, created_at = now()
+), forgotten AS (
+    DELETE FROM hive.queen_conversation AS c USING ended
+    WHERE c.issue = ended.issue AND ended.keeps_conversation AND ended.agent IS NULL
+)
+SELECT issue, pg_notify('hive_orders', 'ended:' || issue::text)::text AS notified
+FROM ended ORDER BY issue;
+
 -- name: record_salvage
 -- Record the salvage commit a reaper made for an attempt it already ended (fenced on the attempt).
 UPDATE hive.queen_dispatch SET

@@ -52,7 +52,7 @@ def test_an_ending_that_meets_the_store_away_lands_once_it_is_back():
             landed: list[bool] = []
             worker = threading.Thread(
                 target=lambda: landed.append(
-                    ending._end(db, orders.OrderEnding(claimed.fence, "finished"))[0].landed
+                    ending.write_ending(db, orders.OrderEnding(claimed.fence, "finished"))[0].landed
                 ),
                 daemon=True,
             )

@@ -203,7 +203,7 @@ def test_a_connection_cut_mid_sale_is_ended_again_and_sold_once(
 
     monkeypatch.setattr(credits, "sell", cut_once)
     monkeypatch.setattr(ending_module, "END_RETRY_FIRST_SECONDS", 0.05)
-    moved, sold = ending_module._end(db, finished(got.fence, 0.01), True)
+    moved, sold = ending_module.write_ending(db, finished(got.fence, 0.01), True)
     assert cut and moved.landed and sold is not None and sold.tokens == 4
     with connection(db) as conn:
         assert sums(conn, "team") == {"grant": 20, "sale": 4}

@@ -7,6 +7,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 import hive.store
+from hive.store import endings, orders
 from hive.store.sql import QUERIES
 
 # a sample value for every parameter name the catalogue uses
@@ -180,6 +181,12 @@ SAMPLES = {
     "event_id": "$answer",
 }
 _PARAM = re.compile(r"%\((\w+)\)s")
+# queries whose parameters are arrays of the samples' kinds (one element an ending)
+WHOLE = {
+    "end_orders": endings.end_many_params(
+        [orders.OrderEnding(orders.Fence(1, uuid.uuid4(), "r1"), "finished")]
+    ),
+}
 
 
 def test_every_named_query_runs_against_a_real_postgresql(hive_db_url):
@@ -193,7 +200,9 @@ def test_every_named_query_runs_against_a_real_postgresql(hive_db_url):
         )
         conn.commit()
         for query in QUERIES.values():
-            params = {name: SAMPLES[name] for name in _PARAM.findall(query.text)}
+            params = WHOLE.get(query.name) or {
+                name: SAMPLES[name] for name in _PARAM.findall(query.text)
+            }
             with conn.transaction(force_rollback=True):
                 conn.execute(query.text, params or None)
 

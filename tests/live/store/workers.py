@@ -11,6 +11,7 @@ from multiprocessing.connection import Connection
 import psycopg
 
 from hive.store import orders, pool
+from hive.store.endings import end_many
 from hive.store.listen import Listener
 
 # between a failed call and the next try while the server is away
@@ -91,3 +92,17 @@ def runner(url: str, name: str, poll_seconds: float, conn: Connection) -> None:
                 failed += 1
                 conn.poll(RETRY_PAUSE_SECONDS)
     conn.send((mine, failed))
+
+
+def end_batches(url: str, fences: list[orders.Fence], batch: int, conn: Connection) -> None:
+    """End the orders of `fences` in statements of `batch`, in the order given; report
+    the issues whose ending landed here."""
+    mine = []
+    with pool.connect(url) as db:
+        conn.send(READY)
+        wait_for(conn, GO)
+        for at in range(0, len(fences), batch):
+            endings = [orders.OrderEnding(f, "finished") for f in fences[at : at + batch]]
+            moves = end_many(db, endings)
+            mine.extend(m.issue for m in moves if m.landed)
+    conn.send(mine)

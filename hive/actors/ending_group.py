@@ -1,0 +1,143 @@
+"""A runner's group commit of its bees' endings.
+
+An ending that comes while none is being written is written at once, alone, as it
+always was (`write_ending`: retried while the store is away, then in plainer forms).
+Endings that come while one is being written wait, and the next statement writes as
+many of them together as `hive.rules.ending_batches` allows (`hive.store.endings.end_many`: each
+lands or not by its own fence, with its bundle, conversation, key rest, NOTIFY, and its
+sale in the same transaction), so a runner whose slots end near the same moment pays one
+statement, not one each. A statement of several that fails for any reason hands each of
+its endings back to its own bee, which writes it alone: every ending keeps the path one
+ending has.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+from psycopg_pool import ConnectionPool
+
+from hive.actors.ending import write_ending
+from hive.rules.ending_batches import ENDING_BYTES_A_STATEMENT, ENDINGS_A_STATEMENT, next_batch
+from hive.rules.text import shown
+from hive.store import credits
+from hive.store.credits import Moved
+from hive.store.db import connection
+from hive.store.endings import end_many, waiting
+from hive.store.orders import OrderEnding
+from hive.store.transitions import Move
+
+log = logging.getLogger("hive.bee")
+
+Written = tuple[Move, Moved | None]
+
+
+@dataclass(eq=False)
+class _Waiting:
+    """An ending waiting for its statement, and what came of it once `done`: `written`,
+    or handed back to be written `alone`."""
+
+    ending: OrderEnding
+    sells: bool
+    written: Written | None = None
+    alone: bool = False
+    done: bool = False
+
+
+class EndingGroup:
+    """One per process: `write` is what `close_order` calls from each bee's thread.
+    `statements` lists how many endings each statement of several wrote (the group's
+    own count, for tests and the log)."""
+
+    def __init__(
+        self,
+        db: ConnectionPool[Any],
+        most: int = ENDINGS_A_STATEMENT,
+        most_bytes: int = ENDING_BYTES_A_STATEMENT,
+    ) -> None:
+        self._db = db
+        self._most, self._most_bytes = most, most_bytes
+        self._turn = threading.Condition()
+        self._waiting: list[_Waiting] = []
+        self._writing = False
+        self.statements: list[int] = []
+
+    @property
+    def waiting(self) -> int:
+        """The endings waiting for a statement now."""
+        with self._turn:
+            return len(self._waiting)
+
+    def write(self, ending: OrderEnding, sells: bool = False) -> Written:
+        """Write `ending` (and sell its turn when `sells`), alone or with the endings that
+        wait beside it; answers as `write_ending` does, and raises what it raises."""
+        mine = _Waiting(ending, sells)
+        with self._turn:
+            self._waiting.append(mine)
+            while self._writing and not mine.done:
+                self._turn.wait()
+            leads = not mine.done
+            self._writing = self._writing or leads
+        if leads:
+            try:
+                while not mine.done:
+                    self._write_next(mine)
+            finally:
+                with self._turn:
+                    self._writing = False
+                    self._turn.notify_all()
+        if mine.written is not None:
+            return mine.written
+        return write_ending(self._db, ending, sells)  # handed back: alone
+
+    def _write_next(self, mine: _Waiting) -> None:
+        """Write the next statement's endings (the leader's own, alone, as one ending is
+        written; several together), or hand a lone other one back to its bee."""
+        with self._turn:
+            weighed = [waiting(w.ending) for w in self._waiting]
+            taken = self._waiting[: next_batch(weighed, self._most, self._most_bytes)]
+            del self._waiting[: len(taken)]
+        if len(taken) == 1 and taken[0] is mine:
+            results: list[Written | None] = [write_ending(self._db, mine.ending, mine.sells)]
+        elif len(taken) == 1:
+            results = [None]
+        else:
+            results = self._together(taken)
+        with self._turn:
+            for each, written in zip(taken, results, strict=True):
+                each.written, each.alone, each.done = written, written is None, True
+            self._turn.notify_all()
+
+    def _together(self, taken: list[_Waiting]) -> list[Written | None]:
+        """`taken` in one statement, their sales in its transaction; any failure hands
+        every one of them back to be written alone."""
+        endings = [w.ending for w in taken]
+        try:
+            if not any(w.sells for w in taken):
+                moves = end_many(self._db, endings)
+                sold: list[Moved | None] = [None] * len(taken)
+            else:
+                with connection(self._db) as conn, conn.transaction():
+                    moves = end_many(conn, endings)
+                    sold = [
+                        credits.sell_order_turn(
+                            conn,
+                            w.ending.fence.issue,
+                            w.ending.fence.conversation_id,
+                            None if w.ending.cost is None else w.ending.cost.usd,
+                        )
+                        if w.sells and moved.landed
+                        else None
+                        for w, moved in zip(taken, moves, strict=True)
+                    ]
+        except Exception as err:
+            why = shown(str(err).splitlines()[0] if str(err) else type(err).__name__)[:200]
+            log.warning(
+                "%d endings not written together (%s); each is written alone", len(taken), why
+            )
+            return [None] * len(taken)
+        self.statements.append(len(taken))
+        return list(zip(moves, sold, strict=True))
