@@ -24,6 +24,7 @@ from hive.chat.gate import refused
 from hive.chat.matrix import MatrixClient, MatrixError
 from hive.chat.moves import owe_moves
 from hive.chat.outbox import Outbox, Sent
+from hive.chat.turns import answer_unclaimed
 from hive.metrics import HiveMetrics
 from hive.rules.chat import Bot, issue_of
 from hive.store import chat as store
@@ -102,11 +103,13 @@ class Room:
         """Nothing held: every row is in the store, every request is bounded."""
 
     def _moves(self, done: Pass) -> None:
-        """Owe the Queen's posts of the moves since the last look, every few seconds."""
+        """Owe the Queen's posts of the moves since the last look, every few seconds, and
+        answer the bees' turns no process claimed in time."""
         if time.monotonic() < self._moves_at:
             return
         self._moves_at = time.monotonic() + self.config.moves_every_seconds
         done.owed += owe_moves(self.db, self.config.room, self.config.spend_cap_usd)
+        done.owed += answer_unclaimed(self.db)
 
     def _read(self, wait_seconds: float, done: Pass) -> None:
         """One sync as the Queen; each message's calls owed before the token is kept."""

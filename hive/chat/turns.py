@@ -268,3 +268,14 @@ class ChatTurns:
                 credits.sell(conn, sale)
             if answer is not None:
                 self._answer(conn, held, answer)
+
+
+def answer_unclaimed(db: Db, seconds: float = rule.UNCLAIMED_SECONDS) -> int:
+    """Answer, with a sentence, each owed turn no process claimed within `seconds` (the
+    chat loop asks, so a question is never left unanswered in silence); how many."""
+    answered = 0
+    for row_id, issue in chat_turns.unclaimed(db, seconds):
+        if chat_turns.answer_unclaimed(db, row_id, rule.unclaimed(issue)):
+            answered += 1
+            log.warning("chat: row %d was claimed by no process that runs bees", row_id)
+    return answered

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from enum import Enum
 
-from hive.rules.chat import one_line
+from hive.rules.chat import HOLD_MAX_SECONDS, one_line
 from hive.rules.credits import may_order
 from hive.rules.spend import spend_stops
 from hive.rules.states import FINISHED
@@ -30,6 +30,9 @@ TURN_SECONDS = 300.0  # a chat turn's bound (HIVE_TURN_MAX_SECONDS when that is 
 TURN_TRIES_MAX = 2  # a question's turn is claimed at most this often (a restart cut one)
 CLAIM_SLACK_SECONDS = 30.0  # a claim outlives its turn's bound by this (the stop, the write)
 ASSISTANT_PREFIX = "assistant: "  # how claude and codex hand a model's text to the transcript
+# an owed turn no process claimed this long is answered with a sentence (UNCLAIMED): no
+# process that runs bees has the chat's variables, or none runs
+UNCLAIMED_SECONDS = HOLD_MAX_SECONDS
 PROTOCOL_PREFIX = "HIVE-"  # an agent's report to the hive (its usage, a refusal): no reply
 AGAIN = "(A restart cut my first turn on this question; this is my second.)"
 
@@ -67,6 +70,14 @@ def sentence(step_: Step, issue: int | None, tries: int, refused: str | None) ->
             " more. Ask me again."
         )
     return f"I know no issue #{issue}."
+
+
+def unclaimed(issue: int | None) -> str:
+    """The answer of an owed turn no process claimed within UNCLAIMED_SECONDS."""
+    return (
+        f"No process that runs bees took my turn on #{issue} within"
+        f" {UNCLAIMED_SECONDS / 60:.0f} minutes (set HIVE_CHAT where the bees run); ask me again."
+    )
 
 
 def claim_seconds(turn_seconds: float) -> float:

@@ -66,3 +66,13 @@ def let_go(db: Db, held: Claim, by: str) -> bool:
 def let_go_mine(db: Db, by: str) -> int:
     """Let go of the turns an earlier life of `by` held (at its start): how many."""
     return len(dicts(db, "chat_turns_let_go_mine", {"by": by}))
+
+
+def unclaimed(db: Db, seconds: float) -> list[tuple[int, int | None]]:
+    """(row id, issue) of the answers owed longer than `seconds` that no process claimed."""
+    return [(d["id"], d["issue"]) for d in dicts(db, "chat_turns_unclaimed", {"seconds": seconds})]
+
+
+def answer_unclaimed(db: Db, row_id: int, body: str) -> bool:
+    """Answer an owed turn nobody claimed; False when a process claimed it meanwhile."""
+    return one(db, "chat_turn_answer_unclaimed", {"row_id": row_id, "body": body}) is not None

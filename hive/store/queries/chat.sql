@@ -136,3 +136,17 @@ LISTEN hive_chat;
 -- name: unlisten_chat
 -- Unsubscribe this connection from hive_chat (no loop of the process listens for it any more).
 UNLISTEN hive_chat;
+
+-- name: chat_turns_unclaimed
+-- The bees' answers owed longer than `seconds` that no process ever claimed (none runs turns), oldest first.
+SELECT id, issue FROM hive.chat_outbox
+WHERE body IS NULL AND dropped_at IS NULL AND turn_tries = 0
+    AND created_at < now() - make_interval(secs => %(seconds)s)
+ORDER BY id
+LIMIT 100;
+
+-- name: chat_turn_answer_unclaimed
+-- Answer an owed turn no process claimed with its sentence, unless one claimed it meanwhile; its id, or no row.
+UPDATE hive.chat_outbox SET body = %(body)s, composed_at = now()
+WHERE id = %(row_id)s AND body IS NULL AND dropped_at IS NULL AND turn_tries = 0
+RETURNING id;

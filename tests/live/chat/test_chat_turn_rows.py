@@ -100,3 +100,22 @@ def test_a_row_owed_or_let_go_wakes_the_processes_that_run_turns(db, hive_db_url
         assert listener.wait(0.3).reason == "timeout"  # a claim wakes nobody
         chat_turns.let_go(db, held, "runner-a")
         assert listener.wait(5).payloads == (str(row),)
+
+
+def test_a_turn_no_process_claimed_in_time_is_answered_with_a_sentence(db):
+    from hive.chat.turns import answer_unclaimed
+    from hive.rules.chat_turn import UNCLAIMED_SECONDS, unclaimed
+
+    claimed = owe(db, 1)
+    assert chat_turns.claim(db, "runner-a", 60) is not None  # a process runs its turn
+    old, fresh = owe(db, 2), owe(db, 3)
+    with db.connection() as conn:
+        conn.execute(
+            "UPDATE hive.chat_outbox SET created_at = now() - make_interval(secs => %s)"
+            " WHERE id IN (%s, %s)",
+            (UNCLAIMED_SECONDS + 1, old, claimed),
+        )
+    assert answer_unclaimed(db) == 1
+    bodies = {r["id"]: r["body"] for r in store.rows(db)}
+    assert bodies == {claimed: None, old: unclaimed(12), fresh: None}
+    assert answer_unclaimed(db) == 0

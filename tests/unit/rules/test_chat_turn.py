@@ -157,3 +157,10 @@ def test_a_second_try_says_a_restart_cut_the_first():
 
 def test_a_turn_that_could_not_start_says_why():
     assert rule.not_started(4, "no such agent") == "My turn on #4 could not start: no such agent"
+
+
+def test_a_turn_no_process_claimed_is_answered_with_what_to_set():
+    assert rule.unclaimed(12) == (
+        "No process that runs bees took my turn on #12 within 10 minutes"
+        " (set HIVE_CHAT where the bees run); ask me again."
+    )
