@@ -1,0 +1,93 @@
+"""At its claim a bee's turn asks the rule again (hive.chat.turns, hive.rules.chat_turn):
+the spend cap or the credit reached since the question is refused there, a question
+whose turn restarts cut twice is answered with a sentence, and neither runs a turn."""
+
+from __future__ import annotations
+
+import sys
+import uuid
+
+import pytest
+
+from hive.chat.turns import ChatTurns, TurnsConfig
+from hive.git.repo import open_checkout
+from hive.rules.chat import Kind
+from hive.rules.chat_turn import TURN_TRIES_MAX
+from hive.rules.credits import Terms
+from hive.store import chat as store
+from hive.store import chat_turns
+from hive.testing import make_repo
+
+from .conftest import add_issue
+
+
+@pytest.fixture
+def turns(db, tmp_path):
+    """ChatTurns(**config) with an agent that leaves a mark when it runs."""
+    checkout = open_checkout(str(make_repo(tmp_path / "repo")), tmp_path / "work", "main")
+    mark = tmp_path / "ran"
+    agent = f"command:{sys.executable} -c \"open({str(mark)!r}, 'w'); print('ran')\""
+
+    def make(**config):
+        return ChatTurns(db, checkout, TurnsConfig(by="runner-a", agent=agent, **config))
+
+    make.ran = mark.exists  # type: ignore[attr-defined]
+    yield make
+    checkout.repo.close()
+
+
+def owe(db, issue=12):
+    row = store.owe(
+        db, store.Owed(f"answer:claude:${uuid.uuid4()}", "claude", Kind.ANSWER, issue=issue)
+    )
+    assert row is not None
+    return row
+
+
+def body(db, row):
+    return next(r["body"] for r in store.rows(db) if r["id"] == row)
+
+
+def test_the_cap_reached_since_the_question_is_refused_at_the_claim(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    with db.connection() as conn:  # spent since the question was owed
+        conn.execute(
+            "INSERT INTO hive.queen_dispatch (issue, branch, base, started, conversation_id,"
+            " finished_at, outcome, outcome_code, cost_usd) VALUES (12, 'queen-12', 'main',"
+            " true, %s, now(), 'finished', 'finished', 2.5)",
+            (uuid.uuid4(),),
+        )
+    done = turns(spend_cap_usd=2.0).run_once()
+    assert (done.row, done.step) == (row, "refuse")
+    assert body(db, row).startswith("I run no turn for #12: today's spend $2.50 reached")
+    assert not turns.ran()
+
+
+def test_zero_credit_at_the_claim_is_refused(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    assert turns(credits=Terms()).run_once().step == "refuse"
+    assert "its account default is at zero" in body(db, row)
+    assert not turns.ran()
+
+
+def test_a_turn_cut_as_often_as_it_may_be_is_answered_with_a_sentence(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    for _ in range(TURN_TRIES_MAX):  # each claim cut by a restart
+        held = chat_turns.claim(db, "runner-a", 60)
+        assert held is not None and chat_turns.let_go(db, held, "runner-a")
+    assert turns().run_once().step == "cut"
+    assert body(db, row) == (
+        f"Restarts of the hive cut my turn on #12 {TURN_TRIES_MAX} times; I run it no more."
+        " Ask me again."
+    )
+    assert not turns.ran()
+
+
+def test_an_uncut_turn_runs(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    assert turns().run_once().step == "run"
+    assert body(db, row) == "ran" and turns.ran()
