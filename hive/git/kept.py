@@ -24,6 +24,7 @@ tree and writes it whole.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -189,7 +190,13 @@ class KeptTree:
             raise OSError(f"{full} is no longer a directory")
         if st.st_mode != self.dir_mode:
             os.chmod(full, stat.S_IMODE(self.dir_mode))
-        for name in os.listxattr(full, follow_symlinks=False):
+        try:
+            names = os.listxattr(full, follow_symlinks=False)
+        except OSError as err:  # a filesystem without attributes has none to clear
+            if err.errno not in (errno.ENOTSUP, errno.EOPNOTSUPP):
+                raise
+            names = []
+        for name in names:
             if name.startswith(_CLEARED_XATTRS):
                 os.removexattr(full, name, follow_symlinks=False)
 

@@ -3,6 +3,7 @@ commit holds (git's own, and `scratch_tree`'s), whatever the program run in it l
 
 from __future__ import annotations
 
+import errno
 import io
 import os
 import stat
@@ -239,3 +240,17 @@ def test_leftovers_of_an_earlier_process_are_removed_at_first_use(
     made = KeptTrees(tmp_path / "checks").take(repo, c1)
     assert made.path == leftover and not (leftover / "deep").exists()
     assert snapshot(made.path) == git_checkout(repo, c1, tmp_path / "git", tmp_path / "home")
+
+
+def test_a_filesystem_without_attributes_is_no_error(
+    repo: Repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unsupported(path: object, follow_symlinks: bool = True) -> list[str]:
+        raise OSError(errno.ENOTSUP, "Operation not supported")
+
+    c1, c2, *_ = steps(repo)
+    tree = KeptTree(tmp_path / "kept")
+    tree.bring(repo, c1)
+    monkeypatch.setattr(os, "listxattr", unsupported)
+    made = tree.bring(repo, c2)
+    assert snapshot(made.path) == git_checkout(repo, c2, tmp_path / "git", tmp_path / "home")
