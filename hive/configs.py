@@ -29,7 +29,7 @@ from hive.rules.credits import Terms
 from hive.rules.drain import drain_cap_seconds
 from hive.rules.fence import turn_fence_seconds
 from hive.rules.keys import key_slots
-from hive.rules.modes import ChatMode
+from hive.rules.modes import ChatMode, PublishMode
 from hive.rules.reviewer import REVIEWER_TICK_SECONDS, WAIT_PAUSE_START_SECONDS
 from hive.rules.waits import SCHEDULER_POLL_SECONDS
 from hive.settings import Settings
@@ -135,6 +135,10 @@ def jobs_config(settings: Settings) -> JobRunnerConfig:
         claim_seconds=float(settings.job_claim_seconds),
         publish=settings.publish,
         slots=settings.publish_jobs,
+        # every push into one base runs the checks beside it again: one run at a time
+        lane_seconds=float(settings.publish_lane_seconds)
+        if settings.publish == PublishMode.PUSH
+        else 0.0,
     )
 
 

@@ -12,7 +12,9 @@ its done effects are not repeated. `close()` stops the checks running now.
 
 Up to `slots` jobs (HIVE_PUBLISH_JOBS) run at once, each on a thread of its own
 (`hive.jobs.pool`): a pass starts the due ones that fit and returns; a run that ends
-frees its slot and tells JOBS `JobSlotFree`, and the next pass claims at once. A pass's
+frees its slot and tells JOBS `JobSlotFree`, and the next pass claims at once. Pushing
+into one base (HIVE_PUBLISH=push), the runs go through a lane one at a time, the next
+beside a run only once that one held it `lane_seconds` (at the pass after). A pass's
 line is what the runs ended since the last one did.
 """
 
@@ -51,6 +53,8 @@ class JobRunnerConfig:
     # HIVE_PUBLISH: off leaves accepted work for export, no job
     publish: PublishMode = PublishMode.OFF
     slots: int = PUBLISH_JOBS_DEFAULT  # HIVE_PUBLISH_JOBS: jobs run side by side
+    # HIVE_PUBLISH_LANE_SECONDS where pushes go into one base (push); 0: no lane
+    lane_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -87,6 +91,7 @@ class JobRunner:
             config.holder,
             publisher.handlers(),
             slots=config.slots,
+            lane_seconds=config.lane_seconds,
             ttl_seconds=config.claim_seconds,
             on_free=on_free,
         )

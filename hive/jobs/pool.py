@@ -1,18 +1,21 @@
 """Jobs side by side: a job runner's slots (HIVE_PUBLISH_JOBS for publish jobs).
 
-`JobPool.start_due()` claims as many due jobs as it has free slots
-(`hive.rules.job_slots.claim_batch`; the store hands them oldest due first) and runs each
-on a thread of its own (`engine.run_claimed`), so a job whose check hangs, or whose forge
-makes it wait, holds no other. When a job's run ends (it ended, parked, lost its claim,
-or a step raised) its slot is free and `on_free()` is called: the job runner is told, and
-claims the next due job at once. `take()` is what the runs ended since the last take did.
+`JobPool.start_due()` claims as many due jobs as it may start now
+(`hive.rules.job_slots.start_batch`: its free slots, or with a lane one at a time; the
+store hands them oldest due first) and runs each on a thread of its own
+(`engine.run_claimed`), so a job whose check hangs, or whose forge makes it wait, holds
+no other (with a lane: no other past the lane's bound, at the next pass). When a job's
+run ends (it ended, parked, lost its claim, or a step raised) its slot is free and
+`on_free()` is called: the job runner is told, and claims the next due job at once.
+`take()` is what the runs ended since the last take did.
 
-What must stay one at a time is kept so by what it is done with, not by the pool: a
-job's claim (its epoch) fences it from every other thread and process; a push into the
-base is a compare-and-swap (two pushes never lose one another; the loser merges again and
-its checks run on the new merge); each step opens its own `Repo` on the clone
-(`own_repo`), and writers of one ref wait for each other's lock; the GitHub client holds
-every request of the process through a rate limit's pause.
+What must stay one at a time is kept so by what it is done with: a job's claim (its
+epoch) fences it from every other thread and process; a push into the base is a
+compare-and-swap (two pushes never lose one another; the loser merges again and its
+checks run on the new merge, which is why pushes into one base go through the lane);
+each step opens its own `Repo` on the clone (`own_repo`), and writers of one ref wait for
+each other's lock; the GitHub client holds every request of the process through a rate
+limit's pause.
 
 `close()` starts nothing more (safe twice). The runs in hand go on, on daemon threads,
 until their step ends or the publisher's close stops their checks; what they leave is
@@ -23,10 +26,11 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Mapping
 
 from hive.jobs.engine import Handler, RunResult, run_claimed
-from hive.rules.job_slots import claim_batch
+from hive.rules.job_slots import start_batch
 from hive.rules.jobs import JobKind, ends_job, next_step
 from hive.rules.waits import CLAIM_TTL_SECONDS
 from hive.store import jobs
@@ -37,7 +41,8 @@ log = logging.getLogger("hive.jobs")
 
 
 class JobPool:
-    """Runs claimed jobs of one `kind` on up to `slots` threads at once (see the module)."""
+    """Runs claimed jobs of one `kind` on up to `slots` threads at once, one at a time
+    through a lane when `lane_seconds` is above 0 (see the module)."""
 
     def __init__(
         self,
@@ -46,11 +51,13 @@ class JobPool:
         handlers: Mapping[str, Handler],
         *,
         slots: int,
+        lane_seconds: float = 0.0,
         ttl_seconds: float = CLAIM_TTL_SECONDS,
         kind: str = JobKind.PUBLISH,
         on_free: Callable[[], None] = lambda: None,
         advance: Callable[[str, str], str | None] = next_step,
         ends: Callable[[str], bool] = ends_job,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if slots < 1:
             raise ValueError(f"a job pool needs at least one slot, not {slots}")
@@ -58,6 +65,8 @@ class JobPool:
         self.holder = holder
         self.handlers = handlers
         self.slots = slots
+        self.lane_seconds = lane_seconds
+        self.clock = clock
         self.ttl_seconds = ttl_seconds
         self.kind = kind
         self.on_free = on_free
@@ -65,7 +74,7 @@ class JobPool:
         self.ends = ends
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
-        self._running: dict[int, threading.Thread] = {}
+        self._running: dict[int, float] = {}  # job id -> when its run started
         self._ended = RunResult()
         self._closed = False
 
@@ -75,7 +84,9 @@ class JobPool:
         with self._lock:
             if self._closed:
                 return 0
-            batch = claim_batch(self.slots, len(self._running))
+            now = self.clock()
+            ages = [now - started for started in self._running.values()]
+            batch = start_batch(self.slots, ages, self.lane_seconds)
             running = list(self._running)
         if batch == 0:
             return 0
@@ -87,7 +98,7 @@ class JobPool:
             with self._lock:
                 closed = self._closed
                 if not closed:
-                    self._running[job.id] = thread
+                    self._running[job.id] = self.clock()
                     self._ended += RunResult(claimed=1)
             if closed:
                 self._give_back(job)

@@ -20,7 +20,12 @@ from typing import Any
 
 from hive.rules.chat import GAP_SECONDS_DEFAULT, ROOM_PER_MINUTE_DEFAULT
 from hive.rules.credits import BURN_DAYS_DEFAULT, DEFAULT_ACCOUNT, MARKUP_DEFAULT
-from hive.rules.job_slots import PUBLISH_JOBS_DEFAULT, PUBLISH_JOBS_MAX
+from hive.rules.job_slots import (
+    LANE_SECONDS_DEFAULT,
+    LANE_SECONDS_MAX,
+    PUBLISH_JOBS_DEFAULT,
+    PUBLISH_JOBS_MAX,
+)
 from hive.rules.modes import ChatMode, ForgeMode, NetworkMode, PublishMode, Role, SandboxMode
 from hive.rules.pull_waits import PARK_MINUTES_DEFAULT
 from hive.rules.retention import RETENTION_DAYS_DEFAULT, RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
@@ -125,6 +130,8 @@ class Settings:
     job_claim_seconds: int = CLAIM_TTL_SECONDS
     # publish jobs a Queen runs side by side (one whose check hangs holds no other)
     publish_jobs: int = PUBLISH_JOBS_DEFAULT
+    # pushing into one base, the next publish run goes beside one only after this long
+    publish_lane_seconds: int = LANE_SECONDS_DEFAULT
     # how long `hive serve` waits for the store at start before it exits 2
     store_wait_seconds: int = STORE_WAIT_DEFAULT_SECONDS
     publish: PublishMode = PublishMode.PUSH
@@ -268,6 +275,7 @@ _SPECS: dict[str, tuple[str, values.Parser]] = {
     "CHECKS_TIMEOUT_SECONDS": ("checks_timeout_seconds", values.integer(1, DAY_SECONDS)),
     "JOB_CLAIM_SECONDS": ("job_claim_seconds", values.integer(2, 3600)),
     "PUBLISH_JOBS": ("publish_jobs", values.integer(1, PUBLISH_JOBS_MAX)),
+    "PUBLISH_LANE_SECONDS": ("publish_lane_seconds", values.integer(0, LANE_SECONDS_MAX)),
     "STORE_WAIT_SECONDS": ("store_wait_seconds", values.integer(0, STORE_WAIT_MAX_SECONDS)),
     "PUBLISH": ("publish", values.mode(PublishMode)),
     "FORGE": ("forge", values.mode(ForgeMode)),

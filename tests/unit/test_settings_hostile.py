@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hive import cli
+from hive.configs import jobs_config
 from hive.settings import _SPECS, KNOWN, PREFIX, Settings, SettingsError
 
 PASSWORD = "pw-Zq81x"
@@ -294,3 +295,15 @@ def test_publish_jobs_takes_1_to_32_and_says_so_for_anything_else() -> None:
         line = one_problem("HIVE_PUBLISH_JOBS", bad)
         assert f"HIVE_PUBLISH_JOBS={bad!r}" in line or f"HIVE_PUBLISH_JOBS={bad}" in line
         assert "a whole number from 1 to 32" in line, line
+
+
+def test_publish_lane_seconds_takes_0_to_3600_and_the_lane_is_only_for_a_push() -> None:
+    assert Settings.from_env({}).publish_lane_seconds == 60
+    assert Settings.from_env({"HIVE_PUBLISH_LANE_SECONDS": "0"}).publish_lane_seconds == 0
+    for bad in ("-1", "3601", "1.5", "soon"):
+        line = one_problem("HIVE_PUBLISH_LANE_SECONDS", bad)
+        assert "a whole number from 0 to 3600" in line, line
+    push = Settings.from_env({"HIVE_PUBLISH_LANE_SECONDS": "30"})
+    assert jobs_config(push).lane_seconds == 30.0
+    off = Settings.from_env({"HIVE_PUBLISH_LANE_SECONDS": "30", "HIVE_PUBLISH": "off"})
+    assert jobs_config(off).lane_seconds == 0.0  # no push into one base

@@ -14,12 +14,13 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.jobrunner import JobRunner, JobRunnerConfig
+from hive.actors.jobrunner import JobRunner, JobRunnerActor, JobRunnerConfig
 from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, JobState, Step
 from hive.store import jobs
 from hive.testing import git
+from supervisors import Registry
 from tests.live.review.conftest import Finished
 
 pytestmark = pytest.mark.live
@@ -89,3 +90,70 @@ def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
     runner.run_once()  # a pass after the close starts nothing: the job is another Queen's
     again = jobs.get(db, slow.id)
     assert again is not None and again.epoch == left.epoch
+
+
+def test_a_job_that_ends_frees_its_slot_for_the_next_at_once_not_at_the_poll(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    queen_checkout: Any,
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(1, {"docs/a.md": "a\n"}, ["x"])
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 1, 2)
+    made = [jobs.create(db, JobKind.PUBLISH, n, Step.CHECKS, attempt=1).job for n in (1, 2)]
+    config = JobRunnerConfig("test-queen", poll_seconds=3600, publish="push", slots=1)
+    publish = PublishConfig(repo_url=str(hive_repo), checks=(("ok", "true"),))
+    ref = JobRunnerActor.start(
+        db, queen_checkout, HiveMetrics(), Registry(), config, publish, lambda n, sha: None
+    )
+    try:
+
+        def both_merged() -> bool:
+            ended = [jobs.get(db, job.id) for job in made]
+            return all(job is not None and job.step == Step.DONE for job in ended)
+
+        # one slot: the second job starts when the first one's run tells JOBS its slot
+        # is free, not at the next poll an hour away
+        assert _until(both_merged, OTHER_MERGED_WITHIN_SECONDS * 2)
+    finally:
+        ref.stop()
+    assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
+
+
+def test_through_the_lane_a_hung_check_holds_the_next_merge_only_for_the_lanes_bound(
+    db: Any,
+    finished_work: Callable[..., Finished],
+    queen_checkout: Any,
+    hive_repo: Path,
+    hive_db_url: str,
+) -> None:
+    finished_work(1, {"docs/hang.md": "slow\n"}, ["x"])
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 1, 2)
+    slow = jobs.create(db, JobKind.PUBLISH, 1, Step.CHECKS, attempt=1).job  # enters first
+    quick = jobs.create(db, JobKind.PUBLISH, 2, Step.CHECKS, attempt=1).job
+    config = JobRunnerConfig("test-queen", poll_seconds=1, publish="push", lane_seconds=6)
+    publish = PublishConfig(repo_url=str(hive_repo), checks=(("ci", HANGS),))
+    ref = JobRunnerActor.start(
+        db, queen_checkout, HiveMetrics(), Registry(), config, publish, lambda n, sha: None
+    )
+    claimed: dict[int, float] = {}
+    try:
+
+        def merged() -> bool:
+            for job in (jobs.get(db, slow.id), jobs.get(db, quick.id)):
+                if job is not None and job.claimed_by is not None:
+                    claimed.setdefault(job.id, time.monotonic())
+            job = jobs.get(db, quick.id)
+            return job is not None and job.step == Step.DONE
+
+        assert _until(merged, OTHER_MERGED_WITHIN_SECONDS), "the hung check held the lane"
+        held = jobs.get(db, slow.id)
+        assert held is not None and held.step == Step.CHECKS  # its check still hangs
+    finally:
+        ref.stop()
+    assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
+    # the quick job entered the lane once the slow one had held it its bound, not beside it
+    assert claimed[quick.id] - claimed[slow.id] >= config.lane_seconds - 0.5

@@ -195,6 +195,29 @@ def test_jobs_claimed_as_the_pool_closes_are_given_back_due_at_once(db: Any) -> 
         assert (left.claimed_by, left.claim_due_at) == (None, None)  # any Queen's, now
 
 
+def test_through_a_lane_one_run_at_a_time_and_the_next_beside_one_past_its_bound(
+    db: Any,
+) -> None:
+    made = [jobs.create(db, PUBLISH, n, Step.CHECKS).job.id for n in (1, 2, 3)]
+    held = Held()
+    now = [1000.0]
+    pool = JobPool(db, "q", held.handlers(), slots=4, lane_seconds=60, clock=lambda: now[0])
+    assert pool.start_due() == 1  # one enters the lane
+    assert held.wait_started(1) == made[:1]
+    now[0] += 59.0
+    assert pool.start_due() == 0  # it has not held the lane its bound
+    now[0] += 1.0
+    assert pool.start_due() == 1  # it has (a hung check): the next goes beside it
+    assert sorted(held.wait_started(2)) == made[:2]
+    assert pool.start_due() == 0  # the one beside it holds the lane now
+    for job in made:
+        held.let_go(job)
+    while pool.start_due() or pool.running():
+        pool.wait_idle(WAIT_SECONDS)
+    assert held.most == 2
+    assert pool.take().finished == 3
+
+
 def test_a_pool_needs_a_slot() -> None:
     with pytest.raises(ValueError, match="at least one slot"):
         JobPool(None, "q", {}, slots=0)  # type: ignore[arg-type]

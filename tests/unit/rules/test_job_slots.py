@@ -5,10 +5,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from hive.rules.job_slots import (
+    LANE_SECONDS_DEFAULT,
     PUBLISH_JOBS_DEFAULT,
     PUBLISH_JOBS_MAX,
     claim_batch,
     due_since,
+    start_batch,
 )
 from hive.rules.waits import CLAIM_BATCH
 
@@ -45,3 +47,29 @@ def test_a_job_is_due_since_its_claim_ran_out_or_since_it_became_ready() -> None
     assert due_since(None, ready) == ready
     assert due_since(ran_out, ready) == ran_out
     assert due_since(ready + timedelta(seconds=1), ready) == ready + timedelta(seconds=1)
+
+
+# (slots, ages of the runs in hand, lane seconds, jobs a pass starts)
+LANE_VECTORS = [
+    (4, [], 0, 4),  # no lane: every free slot
+    (4, [1.0, 2.0], 0, 2),
+    (4, [], 60, 1),  # a lane: one at a time enters
+    (4, [59.9], 60, 0),  # the run in it has not held it its bound
+    (4, [60.0], 60, 1),  # it has: the next goes beside it
+    (4, [61.0, 1.0], 60, 0),  # the one that went beside it holds the lane now
+    (4, [61.0, 70.0, 80.0], 60, 1),
+    (4, [61.0, 70.0, 80.0, 90.0], 60, 0),  # no free slot
+    (1, [], 60, 1),
+    (40, [], 0, CLAIM_BATCH),
+]
+
+
+@pytest.mark.parametrize(("slots", "ages", "lane", "batch"), LANE_VECTORS)
+def test_a_lane_lets_one_run_in_at_a_time_and_the_next_past_its_bound(
+    slots: int, ages: list[float], lane: float, batch: int
+) -> None:
+    assert start_batch(slots, ages, lane) == batch
+
+
+def test_the_lane_default_is_pinned() -> None:
+    assert LANE_SECONDS_DEFAULT == 60
