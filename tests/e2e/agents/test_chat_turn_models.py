@@ -1,7 +1,7 @@
 """A bee's bot's turn with the REAL Claude Code (against the fake Messages API,
-fake_api.py): a person's question about an issue resumes the conversation its attempt
-left, the model's text is the answer, and what the turn cost (Claude Code's own figure)
-is counted in the day's spend."""
+fake_api.py) and the REAL Codex (the fake Responses API): a person's question about an
+issue resumes the conversation its attempt left, the model's text is the answer, and
+what the turn cost (Claude Code's own figure) is counted in the day's spend."""
 
 from __future__ import annotations
 
@@ -21,7 +21,9 @@ from hive.store import spend
 from tests.live.runtime.conftest import make_runtime  # noqa: F401 (the runners' fixture)
 
 from .fake_api import FakeApi
+from .fake_responses import FakeResponses
 from .test_claude import claude  # noqa: F401 (the fixture: make agents)
+from .test_codex import codex  # noqa: F401
 from .test_conversation_travels import ISSUE, api, attempt, runners  # noqa: F401
 
 pytestmark = [pytest.mark.e2e, pytest.mark.live]
@@ -59,3 +61,35 @@ def test_a_bees_bot_resumes_the_issues_claude_conversation_with_the_question(
     (answer,) = [r for r in store.rows(rt.db) if r["id"] == row]
     assert answer["body"] == "Because the import in src/app.py was broken."
     assert spend.since(rt.db, day_start(datetime.now(UTC))) > before
+
+
+def test_a_bees_bot_resumes_the_issues_codex_thread_with_the_question(
+    make_runtime: Any,  # noqa: F811
+    codex: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    responses = FakeResponses().start()
+    try:
+        monkeypatch.setenv("OPENAI_BASE_URL", responses.url)
+        variables = {"AGENT": "codex", "AGENT_BIN": str(codex), "AGENT_PASS_ENV": "OPENAI_BASE_URL"}
+        rt = make_runtime(**variables)
+        responses.play(("text", "first attempt's answer: the import was broken"))
+        assert attempt(rt, tmp_path / "home-a", monkeypatch).outcome == "finished"
+        owed = store.Owed("answer:codex:$q", "codex", Kind.ANSWER, issue=ISSUE, asked="why?")
+        row = store.owe(rt.db, owed)
+        responses.play(("text", "Because the import was broken."))
+        config = TurnsConfig(
+            by="chat",
+            agent="codex",
+            keys=key_slots(rt.settings.worker_keys),
+            launch=Launch(pass_env=("OPENAI_BASE_URL",), agent_bin=str(codex)),
+        )
+        done = ChatTurns(rt.db, rt.checkout, config).run_once()
+        assert (done.row, done.step) == (row, "run")
+        sent = str(responses.requests[-1]["input"])
+        assert "first attempt's answer" in sent and "why?" in sent
+        (answer,) = [r for r in store.rows(rt.db) if r["id"] == row]
+        assert answer["body"] == "Because the import was broken."
+    finally:
+        responses.stop()
