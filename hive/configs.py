@@ -8,16 +8,16 @@ setting that cannot work (`HiveError`, with the variable's name).
 from __future__ import annotations
 
 from hive import prices
-from hive.actors.bee_config import BeeConfig
+from hive.actors.bee.config import BeeConfig
+from hive.actors.bee.ending import Accounting
+from hive.actors.bee.start import StartConfig
 from hive.actors.drain import DrainConfig
-from hive.actors.ending import Accounting
 from hive.actors.jobrunner import JobRunnerConfig
-from hive.actors.queen_config import QueenConfig
-from hive.actors.reaper import ReaperConfig
+from hive.actors.queen.config import QueenConfig
+from hive.actors.reaper.reaper import ReaperConfig
 from hive.actors.retention import RetentionConfig
-from hive.actors.review_config import ReviewerConfig
+from hive.actors.reviewer.config import ReviewerConfig
 from hive.actors.runner import ClaimerConfig
-from hive.actors.start import StartConfig
 from hive.agents.launch import Launch
 from hive.chat.config import QUEEN, REVIEWER, BotToken, ChatConfig
 from hive.chat.turns import TurnsConfig

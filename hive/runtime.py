@@ -13,8 +13,8 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from hive.actors.bee.host import BeeHost
 from hive.actors.ending_group import EndingGroup
-from hive.actors.host import BeeHost
 from hive.actors.work import WorkRegistry
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from hive import configs
-from hive.actors.bee_actor import BeeActor
-from hive.actors.bee_config import BeePorts
+from hive.actors.bee.actor import BeeActor
+from hive.actors.bee.config import BeePorts
 from hive.actors.chat import ChatActor
 from hive.actors.chat_turns import POLL_SECONDS as CHAT_TURNS_POLL_SECONDS
 from hive.actors.chat_turns import ChatTurnsActor
@@ -41,15 +41,15 @@ from hive.actors.drain import DrainActor, DrainConfig
 from hive.actors.forge import ForgeActor, ForgeWork
 from hive.actors.jobrunner import JobRunnerActor
 from hive.actors.messages import FORGE, JOBS, QUEEN, IssuesChanged, JobsReady
-from hive.actors.queen import QueenActor
-from hive.actors.queen_config import QueenPorts
-from hive.actors.reaper import ReaperActor, ReaperPorts
+from hive.actors.queen.config import QueenPorts
+from hive.actors.queen.queen import QueenActor
+from hive.actors.reaper.reaper import ReaperActor, ReaperPorts
 from hive.actors.retention import RetentionActor
-from hive.actors.reviewer import ReviewerActor, holds_queen_lease
+from hive.actors.reviewer.reviewer import ReviewerActor, holds_queen_lease
+from hive.actors.reviewer.verdicts import after_verdict
 from hive.actors.runner import ClaimerPorts, RunnerActor
 from hive.actors.service import ServiceActor
 from hive.actors.shaper import Shaper, ShaperActor
-from hive.actors.verdicts import after_verdict
 from hive.chat.room import Room
 from hive.chat.turns import ChatTurns
 from hive.forge.github.wiring import GitHubForge

@@ -20,7 +20,7 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors.ending import write_ending
+from hive.actors.bee.ending import write_ending
 from hive.rules.ending_batches import ENDING_BYTES_A_STATEMENT, ENDINGS_A_STATEMENT, next_batch
 from hive.rules.text import shown
 from hive.store import credits

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from hive.actors.facts import utcnow
 from hive.actors.loop import LoopActor
+from hive.actors.queen.facts import utcnow
 from hive.git.housekeeping import Repacked, delete_branches, queen_branches, repack
 from hive.git.repo import Checkout, own_repo
 from hive.git.worktrees import list_worktrees, prune_worktrees, remove_worktree

@@ -26,13 +26,13 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors.bee import Bee
-from hive.actors.bee_config import BeeConfig, BeePorts
-from hive.actors.bee_order import BeeOrder
-from hive.actors.host import BeeHost
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.config import BeeConfig, BeePorts
+from hive.actors.bee.host import BeeHost
+from hive.actors.bee.order import BeeOrder
+from hive.actors.bee.start import plan_of
 from hive.actors.loop import LoopActor
 from hive.actors.messages import CLAIMER, CLAIMER_WAKES
-from hive.actors.start import plan_of
 from hive.actors.work import WorkRegistry
 from hive.agents.guard import bees_that_fit, free_memory_bytes
 from hive.metrics import HiveMetrics

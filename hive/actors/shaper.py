@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from hive.actors.loop import LoopActor
-from hive.actors.review_config import ReviewerConfig
+from hive.actors.reviewer.config import ReviewerConfig
 from hive.agents.base import Ending, TurnStartError
 from hive.agents.review import ReviewTurn, demo_command
 from hive.git.facts import BaseFacts, base_facts

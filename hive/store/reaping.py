@@ -1,7 +1,7 @@
 """The reapers' one statement (`reap_orders`, DESIGN 5, RULES 4): each reaper ends the
 unfinished orders its criteria find, with its outcome and code, and answers what it
 ended and what the state table refused. The reapers themselves are
-`hive.actors.reaper`; the order's row is `hive.store.orders`."""
+`hive.actors.reaper.reaper`; the order's row is `hive.store.orders`."""
 
 from __future__ import annotations
 

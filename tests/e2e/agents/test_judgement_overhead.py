@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from hive.actors.ending import Accounting
-from hive.actors.review_config import ReviewerConfig
-from hive.actors.reviewer import Reviewer
+from hive.actors.bee.ending import Accounting
+from hive.actors.reviewer.config import ReviewerConfig
+from hive.actors.reviewer.reviewer import Reviewer
 from hive.actors.shaper import Shaper
 from hive.agents import TurnContext, start_turn
 from hive.agents.launch import Launch

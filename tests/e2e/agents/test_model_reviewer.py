@@ -15,8 +15,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.ending import Accounting
-from hive.actors.reviewer import Reviewer, ReviewerConfig
+from hive.actors.bee.ending import Accounting
+from hive.actors.reviewer.reviewer import Reviewer, ReviewerConfig
 from hive.agents.launch import Launch
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics

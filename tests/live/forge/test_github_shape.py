@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hive.actors.review_config import ReviewerConfig
+from hive.actors.reviewer.config import ReviewerConfig
 from hive.actors.shaper import Shaper
 from hive.metrics import HiveMetrics
 from hive.rules.forge_body import body_sections

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hive.actors.facts import candidates_of, last_ends
+from hive.actors.queen.facts import candidates_of, last_ends
 from hive.git.facts import BaseFacts
 from hive.rules.priority import skip_reason
 from hive.rules.round import backing_off

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from hive.actors.facts import candidates_of
+from hive.actors.queen.facts import candidates_of
 from hive.git.facts import BaseFacts
 from hive.rules.jobs import JobKind, JobState, Step
 from hive.rules.states import (

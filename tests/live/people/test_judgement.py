@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hive.actors.facts import carried_notes
+from hive.actors.queen.facts import carried_notes
 from hive.rules.jobs import JobKind, JobState, Step
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import (

@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.reviewer import SCRATCH_DIRNAME, Reviewer, ReviewerConfig
+from hive.actors.reviewer.reviewer import SCRATCH_DIRNAME, Reviewer, ReviewerConfig
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics
 from hive.services import history

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hive.actors.review_inputs import context_of, sendback_note
+from hive.actors.reviewer.inputs import context_of, sendback_note
 from hive.agents.review import Context, criteria_from_brief, review_brief
 from hive.configs import reviewer_launch
 from hive.git.diff import bounded_diff

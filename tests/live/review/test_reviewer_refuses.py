@@ -11,7 +11,7 @@ import pytest
 from dulwich.objects import Blob, Commit, ObjectID, Tree
 from dulwich.repo import Repo
 
-from hive.actors import reviewer as reviewer_module
+from hive.actors.reviewer import reviewer as reviewer_module
 from hive.git.repo import Checkout
 from hive.store import reviews
 from tests.live.review.conftest import Finished

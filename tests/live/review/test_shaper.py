@@ -11,7 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from hive.actors.review_config import ReviewerConfig
+from hive.actors.reviewer.config import ReviewerConfig
 from hive.actors.shaper import Shaper
 from hive.git.facts import base_facts
 from hive.git.repo import Checkout

@@ -15,9 +15,9 @@ from typing import Any
 import pytest
 
 from hive import configs
-from hive.actors.bee_actor import BeeActor
-from hive.actors.bee_config import BeeConfig
-from hive.actors.reaper import ReaperConfig
+from hive.actors.bee.actor import BeeActor
+from hive.actors.bee.config import BeeConfig
+from hive.actors.reaper.reaper import ReaperConfig
 from hive.git.repo import open_checkout
 from hive.runtime import Runtime
 from hive.settings import Settings

@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 from dulwich.object_store import tree_lookup_path
 
-from hive.actors.bee import Bee
-from hive.actors.bee_order import BeeOrder
-from hive.actors.bee_state import BeeState
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.order import BeeOrder
+from hive.actors.bee.state import BeeState
 from hive.git.worktrees import SPARE_DIRNAME
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
@@ -232,8 +232,8 @@ def test_the_bee_actor_answers_while_its_turn_runs(make_runtime):
 def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     # the row was reaped between the claim and the turn's start: the cut worktree must
     # go, or the next attempt here starts from it instead of the branch the store has
-    from hive.actors.bee_order import BeeOrder, Start, StartReply
-    from hive.actors.start import plan_of
+    from hive.actors.bee.order import BeeOrder, Start, StartReply
+    from hive.actors.bee.start import plan_of
     from hive.git.worktrees import worktree_path
 
     rt = make_runtime()

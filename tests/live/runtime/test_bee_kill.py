@@ -11,10 +11,10 @@ from pathlib import Path
 
 import psycopg
 
-from hive.actors.bee import Bee
-from hive.actors.bee_actor import BeeActor
-from hive.actors.bee_order import BeeOrder
-from hive.actors.start import plan_of
+from hive.actors.bee.actor import BeeActor
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.order import BeeOrder
+from hive.actors.bee.start import plan_of
 from hive.agents.command import GATE_NAME
 from hive.git.worktrees import worktree_path
 from hive.store import orders, pool

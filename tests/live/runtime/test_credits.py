@@ -12,7 +12,7 @@ from decimal import Decimal
 from prometheus_client import generate_latest
 
 from hive import configs
-from hive.actors.queen import Queen
+from hive.actors.queen.queen import Queen
 from hive.rules.credits import no_credit_sentence
 from hive.services import history
 from hive.store import credits, orders, reports

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hive.actors.dispatch import Dispatched, dispatch, new_order
+from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
 from hive.git.repo import resolve
 from hive.rules.keys import key_slots
 from hive.store import issues, leases, orders

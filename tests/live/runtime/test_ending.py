@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hive.actors.ending import Leftover, close_order, order_ending, order_outcome
+from hive.actors.bee.ending import Leftover, close_order, order_ending, order_outcome
 from hive.agents import REASON_BOUND, Ending
 from hive.agents.protocol import Usage
 from hive.git.repo import resolve

@@ -10,7 +10,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from hive.actors import ending
+from hive.actors.bee import ending
 from hive.store import embedded, migrate, orders
 from hive.store.orders import NewOrder
 from hive.store.pool import HeldConnection

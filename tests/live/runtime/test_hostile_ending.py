@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hive import configs
-from hive.actors.ending import Leftover, close_order
+from hive.actors.bee.ending import Leftover, close_order
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
 from hive.store import bundles, orders
@@ -74,8 +74,8 @@ def test_an_agent_printing_twenty_digits_ends_its_order_finished(make_runtime):
 
 
 def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtime):
-    from hive.actors.queen import Queen
-    from hive.actors.reaper import Reaper
+    from hive.actors.queen.queen import Queen
+    from hive.actors.reaper.reaper import Reaper
     from tests.live.runtime.test_reaper import local_order
 
     line = "HIVE-USAGE: output=99999999999999999999"
@@ -95,7 +95,7 @@ def test_a_restart_re_dispatches_a_stuck_order_and_it_ends_this_time(make_runtim
 
 
 def test_a_round_over_many_unshaped_issues_writes_a_bounded_report(make_runtime):
-    from hive.actors.queen import Queen
+    from hive.actors.queen.queen import Queen
     from hive.rules.report import REPORT_LINES_MAX
     from hive.store import reports
 

@@ -9,9 +9,9 @@ import os
 import threading
 from pathlib import Path
 
-from hive.actors import ending
-from hive.actors.ending import Leftover
-from hive.actors.reaper import Reaper
+from hive.actors.bee import ending
+from hive.actors.bee.ending import Leftover
+from hive.actors.reaper.reaper import Reaper
 from hive.git.repo import resolve
 from hive.git.salvage import Salvage
 from hive.git.worktrees import cut_worktree

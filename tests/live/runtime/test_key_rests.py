@@ -7,7 +7,7 @@ from __future__ import annotations
 import psycopg
 
 from hive import configs
-from hive.actors.queen import Queen
+from hive.actors.queen.queen import Queen
 from hive.rules.keys import key_slots
 from hive.store import orders
 from hive.store.orders import Fence

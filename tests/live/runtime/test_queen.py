@@ -13,8 +13,8 @@ import pytest
 
 from hive import configs
 from hive.actors.messages import CLAIMER, QUEEN, REAPER, BootReaped, OrderEnded, ReapAtBoot
-from hive.actors.queen import Queen
-from hive.actors.queen_config import QueenConfig
+from hive.actors.queen.config import QueenConfig
+from hive.actors.queen.queen import Queen
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
@@ -233,7 +233,7 @@ def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
 
 
 def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision(make_runtime):
-    from hive.actors.reaper import Reaper
+    from hive.actors.reaper.reaper import Reaper
     from tests.live.runtime.test_reaper import local_order
 
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
@@ -357,7 +357,7 @@ def test_a_local_bee_still_starting_when_the_round_stops_waiting_holds_its_files
 ):
     # the round waits START_WAIT_SECONDS for a bee's row; a bee slower than that (the git
     # lock or the store is busy) may land yet, so its files and key stay taken this round
-    import hive.actors.dispatch as dispatch_module
+    import hive.actors.queen.dispatch as dispatch_module
     from hive.store import pool
     from hive.store.orders import NewOrder
 

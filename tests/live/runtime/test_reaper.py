@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hive.actors.messages import QUEEN, BootReaped
-from hive.actors.reaper import Reaper, ReaperConfig
+from hive.actors.reaper.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
 from hive.store import orders, reaping
 from hive.store.orders import NewOrder

@@ -11,8 +11,8 @@ import psycopg
 from prometheus_client import generate_latest
 
 from hive import configs
-from hive.actors.queen import Queen
-from hive.actors.queen_config import QueenConfig
+from hive.actors.queen.config import QueenConfig
+from hive.actors.queen.queen import Queen
 from hive.rules.spend import capped_sentence, day_start
 from hive.store import orders, reports, spend
 from hive.store.orders import Fence

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 
-from hive.actors.start import NO_LEDGER, cut_and_start, plan_of
+from hive.actors.bee.start import NO_LEDGER, cut_and_start, plan_of
 from hive.agents import Ending
 from hive.git.worktrees import remove_worktree
 from tests.live.runtime.conftest import AGENT

@@ -49,7 +49,7 @@ def test_an_agent_that_reports_nothing_leaves_the_queens_provider_and_model(make
 
 
 def test_a_queens_own_bee_keeps_the_reported_provider_and_model_too(make_runtime):
-    from hive.actors.queen import Queen
+    from hive.actors.queen.queen import Queen
 
     rt = make_runtime(
         AGENT=AGENT + "reports_usage", WORKER_PROVIDER="demo", WORKER_MODEL="the-queen-guess"

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hive.actors import ending as ending_module
-from hive.actors.ending import Accounting, end_and_sell
-from hive.actors.review_inputs import settle
+from hive.actors.bee import ending as ending_module
+from hive.actors.bee.ending import Accounting, end_and_sell
+from hive.actors.reviewer.inputs import settle
 from hive.agents.base import Ending
 from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics

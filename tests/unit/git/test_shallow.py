@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from dulwich.refs import Ref
 
-from hive.actors.start import _continue_from_bundle
+from hive.actors.bee.start import _continue_from_bundle
 from hive.bench.gitdaemon import GitDaemon
 from hive.git.bundles import bundle
 from hive.git.importing import UnknownPrerequisite, import_bundle

@@ -8,9 +8,9 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors.ending import Accounting
+from hive.actors.bee.ending import Accounting
+from hive.actors.bee.start import StartConfig
 from hive.actors.ending_group import EndingGroup
-from hive.actors.start import StartConfig
 from hive.actors.work import WorkRegistry
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics

@@ -8,8 +8,8 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
-from hive.actors.bee_config import BeeConfig, BeePorts, demo_bees
-from hive.actors.host import BeeHost
+from hive.actors.bee.config import BeeConfig, BeePorts, demo_bees
+from hive.actors.bee.host import BeeHost
 from hive.actors.work import WorkRegistry
 from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics

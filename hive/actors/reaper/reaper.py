@@ -14,7 +14,7 @@ of a bee this process runs (its issues are passed as `spare`).
   ends started orders whose turn began more than `HIVE_STALL_MINUTES` ago by
   `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
   reaped, unless every runner refused it: after the silent window it ends as `refused`
-  with a sentence naming them (hive/actors/refused.py). One that waited the window while
+  with a sentence naming them (hive/actors/reaper/refused.py). One that waited the window while
   no runner was seen at all stays queued, and a round report says so once (`hive why`,
   needs you) until the set of such issues changes.
 
@@ -31,10 +31,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from hive.actors.ending import salvage_notes
+from hive.actors.bee.ending import salvage_notes
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, REAPER, REAPER_WAKES, BootReaped, OrdersReaped, ReapAtBoot
-from hive.actors.refused import end_refused_orders, waiting_for_no_runner
+from hive.actors.reaper.refused import end_refused_orders, waiting_for_no_runner
 from hive.agents.transcript import HIVE
 from hive.git.salvage import salvage
 from hive.git.worktrees import worktree_path

@@ -3,7 +3,7 @@ the order.
 
 `QueenActor` runs one round per tick, and at once when it is told that something
 changed. A round runs in a thread of its own, bounded by ROUND_MAX_SECONDS. What she
-is given (her ports and config) is `hive.actors.queen_config`.
+is given (her ports and config) is `hive.actors.queen.config`.
 
 A round does this, in order:
 
@@ -31,12 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from hive.actors import facts
-from hive.actors.credit_gate import credit_facts
-from hive.actors.dispatch import Dispatched, dispatch, new_order
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES, REAPER, BootReaped, ReapAtBoot
-from hive.actors.queen_config import QueenConfig, QueenPorts
+from hive.actors.queen import facts
+from hive.actors.queen.config import QueenConfig, QueenPorts
+from hive.actors.queen.credit_gate import credit_facts
+from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
 from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts

@@ -23,12 +23,12 @@ from typing import Any, Protocol
 import pykka
 from psycopg_pool import ConnectionPool
 
-from hive.actors import facts
-from hive.actors.bee import Bee
-from hive.actors.bee_config import BeeConfig, BeePorts
-from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
-from hive.actors.host import BeeHost
-from hive.actors.start import plan_of
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.config import BeeConfig, BeePorts
+from hive.actors.bee.host import BeeHost
+from hive.actors.bee.order import BeeOrder, InsertOrder, Start, StartReply
+from hive.actors.bee.start import plan_of
+from hive.actors.queen import facts
 from hive.rules.branches import branch_name
 from hive.rules.credits import Terms, owner_of, payer
 from hive.rules.keys import KeySlot

@@ -15,7 +15,7 @@ from typing import Any
 
 from dulwich.repo import Repo
 
-from hive.actors.ending import Accounting
+from hive.actors.bee.ending import Accounting
 from hive.agents.base import Ending
 from hive.agents.review import Context, Review
 from hive.git.diff import DIFF_MAX_BYTES, bounded_diff

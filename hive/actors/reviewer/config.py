@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from hive.actors.ending import Accounting
+from hive.actors.bee.ending import Accounting
 from hive.agents.launch import Launch
 from hive.rules.keys import KeySlot
 from hive.rules.rests import QUOTA_REST_SECONDS

@@ -25,16 +25,16 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from hive.actors.bee_config import BeeConfig, BeePorts
-from hive.actors.bee_order import BeeOrder, InsertOrder, Start, StartReply
-from hive.actors.bee_state import NEXT, RENEWS, BeeState, BeeStatus
-from hive.actors.ending import (
+from hive.actors.bee.config import BeeConfig, BeePorts
+from hive.actors.bee.ending import (
     Leftover,
     close_order,
     order_ending,
 )
+from hive.actors.bee.order import BeeOrder, InsertOrder, Start, StartReply
+from hive.actors.bee.start import Started, cut_and_start
+from hive.actors.bee.state import NEXT, RENEWS, BeeState, BeeStatus
 from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
-from hive.actors.start import Started, cut_and_start
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
 from hive.git.worktrees import park_worktree, worktree_path

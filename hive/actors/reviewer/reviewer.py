@@ -45,8 +45,8 @@ from psycopg_pool import ConnectionPool
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import REVIEWER, REVIEWER_WAKES
-from hive.actors.review_config import ReviewerConfig as ReviewerConfig
-from hive.actors.review_inputs import context_of, how_it_ended, key_for, settle
+from hive.actors.reviewer.config import ReviewerConfig as ReviewerConfig
+from hive.actors.reviewer.inputs import context_of, how_it_ended, key_for, settle
 from hive.agents.base import TurnStartError
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.agents.review import Context, Review, ReviewTurn, review_brief

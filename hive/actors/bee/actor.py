@@ -1,4 +1,4 @@
-"""`BeeActor`: the bee pool's child that owns one bee (`hive.actors.bee`)."""
+"""`BeeActor`: the bee pool's child that owns one bee (`hive.actors.bee.bee`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pykka
 
-from hive.actors.bee import Bee
-from hive.actors.bee_state import BeeStatus
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.state import BeeStatus
 from hive.actors.messages import BeeDone
 from supervisors import SupervisedActor
 

@@ -14,7 +14,7 @@ from enum import Enum
 
 import pykka
 
-from hive.actors.start import StartPlan
+from hive.actors.bee.start import StartPlan
 from hive.store.leases import Lease
 from hive.store.orders import Fence, NewOrder
 
