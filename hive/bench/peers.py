@@ -7,9 +7,10 @@ benchmark says so and stops.
 
 - throughput: `--jobs` jobs queued, then `--workers` processes (8) take them all, at
   batch 1 and batch `--batch` (10). Batch is each system's own knob: the hive's claims
-  per pass (one statement a batch, as a runner with that many free slots claims; each
-  order then ends with a statement of its own), PgQueuer's batch_size (one statement a
-  batch), Procrastinate's concurrency (one statement a job).
+  per pass (one statement a batch, as a runner with that many free slots claims; the
+  batch's endings then go in one statement, as the runner's group commit writes endings
+  that come together), PgQueuer's batch_size (one statement a batch), Procrastinate's
+  concurrency (one statement a job).
 - latency: the workers wait idle (LISTEN and a 5 s poll); `--samples` jobs are queued one
   at a time, `--rate` a second; insert -> pick-up is from just before the insert to the
   job's start in a worker (one machine, one clock), p50 and p99.

@@ -23,6 +23,7 @@ import psycopg
 
 from hive.rules.states import Outcome
 from hive.store import orders, pool
+from hive.store.endings import end_many
 from hive.store.listen import Listener
 
 if TYPE_CHECKING:
@@ -40,7 +41,8 @@ PROC_TASK = "noop"
 
 def drain_hive(url: str, batch: int, barrier: Any, results: Any) -> None:
     """Claim up to `batch` orders in one statement (as a runner with `batch` free slots
-    does in one pass), end them, again until none is left."""
+    does in one pass), end them in one statement (as the runner's group commit writes
+    endings that come together; one alone is written as one), again until none is left."""
     done = 0
     with pool.HeldConnection(url) as db:
         orders.listing(db)  # connected and warm before the clock starts
@@ -50,8 +52,11 @@ def drain_hive(url: str, batch: int, barrier: Any, results: Any) -> None:
             claimed = orders.claim_many(db, "peers", batch)
             if not claimed:
                 break
-            for got in claimed:
-                orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
+            ending = [orders.OrderEnding(got.fence, Outcome.FINISHED) for got in claimed]
+            if len(ending) == 1:
+                orders.end(db, ending[0])
+            else:
+                end_many(db, ending)
             done += len(claimed)
         ended = time.monotonic()
     results.put({"done": done, "began": began, "ended": ended})
