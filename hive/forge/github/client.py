@@ -8,6 +8,10 @@ conditional (`If-None-Match`), and a 304 costs no rate limit. A refusal for a mi
 permission raises PermissionMissing naming the permission; any other error GitHubError.
 Given `metrics`, each request is counted by method and status class, each pause by its
 reason, and the rate limit left is kept from the answers' X-RateLimit-Remaining.
+
+One client serves a whole process (the publish jobs side by side, the poll): its
+requests go on the wire one at a time, as GitHub asks ("make requests serially instead
+of concurrently"), and a rate limit one of them met holds them all.
 """
 
 from __future__ import annotations
@@ -103,6 +107,9 @@ class GitHubClient:
         self._timeout = timeout_seconds
         self._metrics = metrics
         self._lock = threading.Lock()
+        # one request on the wire at a time (GitHub: "make requests serially instead of
+        # concurrently"); a pause between tries is waited outside it
+        self._wire = threading.Lock()
         self._hold_until = 0.0
         self.counts = Counts()
 
@@ -130,7 +137,8 @@ class GitHubClient:
             tries += 1
             self._pace()
             try:
-                status, headers, data = self._send(method, url, body, etag, shown)
+                with self._wire:
+                    status, headers, data = self._send(method, url, body, etag, shown)
             except GitHubError:
                 self._observe(method, 0, {})
                 raise

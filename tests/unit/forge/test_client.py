@@ -3,6 +3,9 @@ header only), limits waited out, pages followed, conditional requests, errors na
 
 from __future__ import annotations
 
+import threading
+import time
+
 import pytest
 
 from hive.forge.github.api import Repository
@@ -299,3 +302,33 @@ def test_a_rate_limit_met_by_one_request_holds_the_clients_other_requests(
     github.fail_next(status, headers, message)
     assert repo.info()["full_name"] == github.full_name
     assert meanwhile == [True] and others == other_held
+
+
+def test_requests_from_many_threads_go_on_the_wire_one_at_a_time(github):
+    """GitHub: "make requests serially instead of concurrently". The publish jobs side by
+    side sent theirs at once, and the 300-issue chaos run's fake GitHub held 600 of them
+    waiting, every request timing out for ten minutes."""
+    in_flight = [0]
+    most = [0]
+    lock = threading.Lock()
+
+    class Counting(GitHubClient):
+        def _send(self, *args, **kwargs):  # the real request, counted while on the wire
+            with lock:
+                in_flight[0] += 1
+                most[0] = max(most[0], in_flight[0])
+            try:
+                time.sleep(0.05)  # a request takes a while on the wire
+                return super()._send(*args, **kwargs)
+            finally:
+                with lock:
+                    in_flight[0] -= 1
+
+    repo = Repository(Counting(github.api_url, TOKEN), github.full_name)
+    threads = [threading.Thread(target=repo.info) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert most[0] == 1
+    assert repo.client.counts.requests == 6
