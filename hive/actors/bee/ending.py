@@ -29,7 +29,13 @@ from hive.rules.branches import branch_name
 from hive.rules.keys import refusal_outcome, sort_refusal
 from hive.rules.rests import QUOTA_REST_SECONDS
 from hive.rules.spend import Cost, PriceTable, cost_of, price_of
-from hive.rules.states import ENDED_BADLY, HANDED_BACK, REFUSED_OUTCOME, Outcome
+from hive.rules.states import (
+    ENDED_BADLY,
+    ENDED_UNEXPECTEDLY,
+    HANDED_BACK,
+    REFUSED_OUTCOME,
+    Outcome,
+)
 from hive.rules.text import shown
 from hive.store import credits, orders
 from hive.store.bundles import NewBundle
@@ -49,6 +55,7 @@ log = logging.getLogger("hive.bee")
 END_RETRY_WINDOW_SECONDS = 120.0
 END_RETRY_FIRST_SECONDS = 1.0
 END_RETRY_MAX_SECONDS = 10.0
+KNOWN_OUTCOMES = frozenset(Outcome)
 BARE = "bare"  # the last form of an ending: no figures, no bundle, no sale
 
 
@@ -68,7 +75,10 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[Outcome, str | Non
         kind = ending.refusal or ""
         outcome = refusal_outcome(sort_refusal(kind))
         return outcome or REFUSED_OUTCOME, f"the provider refused the turn ({kind})"
-    return Outcome(ending.outcome), None  # the adapters' labels are the closed set's
+    if ending.outcome in KNOWN_OUTCOMES:
+        return Outcome(ending.outcome), None  # the adapters' labels are the closed set's
+    # an adapter's word outside the closed set ends the order all the same, and says it
+    return ENDED_UNEXPECTEDLY, f"the agent's turn ended with {shown(ending.outcome)!r}"
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,13 @@ def test_a_turn_that_finished_before_its_hand_back_keeps_its_outcome():
     assert order_outcome(Ending("finished", 1.0), True) == ("finished", None)
 
 
+def test_a_word_outside_the_closed_set_ends_the_order_unexpectedly_and_says_it():
+    assert order_outcome(Ending("exploded", 1.0), False) == (
+        "ended unexpectedly",
+        "the agent's turn ended with 'exploded'",
+    )
+
+
 def test_refusals_are_sorted_by_the_keys_card():
     quota = Ending("refused", 1.0, refusal="insufficient_quota")
     assert order_outcome(quota, False)[0] == "quota exhausted"
