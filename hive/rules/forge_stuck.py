@@ -99,6 +99,8 @@ def stuck_of_refusal(status: int, message: str) -> Stuck:
     text = message.lower()
     if status == 409 or "head branch was modified" in text:
         return Stuck.STALE
+    if "base branch was modified" in text:  # a push landed as it merged: look again
+        return Stuck.COMPUTING
     if "draft" in text:
         return Stuck.DRAFT
     if "review" in text:

@@ -39,6 +39,7 @@ from hive.git.merge import Conflict, merge
 
 PER_PAGE_DEFAULT = 30
 RATE_LIMIT = 5000
+BASE_MODIFIED = "Base branch was modified. Review and try the merge again."
 # Each permission a route needs (fine-grained names, as x-accepted-github-permissions).
 NEEDS = {
     "issues:read": "issues=read",
@@ -721,7 +722,10 @@ class FakeGitHub:
             done = merge(repo, base_sha, head_sha, title + "\n", int(time.time()))
             if isinstance(done, Conflict):
                 return 405, {"message": "Pull Request is not mergeable"}, {}
-            repo.refs[base_ref] = done.sha.encode()
+            # a push through the git endpoint may land meanwhile (it takes no API lock):
+            # GitHub's merge never undoes it, and answers so
+            if not repo.refs.set_if_equals(base_ref, base_sha.encode(), done.sha.encode()):
+                return 405, {"message": BASE_MODIFIED}, {}
         # GitHub keeps a merged pull request's head sha after its branch goes
         pr.update(merged=True, state="closed", merge_commit_sha=done.sha, last_head=head_sha)
         self.merge_methods.append(method)

@@ -211,6 +211,10 @@ def test_a_refused_merge_names_one_case():
     assert stuck_of_refusal(405, "Pull Request is not mergeable") == Stuck.CONFLICT
     assert stuck_of_refusal(405, "Head branch is not up to date with the base") == Stuck.BEHIND
     assert stuck_of_refusal(405, "Pull Request is still a draft") == Stuck.DRAFT
+    # a push landed on the base as GitHub merged (the 60-issue chaos --forge github run,
+    # seed 27): look again in a moment, not wait for a review nobody asked for
+    base_moved = "Base branch was modified. Review and try the merge again."
+    assert stuck_of_refusal(405, base_moved) == Stuck.COMPUTING
 
 
 def test_every_case_has_the_queens_next_move():
