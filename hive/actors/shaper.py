@@ -37,7 +37,7 @@ from hive.rules.review_failures import ERROR, SHAPER, START, after_failure, fail
 from hive.rules.shape import NEVER_TASK_LABELS, shape_problem
 from hive.rules.shaping import APPLY, gate_problem, proposal_of, proposal_problem, shaper_brief
 from hive.services import shaping
-from hive.store import credits, shapes
+from hive.store import credits, shapes, spend
 from hive.store import issues as issue_rows
 from hive.store.db import Db
 from hive.store.issues import Issue
@@ -220,12 +220,24 @@ class Shaper:
         )
 
     def _sell(self, issue: Issue, ending: Ending) -> None:
-        """Sell the shaping turn to the issue's account (credits on), as it ended."""
+        """Record what the shaping turn spent, now (the day's spend counts it), and sell
+        it to the issue's account (credits on), as it ended."""
+        usage = ending.usage
+        cost = self.config.accounting.cost(usage)
+        usd = cost.usd if cost else None
+        key_index = self.config.keys[0].index if self.config.keys else None  # its key
+        if usage is not None:
+            source = cost.source.value if cost else None
+            turn_spend = spend.TurnSpend(
+                spend.SHAPING, issue.number, None, key_index,
+                usage.input_tokens, usage.output_tokens, usd, source,
+            )  # fmt: skip
+            spend.add(self.db, turn_spend)
+            if cost is not None:
+                self.metrics.spend(key_index, cost.usd)
         if self.credit_terms is None:
             return
-        cost = self.config.accounting.cost(ending.usage)
         turn = credits.shaping_turn(issue.number)
-        usd = cost.usd if cost else None
         credits.sell_issue_turn(self.db, self.credit_terms, issue, turn, usd)
 
     def _failed(

@@ -7,8 +7,9 @@ its exact name, else by the longest name in the table it starts with (a dated re
 such as `claude-sonnet-4-5-20250929` is priced as `claude-sonnet-4-5`), else by the
 provider's `*` entry.
 
-`HIVE_SPEND_CAP_USD` bounds a UTC day: once the day's spend (every attempt that ended
-since 00:00 UTC) reaches it, a round writes no new order and says so in its report;
+`HIVE_SPEND_CAP_USD` bounds a UTC day: once the day's spend (every turn spent since 00:00
+UTC: a bee's when its attempt ended, a review's, a shaping turn's and a chat turn's when
+it ran, each once) reaches it, a round writes no new order and says so in its report;
 bees already running finish. A cap of 0 is no cap.
 """
 

@@ -10,7 +10,6 @@ from psycopg.rows import class_row
 from psycopg_pool import ConnectionPool
 
 from hive.rules.lifecycle import ReviewState
-from hive.store.db import Db, one
 from hive.store.sql import q
 from hive.store.transitions import Move, move
 
@@ -81,25 +80,3 @@ def write_verdict(
         conversation_id=conversation_id,
         event=verdict.event,
     )
-
-
-def add_spend(
-    db: Db,
-    issue: int,
-    conversation_id: uuid.UUID,
-    input_tokens: int,
-    output_tokens: int,
-    cost_usd: float | None,
-    cost_source: str | None,
-) -> bool:
-    """Add a review's usage and cost to the attempt it judged; False when that attempt
-    is no longer the row's."""
-    params = {
-        "issue": issue,
-        "conversation_id": conversation_id,
-        "input_tokens": input_tokens,
-        "output_tokens": output_tokens,
-        "cost_usd": cost_usd,
-        "cost_source": cost_source,
-    }
-    return one(db, "add_review_spend", params) is not None

@@ -1,22 +1,27 @@
-"""What attempts spent (lesson module 7): by key since a time (the cap's UTC day, `hive
-status`), and over one issue's attempts (the API). Archived attempts count as well as
-the orders' current ones; an attempt counts once it has ended. A cost the store does not
-know (no figure from the agent, no price in the table) adds nothing and is counted as
-`unpriced`, so a reader sees that the sum is a floor."""
+"""What turns spent (lesson module 7): by key since a time (the cap's UTC day, `hive
+status`), and over one issue's turns (the API). Archived attempts count as well as
+the orders' current ones; an attempt counts once it has ended; a chat turn when it
+ended; a review or shaping turn when it was spent (`add`), on its own row, once. A
+cost the store does not know (no figure from the agent, no price in the table) adds
+nothing and is counted as `unpriced`, so a reader sees that the sum is a floor."""
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
-from hive.store.db import Db, dicts, one_dict, pick
+from hive.store.db import Db, dicts, one, one_dict, pick
+
+REVIEW = "review"
+SHAPING = "shaping"
 
 
 @dataclass(frozen=True)
 class Spent:
     attempts: int
     cost_usd: float
-    unpriced: int  # attempts whose cost is unknown
+    unpriced: int  # turns whose cost is unknown
     input_tokens: int
     output_tokens: int
 
@@ -27,17 +32,38 @@ class KeySpent(Spent):
 
 
 def by_key_since(db: Db, since: datetime) -> list[KeySpent]:
-    """What attempts that ended at or after `since` spent, by key index."""
+    """What turns that ended at or after `since` spent, by key index."""
     return [pick(KeySpent, row) for row in dicts(db, "spend_by_key_since", {"since": since})]
 
 
 def since(db: Db, when: datetime) -> float:
-    """US dollars spent by attempts that ended at or after `when` (known costs only)."""
+    """US dollars spent by turns that ended at or after `when` (known costs only)."""
     return sum(k.cost_usd for k in by_key_since(db, when))
 
 
 def of_issue(db: Db, issue: int) -> Spent:
-    """What every ended attempt of `issue` spent."""
+    """What every ended turn of `issue` spent."""
     row = one_dict(db, "spend_of_issue", {"issue": issue})
     assert row is not None, "an aggregate answers one row"
     return pick(Spent, row)
+
+
+@dataclass(frozen=True)
+class TurnSpend:
+    """A review or shaping turn's usage and cost (cost None: unknown)."""
+
+    kind: str  # REVIEW or SHAPING
+    issue: int
+    conversation_id: uuid.UUID | None  # the attempt a review judged; None for shaping
+    key_index: int | None
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    cost_source: str | None
+
+
+def add(db: Db, turn: TurnSpend) -> None:
+    """Record what a review or shaping turn spent, now: the day's spend counts it today."""
+    assert turn.kind in (REVIEW, SHAPING), turn.kind
+    row = one(db, "add_turn_spend", turn.__dict__)
+    assert row is not None, "an insert answers its id"

@@ -29,7 +29,6 @@ MOVE_NO_STATE = {
     "refuse_order": "a runner gives a running order back, its name in refused_by",
     "release_order": "a runner gives back a running order it could not start",
     "bench_fill_orders": "fills a scratch database for the benchmarks",
-    "add_review_spend": "adds a review's usage and cost to the attempt it judged",
 }
 
 

@@ -1,7 +1,8 @@
 """What a review needs beside its reviewer, and what it leaves on the order (DESIGN 11):
 the key it runs on, the context a model reads (earlier send-backs, the checks' results,
-the diff against base), and, once it ended, its usage and cost on the order it judged
-and its key's rest after a refusal, as a bee's.
+the diff against base), and, once it ended, its usage and cost on its own row of
+hive.turn_spend (counted on the day it ran) and its key's rest after a refusal, as a
+bee's.
 
 A review runs on its attempt's own key (the order's `key_index`, so its spend and a
 refusal land where the bee's did), or on the first key when the attempt had none.
@@ -25,7 +26,7 @@ from hive.rules.keys import KeySlot, refusal_outcome, sort_refusal
 from hive.rules.outcome_codes import code_of
 from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
 from hive.rules.states import REFUSED_OUTCOME
-from hive.store import credits, keyrests, publish, reviews
+from hive.store import credits, keyrests, publish, spend
 from hive.store.db import Db, connection
 from hive.store.reviews import ReviewRow
 
@@ -95,7 +96,8 @@ def settle(
     accounting: Accounting,
     quota_rest_seconds: int = QUOTA_REST_SECONDS,
 ) -> None:
-    """Put a review turn's usage and cost on the order it judged and, in the same
+    """Record a review turn's usage and cost, at the time it was spent (the day's spend
+    counts it today, whenever the work it judged ended) and, in the same
     transaction, sell the turn to the account the order names (credits on; a turn with
     no cost known is sold as unpriced), and rest its key after a provider's refusal as
     a bee's ending would."""
@@ -103,14 +105,18 @@ def settle(
     cost = accounting.cost(usage)
     with connection(db) as conn, conn.transaction():
         if usage is not None:
-            reviews.add_spend(
+            spend.add(
                 conn,
-                row.issue,
-                row.conversation_id,
-                usage.input_tokens,
-                usage.output_tokens,
-                cost.usd if cost else None,
-                cost.source.value if cost else None,
+                spend.TurnSpend(
+                    spend.REVIEW,
+                    row.issue,
+                    row.conversation_id,
+                    row.key_index,
+                    usage.input_tokens,
+                    usage.output_tokens,
+                    cost.usd if cost else None,
+                    cost.source.value if cost else None,
+                ),
             )
         credits.sell_order_turn(
             conn,

@@ -26,8 +26,8 @@ show. Each failure is counted in hive_review_failures_total{reason}.
 
 A reviewer other than the demo (a model: `claude`, `codex`) also reads the earlier
 send-backs, the checks' results and the diff against base, and runs on its attempt's
-key (`review_inputs`): its usage and cost go on the order, a refusal rests the key as a
-bee's would, and a key that rests makes the review wait for it (a sentence, no failure).
+key (`inputs`): its usage and cost go on a row of hive.turn_spend, a refusal rests the
+key as a bee's would, and a key that rests makes the review wait for it (a sentence, no failure).
 """
 
 from __future__ import annotations

@@ -24,17 +24,6 @@ WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
   AND hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(from_states)s)
 RETURNING issue;
 
--- name: add_review_spend
--- A review's usage and cost go on the attempt it judged (so the day's spend and the cap count them); a cost the store does not know adds nothing.
-UPDATE hive.queen_dispatch SET
-    input_tokens = COALESCE(input_tokens, 0) + %(input_tokens)s::bigint,
-    output_tokens = COALESCE(output_tokens, 0) + %(output_tokens)s::bigint,
-    cost_usd = CASE WHEN %(cost_usd)s::double precision IS NULL THEN cost_usd
-        ELSE COALESCE(cost_usd, 0) + %(cost_usd)s::double precision END,
-    cost_source = COALESCE(cost_source, %(cost_source)s::text)
-WHERE issue = %(issue)s AND conversation_id = %(conversation_id)s
-RETURNING issue;
-
 -- name: order_state_now
 -- This attempt's state as the row says it now (no row: the attempt is not the current one).
 SELECT hive.order_state(started, finished_at, outcome_code, review_state) AS state

@@ -1,5 +1,5 @@
 -- name: spend_by_key_since
--- What attempts that ended at or after a time spent, by key: the orders' current attempts, the archived ones and the chat's turns (an attempt ends before it is archived, so archived_at bounds the search); cost NULL counts as unknown.
+-- What turns that ended at or after a time spent, by key: the orders' current attempts, the archived ones, the chat's turns and the review and shaping turns at their own time (an attempt ends before it is archived, so archived_at bounds the search); cost NULL counts as unknown.
 SELECT key_index, count(*) AS attempts,
     COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
     count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
@@ -16,12 +16,15 @@ FROM (
     UNION ALL
     SELECT turn_key_index, turn_cost_usd, turn_input_tokens, turn_output_tokens
     FROM hive.chat_outbox WHERE turn_ended_at >= %(since)s
+    UNION ALL
+    SELECT key_index, cost_usd, input_tokens, output_tokens
+    FROM hive.turn_spend WHERE spent_at >= %(since)s
 ) AS ended
 GROUP BY key_index
 ORDER BY key_index NULLS LAST;
 
 -- name: spend_of_issue
--- What every attempt of one issue spent, the current one, the archived ones and the chat's turns on it (an attempt in flight counts once it ends).
+-- What every turn of one issue spent: the current attempt, the archived ones, the chat's turns on it and its review and shaping turns (an attempt in flight counts once it ends).
 SELECT count(*) AS attempts,
     COALESCE(sum(cost_usd), 0)::double precision AS cost_usd,
     count(*) FILTER (WHERE cost_usd IS NULL) AS unpriced,
@@ -38,4 +41,15 @@ FROM (
     UNION ALL
     SELECT turn_cost_usd, turn_input_tokens, turn_output_tokens
     FROM hive.chat_outbox WHERE issue = %(issue)s AND turn_ended_at IS NOT NULL
+    UNION ALL
+    SELECT cost_usd, input_tokens, output_tokens
+    FROM hive.turn_spend WHERE issue = %(issue)s
 ) AS ended;
+
+-- name: add_turn_spend
+-- A review or shaping turn's usage and cost, at the time it was spent (the day's spend counts it then); a cost the store does not know is NULL.
+INSERT INTO hive.turn_spend
+    (kind, issue, conversation_id, key_index, input_tokens, output_tokens, cost_usd, cost_source)
+VALUES (%(kind)s, %(issue)s, %(conversation_id)s, %(key_index)s, %(input_tokens)s,
+    %(output_tokens)s, %(cost_usd)s, %(cost_source)s)
+RETURNING id;

@@ -5,11 +5,13 @@ why; a shaper that cannot run has the reviewer's floor."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import psycopg
 import pytest
+from prometheus_client import generate_latest
 
 from hive.actors.reviewer.config import ReviewerConfig
 from hive.actors.shaper import Shaper
@@ -18,9 +20,10 @@ from hive.git.repo import Checkout
 from hive.metrics import HiveMetrics
 from hive.rules.credits import Terms
 from hive.rules.shape import shape_problem
+from hive.rules.spend import day_start
 from hive.services import changes, history, shaping
 from hive.services.standing import NotNow
-from hive.store import credits, issues, shapes
+from hive.store import credits, issues, shapes, spend
 from hive.store.issues import NewIssue
 from hive.store.people import IssueChange
 
@@ -145,3 +148,19 @@ def test_with_credits_on_each_shaping_turn_is_sold_to_the_issues_account(
     assert sale["account"] == "team" and sale["turn"].startswith(f"shape:{number}:")
     assert (sale["tokens"], sale["cost_micros"]) == (1, None)  # the demo shaper: unpriced
     assert _shaper(db, queen_checkout).credit_terms is None  # credits off: nothing sold
+
+
+def test_a_shaping_turns_spend_counts_in_the_days_spend_and_the_issues(
+    db: Any, queen_checkout: Checkout
+) -> None:
+    number = _issue(db)
+    usage = "HIVE-USAGE: provider=acme model=m input=100 output=20 cost_usd=0.25"
+    shaper = _shaper(db, queen_checkout, agent=f"command:echo '{usage}'")
+    assert shaper.run_once().issue == number  # no proposal: a failure, its turn spent
+    today = day_start(datetime.now(UTC))
+    (key,) = spend.by_key_since(db, today)
+    assert (key.key_index, key.attempts, key.cost_usd) == (None, 1, 0.25)  # no keys set
+    assert (key.input_tokens, key.output_tokens) == (100, 20)
+    assert spend.of_issue(db, number).cost_usd == 0.25
+    metric = 'hive_spend_usd_total{key_index="none"} 0.25'
+    assert metric in generate_latest(shaper.metrics.registry).decode().splitlines()

@@ -23,7 +23,7 @@ from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.credits import Kind, apply, replay, take
 from hive.rules.spend import Cost, CostSource
-from hive.store import credits, orders, pool
+from hive.store import credits, orders, pool, spend
 from hive.store.credits import Sale
 from hive.store.db import connection
 from hive.store.issues import ISSUES_CHANNEL
@@ -285,7 +285,7 @@ def review_row(issue: int, conversation_id: uuid.UUID) -> ReviewRow:
     )  # fmt: skip
 
 
-def test_each_review_turn_is_sold_with_its_spend_on_the_order_it_judged(db: Any) -> None:
+def test_each_review_turn_is_sold_with_its_spend_on_its_own_row(db: Any) -> None:
     with connection(db) as conn:
         got = claimed_order(conn, 1, "team")
         free = claimed_order(conn, 2, None)
@@ -300,7 +300,8 @@ def test_each_review_turn_is_sold_with_its_spend_on_the_order_it_judged(db: Any)
     sold = [(s["turn"].split(":")[0], s["tokens"]) for s in credits.sales_of_issue(db, 1)]
     assert sold == [("bee", 4), ("review", 20), ("review", 20), ("review", 1)]  # 1: unpriced
     order = orders.get(db, 1)
-    assert order is not None and order.cost_usd == pytest.approx(0.11)
+    assert order is not None and order.cost_usd == pytest.approx(0.01)  # its bee's turn
+    assert spend.of_issue(db, 1).cost_usd == pytest.approx(0.11)  # the reviews on their rows
     settle(db, review_row(2, free.conversation_id), Ending("finished", 1.0, usage=usage),
            metrics, Accounting())  # fmt: skip
     assert credits.sales_of_issue(db, 2) == []

@@ -7,7 +7,7 @@ import psycopg
 from psycopg.types.json import Jsonb
 
 import hive.store
-from hive.store import endings, orders
+from hive.store import endings, orders, spend
 from hive.store.sql import QUERIES
 
 # a sample value for every parameter name the catalogue uses
@@ -186,6 +186,9 @@ WHOLE = {
     "end_orders": endings.end_many_params(
         [orders.OrderEnding(orders.Fence(1, uuid.uuid4(), "r1"), "finished")]
     ),
+    "add_turn_spend": spend.TurnSpend(
+        spend.REVIEW, 1, uuid.uuid4(), 0, 1, 2, 0.5, "agent"
+    ).__dict__,
 }
 
 
