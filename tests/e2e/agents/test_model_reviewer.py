@@ -54,8 +54,14 @@ def _row(url: str, issue: int) -> dict[str, Any]:
     with psycopg.connect(url) as conn:
         cur = conn.cursor(row_factory=psycopg.rows.dict_row)
         row = cur.execute(
-            "SELECT review_state, review_note, review_failures, input_tokens, output_tokens,"
-            " cost_usd FROM hive.queen_dispatch WHERE issue = %s",
+            "SELECT review_state, review_note, review_failures,"
+            " (SELECT sum(t.input_tokens) FROM hive.turn_spend t"
+            "  WHERE t.issue = d.issue AND t.kind = 'review'"
+            "  AND t.conversation_id = d.conversation_id) AS review_input_tokens,"
+            " (SELECT sum(t.cost_usd) FROM hive.turn_spend t"
+            "  WHERE t.issue = d.issue AND t.kind = 'review'"
+            "  AND t.conversation_id = d.conversation_id) AS review_cost_usd"
+            " FROM hive.queen_dispatch d WHERE issue = %s",
             (issue,),
         ).fetchone()
         assert row is not None
@@ -108,7 +114,7 @@ def _sent(api: Any) -> str:
     return json.dumps(api.requests)
 
 
-def test_codex_accepts_work_that_meets_every_criterion_and_its_usage_goes_on_the_order(
+def test_codex_accepts_work_that_meets_every_criterion_and_its_usage_is_the_reviews_spend(
     db: Any,  # noqa: F811
     queen_checkout: Checkout,  # noqa: F811
     finished_work: Callable[..., Finished],  # noqa: F811
@@ -124,14 +130,14 @@ def test_codex_accepts_work_that_meets_every_criterion_and_its_usage_goes_on_the
     reviewer.review(reviews.due(db)[0])
     got = _row(hive_db_url, 1)
     assert (got["review_state"], got["review_failures"]) == ("accept", 0), got
-    assert got["input_tokens"] == INPUT_TOKENS  # the review's, on the order
+    assert got["review_input_tokens"] == INPUT_TOKENS  # the review's spend, of its attempt
     sent = _sent(responses)
     assert "2. the greeting is friendly" in sent  # numbered criteria
     assert "+hello world" in sent  # the diff against base
     assert KEY not in sent
 
 
-def test_claude_sends_back_with_its_reason_and_its_cost_goes_on_the_order(
+def test_claude_sends_back_with_its_reason_and_its_cost_is_the_reviews_spend(
     db: Any,  # noqa: F811
     queen_checkout: Checkout,  # noqa: F811
     finished_work: Callable[..., Finished],  # noqa: F811
@@ -150,7 +156,7 @@ def test_claude_sends_back_with_its_reason_and_its_cost_goes_on_the_order(
     got = _row(hive_db_url, 2)
     assert got["review_state"] == "sendback", got
     assert got["review_note"] == "- the greeting is friendly: it says hello you, curtly"
-    assert got["cost_usd"] is not None and got["cost_usd"] > 0
+    assert got["review_cost_usd"] is not None and got["review_cost_usd"] > 0
 
 
 def test_a_reply_without_a_verdict_on_every_criterion_waits_and_is_no_accept(
