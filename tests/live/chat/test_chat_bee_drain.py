@@ -107,7 +107,8 @@ def test_a_question_cut_mid_turn_and_one_asked_while_down_are_each_answered_once
         person.wait_for(lambda s: any(m.body == "after" for m in s))
         answers = sorted(m.body for m in person.from_(claude.user_id))
         assert answers == ["#12: answered by turn 3", f"{AGAIN} #12: answered by turn 2"]
-        assert len(turns(ctl)) == 3 and all(r["sent"] for r in store.rows(db))
+        assert len(turns(ctl)) == 3
+        wait_until(lambda: all(r["sent"] for r in store.rows(db)), "every row marked sent")
         again.send(signal.SIGTERM)
         assert again.wait(EXIT_SECONDS) == 0, again.tail()
     finally:

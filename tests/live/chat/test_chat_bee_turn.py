@@ -73,6 +73,8 @@ def test_a_bees_bot_answers_by_its_turn_and_counts_its_spend(person, bot, hive_t
     (answer,) = bodies(person, claude)
     question = f"{claude.user_id} #12 why did you touch src/app.py?"
     assert answer == f"On #12 you asked: {question}\nI see README.md,docs,src"
+    # the room may show the answer a moment before its row is marked sent
+    wait_until(lambda: [r for r in store.rows(db) if r["bot"] == "claude" and r["sent"]], "sent")
     (row,) = [r for r in store.rows(db) if r["bot"] == "claude"]
     assert row["sent"]
     # its spend is the day's, and it is sold on the account (2 x $0.25 = 100)
