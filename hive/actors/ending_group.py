@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,7 @@ from hive.store.transitions import Move
 log = logging.getLogger("hive.bee")
 
 Written = tuple[Move, Moved | None]
+STATEMENTS_KEPT = 64
 
 
 @dataclass(eq=False)
@@ -49,8 +51,8 @@ class _Waiting:
 
 class EndingGroup:
     """One per process: `write` is what `close_order` calls from each bee's thread.
-    `statements` lists how many endings each statement of several wrote (the group's
-    own count, for tests and the log)."""
+    `statements` holds how many endings each of the latest statements of several wrote
+    (the last STATEMENTS_KEPT, for tests and the log: a runner lives for weeks)."""
 
     def __init__(
         self,
@@ -63,7 +65,7 @@ class EndingGroup:
         self._turn = threading.Condition()
         self._waiting: list[_Waiting] = []
         self._writing = False
-        self.statements: list[int] = []
+        self.statements: deque[int] = deque(maxlen=STATEMENTS_KEPT)
 
     @property
     def waiting(self) -> int:

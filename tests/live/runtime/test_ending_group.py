@@ -72,7 +72,7 @@ def test_an_ending_alone_is_written_at_once_by_itself(db: ConnectionPool[Any]) -
     (fence,) = claimed(db, 1)
     moved, sold = group.write(OrderEnding(fence, "finished"))
     assert moved.landed and sold is None
-    assert group.statements == []  # the single ending's own statement
+    assert list(group.statements) == []  # the single ending's own statement
     assert group.waiting == 0
 
 
@@ -93,7 +93,7 @@ def test_endings_that_come_while_one_is_written_go_together_each_by_its_fence(
         eventually(lambda: group.waiting == 3)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True, False]
-    assert group.statements == [3]
+    assert list(group.statements) == [3]
     unfinished = orders.listing(db, unfinished_only=True)
     assert [(o.issue, o.claimed_by) for o in unfinished] == [(4, RUNNER)]
 
@@ -117,7 +117,7 @@ def test_a_statement_of_several_that_fails_hands_each_back_to_be_written_alone(
         eventually(lambda: group.waiting == 2)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
-    assert group.statements == []
+    assert list(group.statements) == []
     order = orders.get(db, 2)
     assert order is not None and order.input_tokens is None
     assert order.detail is not None and "figures were not stored" in order.detail
@@ -139,7 +139,7 @@ def test_a_lone_ending_of_another_bee_is_handed_back_to_it(
         eventually(lambda: group.waiting == 2)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
-    assert group.statements == []
+    assert list(group.statements) == []
     assert orders.listing(db, unfinished_only=True) == []
 
 
@@ -170,7 +170,7 @@ def test_endings_written_together_sell_their_turns_in_the_same_transaction(
         eventually(lambda: group.waiting == 2)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, False]
-    assert group.statements == [2]
+    assert list(group.statements) == [2]
     sold = [w.written[1] for w in others if w.written is not None]
     assert sold[0] is not None and sold[0].tokens == 4 and sold[1] is None
     # two turns sold (the leader's alone, the second's together), the lost one not
