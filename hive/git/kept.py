@@ -39,9 +39,9 @@ from dulwich.repo import Repo
 from hive.git.repo import GitError
 from hive.git.scratch import (
     ScratchTree,
-    _commit,
-    _create,
-    _flatten_escaping_links,
+    commit_of,
+    create_file,
+    flatten_escaping_links,
     remove_scratch_tree,
 )
 from hive.git.sizes import read_stream
@@ -100,7 +100,7 @@ class KeptTree:
     def bring(self, repo: Repo, sha: str) -> ScratchTree:
         """Make the directory hold commit `sha`'s files (see the module). Raises GitError
         for an unknown commit or a refused path element, with the directory wiped."""
-        commit = _commit(repo, sha)
+        commit = commit_of(repo, sha)
         try:
             try:
                 self._bring(repo, commit.tree)
@@ -251,7 +251,7 @@ class KeptTree:
                 os.symlink(target, full)
             else:
                 _kind, _size, slices = read_stream(store, sha)
-                _create(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
+                create_file(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
             self.held[path] = _Held(entry)
         return set(todo)
 
@@ -273,7 +273,7 @@ class KeptTree:
                 os.symlink(target, full)
                 held.flattened = False
                 rewritten.add(path)
-        self.flattened = _flatten_escaping_links(Path(root), links)
+        self.flattened = flatten_escaping_links(Path(root), links)
         for path in self.flattened:
             self.held[path].flattened = True
             rewritten.add(path)

@@ -44,7 +44,7 @@ def scratch_tree(repo: Repo, sha: str, path: Path) -> ScratchTree:
     exists, or a tree entry that names `.git`, `..` or holds a slash; nothing is left
     behind after a raise."""
     path = Path(path).absolute()
-    commit = _commit(repo, sha)
+    commit = commit_of(repo, sha)
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         path.mkdir()
@@ -52,7 +52,7 @@ def scratch_tree(repo: Repo, sha: str, path: Path) -> ScratchTree:
         raise GitError(f"{path} exists: a scratch tree needs a fresh directory") from None
     try:
         links, files = _write(repo, commit.tree, str(path))
-        flattened = _flatten_escaping_links(path, links)
+        flattened = flatten_escaping_links(path, links)
     except BaseException:
         remove_scratch_tree(path)
         raise
@@ -78,7 +78,7 @@ def remove_scratch_tree(path: Path) -> None:
     shutil.rmtree(path)
 
 
-def _commit(repo: Repo, sha: str) -> Commit:
+def commit_of(repo: Repo, sha: str) -> Commit:
     try:
         obj = repo.object_store[ObjectID(sha.encode("ascii"))]
     except (KeyError, ValueError, UnicodeEncodeError):
@@ -119,12 +119,12 @@ def _write(repo: Repo, tree_sha: bytes, root: str) -> tuple[list[str], int]:
                 files += 1
             else:  # a large file is read as it is written, a slice at a time
                 _kind, _size, slices = read_stream(store, entry)
-                _create(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
+                create_file(full, slices, 0o777 if mode == EXEC_MODE else 0o666)
                 files += 1
     return links, files
 
 
-def _create(full: str, slices: Iterable[bytes], perm: int) -> None:
+def create_file(full: str, slices: Iterable[bytes], perm: int) -> None:
     fd = os.open(full, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, perm)
     try:
         for data in slices:
@@ -135,7 +135,7 @@ def _create(full: str, slices: Iterable[bytes], perm: int) -> None:
         os.close(fd)
 
 
-def _flatten_escaping_links(root: Path, links: list[str]) -> tuple[str, ...]:
+def flatten_escaping_links(root: Path, links: list[str]) -> tuple[str, ...]:
     """Replace each symlink whose target resolves outside `root` by a plain file of its
     target text; again until none is left (one replaced link can change another's)."""
     real_root = os.path.realpath(root)
@@ -149,7 +149,7 @@ def _flatten_escaping_links(root: Path, links: list[str]) -> tuple[str, ...]:
             full = os.path.join(root, rel)
             target = os.readlink(os.fsencode(full))
             os.unlink(full)
-            _create(full, (target,), 0o666)
+            create_file(full, (target,), 0o666)
             flattened.append(rel)
         pending = [rel for rel in pending if rel not in out]
 
