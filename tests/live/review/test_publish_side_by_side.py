@@ -19,6 +19,7 @@ from hive.jobs.publish import PublishConfig, Publisher
 from hive.metrics import HiveMetrics
 from hive.rules.jobs import JobKind, JobState, Step
 from hive.store import jobs
+from hive.swarm import wait_for
 from hive.testing import git
 from supervisors import Registry
 from tests.live.review.conftest import Finished
@@ -37,16 +38,6 @@ def _accept(hive_db_url: str, *issues: int) -> None:
             " WHERE issue = ANY(%s)",
             (list(issues),),
         )
-
-
-def _until(done: Callable[[], bool], seconds: float) -> bool:
-    """Whether `done()` came true within `seconds`, looking at the store every 0.1 s."""
-    deadline = time.monotonic() + seconds
-    while not done():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-    return True
 
 
 def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
@@ -74,7 +65,7 @@ def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
             job = jobs.get(db, quick.id)
             return job is not None and job.step == Step.DONE
 
-        assert _until(merged, OTHER_MERGED_WITHIN_SECONDS), "the hung check held the other job"
+        wait_for(merged, OTHER_MERGED_WITHIN_SECONDS, "the other job merged beside the hung check")
         assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
         held = jobs.get(db, slow.id)
         assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "test-queen")
@@ -116,7 +107,7 @@ def test_a_job_that_ends_frees_its_slot_for_the_next_at_once_not_at_the_poll(
 
         # one slot: the second job starts when the first one's run tells JOBS its slot
         # is free, not at the next poll an hour away
-        assert _until(both_merged, OTHER_MERGED_WITHIN_SECONDS * 2)
+        wait_for(both_merged, OTHER_MERGED_WITHIN_SECONDS * 2, "both jobs merged")
     finally:
         ref.stop()
     assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
@@ -149,7 +140,7 @@ def test_through_the_lane_a_hung_check_holds_the_next_merge_only_for_the_lanes_b
             job = jobs.get(db, quick.id)
             return job is not None and job.step == Step.DONE
 
-        assert _until(merged, OTHER_MERGED_WITHIN_SECONDS), "the hung check held the lane"
+        wait_for(merged, OTHER_MERGED_WITHIN_SECONDS, "the other job merged past the held lane")
         held = jobs.get(db, slow.id)
         assert held is not None and held.step == Step.CHECKS  # its check still hangs
     finally:
