@@ -88,14 +88,20 @@ def _hive_template(hive_pg_url: str) -> Iterator[str]:
     scratch.drop(hive_pg_url, name)
 
 
-@pytest.fixture
-def hive_db_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
+def migrated_database(pg_url: str, template: str) -> Iterator[str]:
+    """A fresh database copied from the migrated `template`, dropped after: what
+    `hive_db_url` yields, for a test that needs a second one beside it."""
     name = f"hive_t_{uuid.uuid4().hex[:12]}"
-    url = _create(hive_pg_url, name, template=_hive_template)
+    url = _create(pg_url, name, template=template)
     try:
         yield url
     finally:
-        scratch.drop(hive_pg_url, name)
+        scratch.drop(pg_url, name)
+
+
+@pytest.fixture
+def hive_db_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
+    yield from migrated_database(hive_pg_url, _hive_template)
 
 
 def pytest_configure(config: pytest.Config) -> None:

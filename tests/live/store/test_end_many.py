@@ -16,12 +16,12 @@ import pytest
 
 from hive.agents.conversation import Conversation
 from hive.rules.spend import Cost, CostSource
-from hive.store import orders, pool, scratch
+from hive.store import orders, pool
 from hive.store.bundles import NewBundle
 from hive.store.endings import end_many
 from hive.store.listen import Listener
 from hive.store.orders import Fence, NewOrder, OrderEnding
-from hive.testing import _create
+from hive.testing import migrated_database
 
 from . import workers
 from .conftest import Child, finish, ready_then_go, running
@@ -43,12 +43,7 @@ RACE_SECONDS = 120.0
 @pytest.fixture
 def twin_url(hive_pg_url: str, _hive_template: str) -> Iterator[str]:
     """A second fresh database like `hive_db_url`'s, for the same story told otherwise."""
-    name = f"hive_t_{uuid.uuid4().hex[:12]}"
-    url = _create(hive_pg_url, name, template=_hive_template)
-    try:
-        yield url
-    finally:
-        scratch.drop(hive_pg_url, name)
+    yield from migrated_database(hive_pg_url, _hive_template)
 
 
 def cid(issue: int, attempt: int) -> uuid.UUID:
