@@ -39,7 +39,7 @@ from hive.rules.shaping import APPLY, gate_problem, proposal_of, proposal_proble
 from hive.services import shaping
 from hive.store import credits, shapes, spend
 from hive.store import issues as issue_rows
-from hive.store.db import Db
+from hive.store.db import Db, connection
 from hive.store.issues import Issue
 from hive.store.shapes import Shape
 from supervisors import Registry
@@ -221,24 +221,25 @@ class Shaper:
 
     def _sell(self, issue: Issue, ending: Ending) -> None:
         """Record what the shaping turn spent, now (the day's spend counts it), and sell
-        it to the issue's account (credits on), as it ended."""
+        it to the issue's account (credits on), in one transaction: a crash between the
+        two cannot leave the spend recorded and the turn unsold."""
         usage = ending.usage
         cost = self.config.accounting.cost(usage)
         usd = cost.usd if cost else None
         key_index = self.config.keys[0].index if self.config.keys else None  # its key
-        if usage is not None:
-            source = cost.source.value if cost else None
-            turn_spend = spend.TurnSpend(
-                spend.SHAPING, issue.number, None, key_index,
-                usage.input_tokens, usage.output_tokens, usd, source,
-            )  # fmt: skip
-            spend.add(self.db, turn_spend)
-            if cost is not None:
-                self.metrics.spend(key_index, cost.usd)
-        if self.credit_terms is None:
-            return
-        turn = credits.shaping_turn(issue.number)
-        credits.sell_issue_turn(self.db, self.credit_terms, issue, turn, usd)
+        with connection(self.db) as conn, conn.transaction():
+            if usage is not None:
+                source = cost.source.value if cost else None
+                turn_spend = spend.TurnSpend(
+                    spend.SHAPING, issue.number, None, key_index,
+                    usage.input_tokens, usage.output_tokens, usd, source,
+                )  # fmt: skip
+                spend.add(conn, turn_spend)
+            if self.credit_terms is not None:
+                turn = credits.shaping_turn(issue.number)
+                credits.sell_issue_turn(conn, self.credit_terms, issue, turn, usd)
+        if cost is not None:
+            self.metrics.spend(key_index, cost.usd)
 
     def _failed(
         self, issue: Issue, problem: str, reason: str, detail: str, failures: int, pause: int

@@ -214,9 +214,11 @@ def shaping_turn(issue: int) -> str:
     return f"shape:{issue}:{uuid.uuid4()}"
 
 
-def sell_issue_turn(db: Db, terms: Terms, issue: Issue, turn: str, cost_usd: float | None) -> Moved:
+def sell_issue_turn(
+    conn: psycopg.Connection[Any], terms: Terms, issue: Issue, turn: str, cost_usd: float | None
+) -> Moved:
     """Sell a turn that ran before the issue had an order (a shaping turn) to the
-    issue's account under `terms`, in a transaction of its own."""
+    issue's account under `terms`, in the transaction of the spend it records."""
     sale = Sale(
         turn,
         payer(issue.account, terms.default_account),
@@ -224,8 +226,7 @@ def sell_issue_turn(db: Db, terms: Terms, issue: Issue, turn: str, cost_usd: flo
         cost_usd,
         terms.markup,
     )
-    with connection(db) as conn, conn.transaction():
-        return sell(conn, sale)
+    return sell(conn, sale)
 
 
 def burn_due(db: Db, accounts: Sequence[str], *, now: datetime | None = None) -> int:

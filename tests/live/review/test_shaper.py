@@ -150,6 +150,28 @@ def test_with_credits_on_each_shaping_turn_is_sold_to_the_issues_account(
     assert _shaper(db, queen_checkout).credit_terms is None  # credits off: nothing sold
 
 
+def test_a_shaping_turns_spend_and_its_sale_are_written_in_one_transaction(
+    db: Any, queen_checkout: Checkout
+) -> None:
+    number = _issue(db, account="team")
+    usage = "HIVE-USAGE: provider=acme model=m input=100 output=20 cost_usd=0.25"
+    config = ReviewerConfig(failure_pause_seconds=1)
+    terms = Terms(Decimal(2), Decimal(30), "ops")
+    agent = f"command:echo '{usage}'"
+    shaper = Shaper(db, queen_checkout, HiveMetrics(), agent, "ask", config, credit_terms=terms)
+    assert shaper.run_once().issue == number
+    # the same xmin: one transaction wrote both, so a crash cannot keep one without the other
+    with db.connection() as conn:
+        (spent,) = conn.execute(
+            "SELECT xmin::text FROM hive.turn_spend WHERE issue = %s", (number,)
+        ).fetchall()
+        (sold,) = conn.execute(
+            "SELECT xmin::text FROM hive.queen_credit_ledger WHERE kind = 'sale' AND issue = %s",
+            (number,),
+        ).fetchall()
+    assert spent == sold
+
+
 def test_a_shaping_turns_spend_counts_in_the_days_spend_and_the_issues(
     db: Any, queen_checkout: Checkout
 ) -> None:
