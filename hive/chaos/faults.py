@@ -2,7 +2,8 @@
 
 A killed or SIGTERMed process is replaced at once (a new runner in its slot, a Queen
 with her name). A killed runner's agents are found by their working directory (under its
-workdir) before the kill, and timed until they are gone. A stalled runner gets SIGSTOP
+workdir) before the kill, and each one's death is noted as the kernel tells it (a pidfd,
+hive/chaos/deaths.py), against the runner's own. A stalled runner gets SIGSTOP
 (its agents run on, as in a network partition), stays stopped past its silent window
 until the orders it held are claimed by another runner, then SIGCONT. A PostgreSQL
 restart is `pg_ctl stop -m fast` and a start.
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from hive.chaos.deaths import Deaths, outlived
 from hive.chaos.invariants import OUTLIVE_BOUND_SECONDS, Outliving
 from hive.chaos.plan import Fault, FaultKind
 from hive.chaos.world import World
@@ -65,21 +67,15 @@ def _kill_runner(world: World, fault: Fault, seen: Seen) -> str:
     old = world.runners[fault.target]
     workdir = world.workdir(old)
     agents = tuple(processes_under(workdir))
+    # each death is noted as it happens: a walk of /proc until they are gone would time
+    # the walks, seconds each on a loaded machine (hive/chaos/deaths.py)
+    deaths = Deaths((old.pid, *agents))
     old.kill()
-    died = time.monotonic()
     world.killed.append(old)
     new = world.start_runner(fault.target)
-    gone: float | None
-    try:
-        wait_for(
-            lambda: not [p for p in agents if p in processes_under(workdir)],
-            OUTLIVE_BOUND_SECONDS * 3,
-            "a dead runner's agents to go",
-            poll_seconds=POLL_SECONDS,
-        )
-        gone = time.monotonic() - died
-    except WaitTimeout:
-        gone = None
+    died = deaths.wait_all(OUTLIVE_BOUND_SECONDS * 3)
+    runner_died = died.pop(old.pid)
+    gone = None if runner_died is None else outlived(died, runner_died)
     seen.outliving.append(Outliving(old.name, agents, gone))
     return f"{old.name} ({len(agents)} agent processes); {new.name} replaces it"
 

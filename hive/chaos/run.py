@@ -19,6 +19,7 @@ import psycopg
 
 from hive.chaos import evidence
 from hive.chaos.agent import merges
+from hive.chaos.deaths import Deaths, outlived
 from hive.chaos.dwell import Dwell, place_of, sat_within_bounds
 from hive.chaos.faults import SERVING, START_SECONDS, Seen, act
 from hive.chaos.github import SMALL_FAULT_SECONDS, GitHubSide, small_shape
@@ -312,13 +313,8 @@ def _left_at_the_end(world: World) -> Outliving:
     """Agents still alive once every runner exited, and how long they took to go."""
     ended = time.monotonic()
     left = tuple(processes_under(world.procs))
-    gone: float | None = 0.0
-    if left:
-        try:
-            wait_for(lambda: not processes_under(world.procs), OUTLIVE_BOUND_SECONDS * 3, "agents")
-            gone = time.monotonic() - ended
-        except WaitTimeout:
-            gone = None
+    deaths = Deaths(left)  # each death noted as it comes (hive/chaos/deaths.py)
+    gone = outlived(deaths.wait_all(OUTLIVE_BOUND_SECONDS * 3), ended)
     return Outliving("every runner, at the end", left, gone)
 
 
