@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import psycopg
 
+from hive.chaos import interrupt
 from hive.chaos.deaths import Deaths, outlived
 from hive.chaos.invariants import OUTLIVE_BOUND_SECONDS, Outliving
 from hive.chaos.plan import Fault, FaultKind
@@ -123,8 +124,9 @@ def _term_queen(world: World, fault: Fault, seen: Seen) -> str:
 
 def _restart_postgres(world: World, fault: Fault, seen: Seen) -> str:
     began = time.monotonic()
-    embedded.stop(world.pgdata)
-    url = embedded.start(world.pgdata)
+    with interrupt.held():  # a server half started could not be stopped
+        embedded.stop(world.pgdata)
+        url = embedded.start(world.pgdata)
     assert url == world.url, f"the server came back at {url}, not {world.url}"
     return f"down and up again in {time.monotonic() - began:.1f} s"
 

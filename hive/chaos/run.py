@@ -2,7 +2,8 @@
 and the runners, act each fault of the plan at its time, wait until every order has
 finished (or the deadline), SIGTERM every process and wait for its exit, then read what
 was left and check the invariants. Whatever happens, nothing is left running: every
-process under the run's directory is killed and the server stopped."""
+process under the run's directory is killed and the server stopped; a SIGTERM or SIGINT
+(hive/chaos/interrupt.py) ends the run there too."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from typing import Any
 
 import psycopg
 
-from hive.chaos import evidence
+from hive.chaos import evidence, interrupt
 from hive.chaos.agent import merges
 from hive.chaos.deaths import Deaths, outlived
 from hive.chaos.dwell import Dwell, place_of, sat_within_bounds
@@ -149,11 +150,12 @@ def run(
         if side is not None:  # what GitHub and the person did to each
             histories = {n: (*said, *side.said_about(n)) for n, said in histories.items()}
     finally:
-        stop.set()
-        if side is not None:
-            side.close()
-        kill_everything_under(world.procs, world.every_serve())
-        world.remove_server()
+        with interrupt.held():  # a SIGTERM now waits until everything is stopped
+            stop.set()
+            if side is not None:
+                side.close()
+            kill_everything_under(world.procs, world.every_serve())
+            world.remove_server()
     return Result(
         plan,
         time.monotonic() - started,

@@ -28,7 +28,7 @@ from typing import Any
 import psycopg
 
 from hive.bench.gitdaemon import GitDaemon
-from hive.chaos import dwell, loop, priority
+from hive.chaos import dwell, interrupt, loop, priority
 from hive.chaos.agent import LOG_NAME, SCRIPT
 from hive.chaos.plan import TICK_SECONDS, Plan, Shape
 from hive.errors import HiveError
@@ -123,7 +123,8 @@ class World:
         """The server (migrated), the repository, the agent, and one issue per order."""
         self.pgbase = Path(tempfile.mkdtemp(prefix="hive-chaos-", dir="/tmp"))
         try:
-            self.url = embedded.start(self.pgdata)
+            with interrupt.held():  # a server half started could not be stopped
+                self.url = embedded.start(self.pgdata)
         except HiveError:
             raise
         except Exception as err:  # the package's own error: its first line is enough
@@ -217,11 +218,13 @@ class World:
         return start_serve(name, self.env(name, role), cwd=self.root, log_dir=self.root / "logs")
 
     def start_queen(self) -> Serve:
-        self.queen = self._start(QUEEN, "queen")
+        with interrupt.held():  # started and noted, or neither: the ending stops it
+            self.queen = self._start(QUEEN, "queen")
         return self.queen
 
     def start_runner(self, slot: int) -> Serve:
-        self.runners[slot] = self._start(f"runner{slot}", "runner")
+        with interrupt.held():
+            self.runners[slot] = self._start(f"runner{slot}", "runner")
         return self.runners[slot]
 
     def replace_exited(self) -> None:

@@ -16,6 +16,10 @@ person, and the Queen chose in priority order (ageing included). With --forge gi
 GitHub's failures injected (hive/chaos/github.py) and four invariants more. With --json the
 invariants are one JSON object on stdout (`{"invariants": {name: {"ok", "measured",
 "violations"}}, "seed": N, ...}`) and every other line goes to stderr.
+
+A SIGTERM or SIGINT stops the run: every process it started (the Queen, the runners and
+their agents, git daemon, the fake GitHub, its PostgreSQL) is stopped, one line says so,
+and it exits 128 + the signal's number (143, 130).
 """
 
 from __future__ import annotations
@@ -25,9 +29,11 @@ import json
 import random
 import shutil
 import sys
+import time
 from dataclasses import replace
 from pathlib import Path
 
+from hive.chaos import interrupt
 from hive.chaos.invariants import as_json, table
 from hive.chaos.plan import big, small
 from hive.chaos.run import run as run_chaos
@@ -136,9 +142,21 @@ def run(args: argparse.Namespace) -> int:
     print(f"hive chaos: seed {seed} (replay: {replay(args, seed)})", file=out, flush=True)
     loop = args.loop or args.forge == "github"
     finish = FINISH_SECONDS[args.size] + (LOOP_MORE_SECONDS if loop else 0.0)
-    result = run_chaos(
-        root, shape, seed, finish_seconds=finish, say=say, loop=loop, forge=args.forge
-    )
+    began = time.monotonic()
+    try:
+        with interrupt.installed():
+            result = run_chaos(
+                root, shape, seed, finish_seconds=finish, say=say, loop=loop, forge=args.forge
+            )
+    except interrupt.Interrupted as stop:
+        print(
+            f"hive chaos: seed {seed}, stopped by {stop.name} after "
+            f"{time.monotonic() - began:.1f} s; every process it started is stopped, no "
+            f"invariant was judged (logs in {root / 'logs'})",
+            file=out,
+            flush=True,
+        )
+        return 128 + stop.signum
     print(table(result.checks), file=out)
     for n, lines in result.histories.items():
         print(f"the history of #{n} (hive why {n}, oldest first):", file=out)
