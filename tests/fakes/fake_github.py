@@ -500,6 +500,7 @@ class FakeGitHub:
             (r"/pulls/(\d+)", "PATCH", "pulls:write", self._pull_patch),
             (r"/pulls/(\d+)/merge", "PUT", "contents:write", self._pull_merge),
             (r"/branches/([^/]+)", "GET", "contents:read", self._branch_get),
+            (r"/compare/([^/.]+)\.\.\.([^/.]+)", "GET", "contents:read", self._compare),
             (r"/commits/([^/]+)/check-runs", "GET", "checks:read", self._check_runs),
             (r"/commits/([^/]+)/status", "GET", "statuses:read", self._status),
         ]
@@ -740,6 +741,20 @@ class FakeGitHub:
         if sha is None:
             return 404, {"message": "Branch not found"}, {}
         return 200, {"name": m.group(1), "commit": {"sha": sha}}, {}
+
+    def _compare(self, m: Any, q: dict[str, str], b: Any) -> tuple[int, Any, dict[str, str]]:
+        """GitHub's compare of two commits (`BASE...HEAD`, branches or shas): whether
+        HEAD is ahead of BASE, behind it, the same or diverged, and by how many commits."""
+        with Repo(str(self.repo_path)) as repo:
+            base, head = (self._sha(m.group(i)).encode() for i in (1, 2))
+            if base not in repo.object_store or head not in repo.object_store:
+                return 404, {"message": "Not Found"}, {}
+            ahead = sum(1 for _ in repo.get_walker(include=[head], exclude=[base]))
+            behind = sum(1 for _ in repo.get_walker(include=[base], exclude=[head]))
+        status = "diverged"
+        if not ahead or not behind:
+            status = "identical" if not ahead and not behind else "ahead" if ahead else "behind"
+        return 200, {"status": status, "ahead_by": ahead, "behind_by": behind}, {}
 
     def _check_runs(self, m: Any, q: dict[str, str], b: Any) -> tuple[int, Any, dict[str, str]]:
         runs = list(reversed(self.state.check_runs.get(self._sha(m.group(1)), [])))

@@ -109,15 +109,22 @@ class Repository:
         return PullRequest.of(found[0]) if found else None
 
     def merged_pull(self, branch: str, head_sha: str) -> PullRequest | None:
-        """A pull request from `branch` merged at `head_sha`, if any (newest first)."""
+        """A pull request from `branch` merged at `head_sha` or at a head that has it in
+        its history (a person added commits before merging), if any (newest first)."""
         found = self.client.get_all(
             f"{self.base}/pulls", {"head": f"{self.owner}:{branch}", "state": "closed"}
         ).data
         for data in found or ():
             pr = PullRequest.of(data)
-            if pr.merged and pr.head_sha == head_sha:
+            if pr.merged and (pr.head_sha == head_sha or self.has(pr.head_sha, head_sha)):
                 return pr
         return None
+
+    def has(self, head: str, sha: str) -> bool:
+        """Whether commit `head` has commit `sha` in its history (GitHub's compare of
+        `sha...head`: the same, or ahead of it)."""
+        found = self.client.request("GET", f"{self.base}/compare/{sha}...{head}").data
+        return str(found.get("status")) in ("identical", "ahead")
 
     def create_pull(self, title: str, head: str, base: str, body: str) -> PullRequest:
         data = {"title": title, "head": head, "base": base, "body": body}

@@ -362,7 +362,8 @@ class GitHubSteps:
         pr = self.repo.open_pull(branch)
         if pr is None:
             # a pull request opened before whose answer was lost may have been merged by
-            # a person meanwhile: that one is the work's (MERGE takes it), not a new one
+            # a person meanwhile: that one is the work's, not a new one (MERGE takes it,
+            # or escalates it when the person added commits before merging)
             pr = self.repo.merged_pull(branch, head)
         if pr is None:
             pr = self.repo.create_pull(title, branch, self.config.base, body)

@@ -212,6 +212,39 @@ def test_a_pull_request_opened_unheard_and_merged_by_a_person_is_the_merge(
     assert github.state.issues[number]["state"] == "closed"
 
 
+def test_a_pull_request_opened_unheard_and_merged_at_another_head_is_escalated(
+    db, github, finished_work, queen_checkout, hive_repo, hive_db_url
+):
+    """The answer to opening the pull request was lost and a person added a commit to
+    its branch and merged it: the job tried again finds that merge (its head has the
+    accepted head in its history) and escalates it as a person's merge. Before, it
+    looked for a merge at the accepted head alone, opened another pull request, and
+    GitHub's 422 ("No commits between") came back every 5 s for ever (`hive chaos
+    --loop --forge github --size big --seed 27`, #184 and #263)."""
+    number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
+    github.set_check(work.head_sha, "unit", "success", hook=False)
+    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
+    repo = Repository(client, github.full_name)
+    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
+    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
+    publisher = Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
+    )
+    github.delay_next(1.5, method="POST", path_end="/pulls")
+    assert _run(db, publisher).errors == 1  # the pull request's answer timed out
+    (first,) = github.state.pulls
+    github.person_commits(f"queen-{number}", "docs/person.md", "not reviewed\n")
+    merged = github.person_merges(first)
+    jobs_due_now(hive_db_url)
+    assert _run(db, publisher).finished == 1
+    assert jobs.get(db, job.id).step == Step.SENT_BACK  # type: ignore[union-attr]
+    assert list(github.state.pulls) == [first]  # no second pull request
+    state, note = _dispatch(hive_db_url)
+    assert state == "escalate" and f"merged by a person as {merged[:12]}" in note
+    assert _one(hive_db_url, "SELECT merged_sha FROM hive.queen_dispatch") is None
+    assert github.state.issues[number]["state"] == "open"
+
+
 def jobs_due_now(url: str) -> None:
     """The job's claim runs out now (a step that raised is run again after it)."""
     with psycopg.connect(url, autocommit=True) as conn:
