@@ -5,7 +5,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from hive.metrics import QUEUE_METRICS
+from hive.metrics.scraped import QUEUE_METRICS
 from tests.unit import k8s_kit
 
 # the oldest Kubernetes still commonly run (unhealthyPodEvictionPolicy is GA from 1.31;

@@ -2,7 +2,7 @@
 
 import pytest
 
-from hive.metrics import CHECK_RESULTS
+from hive.metrics.declared import CHECK_RESULTS
 from hive.rules.modes import (
     AgentKind,
     ChatMode,

@@ -11,12 +11,11 @@ from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
 from hive.http import Surface
-from hive.metrics import (
+from hive.metrics import HiveMetrics, QueueNumbers
+from hive.metrics.github import (
     GITHUB_METHODS,
     GITHUB_RETRY_REASONS,
     GITHUB_STATUSES,
-    HiveMetrics,
-    QueueNumbers,
     github_method,
     github_status,
 )
@@ -316,7 +315,7 @@ def test_the_labelled_counters_a_fresh_hive_shows_start_at_zero():
     """Checks by every result and the spend of each key (and of no key) are exported at
     0 once the settings name them, so the dashboard shows 0, not "No data"."""
     from hive.agents.checks import CheckResult
-    from hive.metrics import CHECK_RESULTS
+    from hive.metrics.declared import CHECK_RESULTS
 
     assert tuple(r.value for r in CheckResult) == CHECK_RESULTS
     metrics = HiveMetrics()

@@ -1,10 +1,7 @@
-"""Every metric the hive exposes (DESIGN 8), declared here and nowhere else.
+"""`HiveMetrics`: the counters, gauges and histograms the actors move, declared here.
 
-One `HiveMetrics` per process, each on its own `CollectorRegistry` (never the global
-default), so tests and an embedding application never share counters. The tree makes one
-and hands it to the actors; `/metrics` renders its registry.
-
-The registry also carries the process and Python collectors (`process_*`, `python_info`,
+Built once per process by the tree (or by a test) and handed to the actors. The registry
+also carries the process and Python collectors (`process_*`, `python_info`,
 `python_gc_*`) and `hive_build_info`, and never exports a `_created` series: a counter's
 creation time is a series per counter that no dashboard reads.
 
@@ -21,11 +18,7 @@ The GitHub client counts its requests, retries and the rate limit left on a smal
 
 from __future__ import annotations
 
-import importlib.metadata
-import logging
-import platform
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
 
 from prometheus_client import (
     CollectorRegistry,
@@ -36,15 +29,17 @@ from prometheus_client import (
     PlatformCollector,
     ProcessCollector,
 )
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
-from prometheus_client.registry import Collector
 
-from hive import __version__
-from hive.rules.forge_limits import Pause
+from hive.metrics.github import (
+    GITHUB_METHODS,
+    GITHUB_RETRY_REASONS,
+    GITHUB_STATUSES,
+    GitHubMetrics,
+)
+from hive.metrics.registry import BUILD_LIBRARIES, HiveRegistry, build_labels
+from hive.metrics.scraped import CreditCollector, LastValue, QueueCollector, QueueNumbers
 from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.review_failures import REASONS as REVIEW_FAILURE_REASONS
-
-log = logging.getLogger("hive.metrics")
 
 # A claim normally lands within milliseconds of the NOTIFY, or within one poll
 # (HIVE_RUNNER_SECONDS, 15 s) when the hint is lost; a long queue pushes it to minutes.
@@ -59,7 +54,6 @@ BUNDLE_BUCKETS_BYTES = tuple(float(1024 * 4**n) for n in range(10))  # 1 KiB .. 
 MERGE_BUCKETS_SECONDS = (10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 21600, 86400, 259200)
 # Closed label sets, exported at zero from the start so a rate() over them never begins
 # with a missing series.
-CREDIT_KINDS = (("granted", "grant"), ("sold", "sale"), ("burned", "burn"))
 REAPERS = ("boot", "stall", "two_hour", "refused")
 # what retention removes (hive.rules.retention)
 PRUNED = (
@@ -78,32 +72,6 @@ CHAT_KINDS = ("answer", "move", "chain")  # hive.rules.chat.Kind, lower case
 VERDICTS = ("accept", "sendback", "escalate", "wait", "empty")
 # a check run's results (hive.agents.checks.CheckResult; a test keeps them equal)
 CHECK_RESULTS = ("pass", "fail", "timeout", "error")
-# GitHub's requests by method and status class, never by path or number, so the series
-# stay bounded; a process that talks to GitHub exports every pair at zero from the start
-GITHUB_METHODS = ("GET", "POST", "PATCH", "PUT", "DELETE", "other")
-GITHUB_STATUSES = ("2xx", "304", "3xx", "4xx", "5xx", "unreachable", "other")
-# why the client sent a request again (hive.rules.forge_limits.Pause, NONE aside)
-GITHUB_RETRY_REASONS = {
-    Pause.PRIMARY: "rate_limit",
-    Pause.SECONDARY: "secondary_rate_limit",
-    Pause.SERVER: "server_error",
-}
-
-# the libraries whose version hive_build_info names beside the hive's and Python's
-BUILD_LIBRARIES = ("dulwich", "psycopg")
-# a counter, histogram or summary's creation time: never exported
-_CREATED_SUFFIX = "_created"
-
-QUEUE_METRICS = ("hive_orders_queued", "hive_orders_in_flight", "hive_oldest_queued_seconds")
-
-
-@dataclass(frozen=True)
-class QueueNumbers:
-    """What one cheap store query answers at scrape time."""
-
-    queued: int  # orders with queued_at set, not yet claimed, not finished
-    in_flight: int  # orders not finished (queued, claimed or run by the Queen)
-    oldest_queued_seconds: float  # age of the oldest unclaimed queued order; 0 when none
 
 
 class HiveMetrics:
@@ -307,7 +275,7 @@ class HiveMetrics:
             labelnames=("reason",),
             registry=r,
         )
-        self.github_rate_limit_remaining = _LastValue(
+        self.github_rate_limit_remaining = LastValue(
             "hive_github_rate_limit_remaining",
             "Requests left in GitHub's rate limit, from the last X-RateLimit-Remaining seen;"
             " no sample before the first.",
@@ -317,7 +285,7 @@ class HiveMetrics:
             self.github_retries.labels(reason=reason)
         for what in PRUNED:
             self.pruned.labels(what=what)
-        self._credit = _CreditCollector()
+        self._credit = CreditCollector()
         r.register(self._credit)
         for reaper in REAPERS:
             self.reaped.labels(reaper=reaper)
@@ -327,7 +295,7 @@ class HiveMetrics:
             self.review_failures.labels(reason=reason)
         for code in OutcomeCode:
             self.bee_seconds.labels(outcome=code.value)
-        self._queue: _QueueCollector | None = None
+        self._queue: QueueCollector | None = None
 
     def expect(self, *, checks: Iterable[str] = (), key_indexes: Iterable[int] = ()) -> None:
         """Export at zero the labelled counters whose labels come from the settings (each
@@ -360,7 +328,7 @@ class HiveMetrics:
         for that scrape (and logs why); the scrape itself still answers. Call once."""
         if self._queue is not None:
             raise RuntimeError("watch_queue was already called on these metrics")
-        self._queue = _QueueCollector(read)
+        self._queue = QueueCollector(read)
         self.registry.register(self._queue)
 
     def watch_board(self, read: Callable[[], int]) -> None:
@@ -377,152 +345,3 @@ class HiveMetrics:
         return GitHubMetrics(
             self.github_requests, self.github_retries, self.github_rate_limit_remaining
         )
-
-
-@dataclass(frozen=True)
-class GitHubMetrics:
-    """The GitHub client's metrics (`hive.forge.github.client`). Thread-safe."""
-
-    requests: Counter
-    retries: Counter
-    rate_limit_remaining: _LastValue
-
-    def answered(self, method: str, status: int, remaining: float | None) -> None:
-        """Count one request by `method` and `status` (0: GitHub could not be reached)
-        and keep `remaining`, the X-RateLimit-Remaining of its answer when it had one."""
-        self.requests.labels(method=github_method(method), status=github_status(status)).inc()
-        if remaining is not None:
-            self.rate_limit_remaining.set(remaining)
-
-    def retried(self, why: Pause) -> None:
-        """Count one request sent again after a pause for `why` (never Pause.NONE)."""
-        self.retries.labels(reason=GITHUB_RETRY_REASONS[why]).inc()
-
-
-def github_method(method: str) -> str:
-    """`method` when it is one of GITHUB_METHODS, else "other"."""
-    upper = method.upper()
-    return upper if upper in GITHUB_METHODS else "other"
-
-
-def github_status(status: int) -> str:
-    """The status label of GITHUB_STATUSES: a 304 on its own (it costs no rate limit),
-    else the class; 0 (no answer) is "unreachable"."""
-    if status == 0:
-        return "unreachable"
-    if status == 304:
-        return "304"
-    if 200 <= status < 600:
-        return f"{status // 100}xx"
-    return "other"
-
-
-class HiveRegistry(CollectorRegistry):
-    """A registry that leaves out every `_created` sample of what it collects."""
-
-    def collect(self) -> Iterable[Metric]:
-        for family in super().collect():
-            created = family.name + _CREATED_SUFFIX
-            family.samples = [s for s in family.samples if s.name != created]
-            yield family
-
-
-def build_labels() -> dict[str, str]:
-    """hive_build_info's labels: the hive's version, Python's, and each library's."""
-    labels = {"version": __version__, "python": platform.python_version()}
-    for name in BUILD_LIBRARIES:
-        try:
-            labels[name] = importlib.metadata.version(name)
-        except importlib.metadata.PackageNotFoundError:
-            labels[name] = "unknown"
-    return labels
-
-
-class _LastValue(Collector):
-    """A gauge with no sample until `set()` is first called (0 would read as a limit
-    spent on a process that never asked)."""
-
-    def __init__(self, name: str, documentation: str) -> None:
-        self.name = name
-        self.documentation = documentation
-        self._value: float | None = None
-
-    def set(self, value: float) -> None:
-        self._value = float(value)  # one assignment: a scrape reads the old or the new
-
-    def describe(self) -> Iterable[Metric]:
-        return [GaugeMetricFamily(self.name, self.documentation)]
-
-    def collect(self) -> Iterable[Metric]:
-        family = GaugeMetricFamily(self.name, self.documentation)
-        value = self._value
-        if value is not None:
-            family.add_metric([], value)
-        return [family]
-
-
-class _CreditCollector(Collector):
-    """hive_credit_tokens_total{kind}: the ledger's sums, which only grow (its rows are
-    never changed or removed), so a counter."""
-
-    def __init__(self) -> None:
-        self.read: Callable[[], Mapping[str, int]] | None = None
-
-    def describe(self) -> Iterable[Metric]:
-        return [self._family({})]
-
-    def collect(self) -> Iterable[Metric]:
-        sums: Mapping[str, int] = {}
-        if self.read is not None:
-            try:
-                sums = self.read()
-            except Exception as err:  # a scrape must answer even when the store does not
-                log.warning("credit sums unavailable for this scrape: %s", err)
-        return [self._family(sums)]
-
-    @staticmethod
-    def _family(sums: Mapping[str, int]) -> CounterMetricFamily:
-        family = CounterMetricFamily(
-            "hive_credit_tokens_total",
-            "Credit tokens (half US cents) in the ledger, by kind: granted, sold (turns sold"
-            " at HIVE_CREDIT_MARKUP times their cost), burned (lots past their days).",
-            labels=("kind",),
-        )
-        for kind, ledger_kind in CREDIT_KINDS:
-            family.add_metric([kind], int(sums.get(ledger_kind, 0)))
-        return family
-
-
-class _QueueCollector(Collector):
-    def __init__(self, read: Callable[[], QueueNumbers]) -> None:
-        self._read = read
-
-    def describe(self) -> Iterable[Metric]:
-        # without describe(), registering would call collect() and so query the store
-        return list(_queue_families())
-
-    def collect(self) -> Iterable[Metric]:
-        try:
-            numbers = self._read()
-        except Exception as err:  # a scrape must answer even when the store does not
-            log.warning("queue numbers unavailable for this scrape: %s", err)
-            return list(_queue_families())
-        queued, in_flight, oldest = _queue_families()
-        queued.add_metric([], numbers.queued)
-        in_flight.add_metric([], numbers.in_flight)
-        oldest.add_metric([], numbers.oldest_queued_seconds)
-        return [queued, in_flight, oldest]
-
-
-def _queue_families() -> Iterator[GaugeMetricFamily]:
-    yield GaugeMetricFamily(
-        "hive_orders_queued", "Orders queued for a runner and not yet claimed (from the store)."
-    )
-    yield GaugeMetricFamily(
-        "hive_orders_in_flight", "Orders not yet finished: queued, claimed or run by the Queen."
-    )
-    yield GaugeMetricFamily(
-        "hive_oldest_queued_seconds",
-        "Age of the oldest queued, unclaimed order, in seconds; 0 when none waits.",
-        unit="seconds",
-    )
