@@ -15,18 +15,18 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import enum
 import logging
-import queue
 import selectors
 import socket
 import threading
 import time
 from collections.abc import Callable
 
-from hive.http.head import Fault, Head, parse_head
+from hive.http.conn import Conn, Phase, Sink
+from hive.http.head import Fault, parse_head
 from hive.http.routes import Request, Response, Routes, error
 from hive.http.stream import STREAM_BUFFER_MAX_BYTES
+from hive.http.workers import Workers, log_answer
 
 log = logging.getLogger("hive.http")
 
@@ -42,78 +42,13 @@ LARGE_BODIES_MAX_BYTES = 64 * 1024 * 1024
 TICK_SECONDS = 0.5  # the loop wakes at least this often
 EXPIRE_EVERY_SECONDS = 0.1  # and looks at the deadlines at most this often
 FULL_LOG_EVERY_SECONDS = 10.0
-WORKER_JOIN_SECONDS = 5.0
 STREAM_RETRY_AFTER_SECONDS = 10  # a 503 for too many streams says when to try again
 _CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 
 
-class Phase(enum.Enum):
-    READING = 1
-    AT_WORKER = 2
-    WRITING = 3
-    LINGERING = 4  # answered before the request was read whole: read and drop the rest
-    STREAMING = 5  # a long-lived answer: written as its producer sends
-
-
-class _Conn:
-    __slots__ = (
-        "addr",
-        "buf",
-        "deadline",
-        "ending",
-        "head",
-        "large",
-        "linger",
-        "on_close",
-        "out",
-        "phase",
-        "request",
-        "sink",
-        "sock",
-        "started",
-    )
-
-    def __init__(self, sock: socket.socket, addr: str, now: float) -> None:
-        self.sock = sock
-        self.addr = addr
-        self.started = now
-        self.deadline = now + REQUEST_DEADLINE_SECONDS
-        self.buf = bytearray()
-        self.head: Head | None = None
-        self.large = 0  # bytes of a large body this connection may buffer (see above)
-        self.request: Request | None = None
-        self.out = memoryview(b"")
-        self.phase = Phase.READING
-        self.linger = False
-        self.sink: _Sink | None = None
-        self.on_close: Callable[[], None] | None = None
-        self.ending = False  # a streaming producer closed: close once `out` is written
-
-
-class _Sink:
-    """A stream's end a producer writes to (any thread); see `hive.http.stream.Sink`."""
-
-    __slots__ = ("_conn", "_loop", "closed")
-
-    def __init__(self, loop: Loop, conn: _Conn) -> None:
-        self._loop = loop
-        self._conn = conn
-        self.closed = False  # set by the loop when the connection closes
-
-    def send(self, data: bytes) -> bool:
-        if self.closed:
-            return False
-        self._loop._push(self._conn, data)
-        return True
-
-    def close(self) -> None:
-        if not self.closed:
-            self._loop._push(self._conn, None)
-
-
 class Loop:
     """Start with `start()`; `stop()` closes the listener and every connection, tells the
-    workers to end, and waits up to WORKER_JOIN_SECONDS for them."""
+    workers to end, and waits up to WORKER_JOIN_SECONDS (hive.http.workers) for them."""
 
     def __init__(
         self,
@@ -138,14 +73,11 @@ class Loop:
         self._waker_r, self._waker_w = socket.socketpair()
         self._waker_r.setblocking(False)
         self._waker_w.setblocking(False)
-        # unbounded, so a stop's sentinels always fit; only the loop puts requests, and it
-        # keeps them at most `queue_max`
-        self._jobs: queue.Queue[_Conn | None] = queue.Queue()
         self.queue_max = queue_max
-        self._done: collections.deque[tuple[_Conn, Response]] = collections.deque()
+        self._done: collections.deque[tuple[Conn, Response]] = collections.deque()
         # what producers sent to streams (None: close that stream once written)
-        self._pushed: collections.deque[tuple[_Conn, bytes | None]] = collections.deque()
-        self._conns: dict[int, _Conn] = {}
+        self._pushed: collections.deque[tuple[Conn, bytes | None]] = collections.deque()
+        self._conns: dict[int, Conn] = {}
         self._stopping = threading.Event()
         # a wake byte is in the socket pair and the loop has not read it yet: the answers
         # handed in meanwhile ride on it (one send per loop turn, not one per answer)
@@ -154,35 +86,24 @@ class Loop:
         self._expire_at = 0.0
         self._full_count = 0
         self._thread = threading.Thread(target=self._run, name="hive-http", daemon=True)
-        self._workers = [
-            threading.Thread(target=self._work, name=f"hive-http-{i}", daemon=True)
-            for i in range(workers)
-        ]
+        self._workers = Workers(routes, workers, self._answered)
 
     def start(self) -> None:
         self._selector.register(self.listener, selectors.EVENT_READ, "accept")
         self._selector.register(self._waker_r, selectors.EVENT_READ, "wake")
-        for worker in self._workers:
-            worker.start()
+        self._workers.start()
         self._thread.start()
 
     @property
     def waiting(self) -> int:
         """Requests read whole and waiting for a worker."""
-        return self._jobs.qsize()
+        return self._workers.waiting
 
     def stop(self) -> None:
         self._stopping.set()
         self._wake()
         self._thread.join()
-        with contextlib.suppress(queue.Empty):  # the loop closed their sockets: drop them
-            while True:
-                self._jobs.get_nowait()
-        for _ in self._workers:
-            self._jobs.put(None)
-        deadline = time.monotonic() + WORKER_JOIN_SECONDS
-        for worker in self._workers:  # a worker stuck in a route is left behind (daemon)
-            worker.join(max(0.0, deadline - time.monotonic()))
+        self._workers.stop()
         self._waker_r.close()
         self._waker_w.close()
 
@@ -231,7 +152,8 @@ class Loop:
                 log.warning("accept failed: %s", err)
                 return
             sock.setblocking(False)
-            conn = _Conn(sock, str(addr[0]), time.monotonic())
+            now = time.monotonic()
+            conn = Conn(sock, str(addr[0]), now, now + REQUEST_DEADLINE_SECONDS)
             self._conns[sock.fileno()] = conn
             if len(self._conns) > self.connections_max:
                 self._full("connections")
@@ -239,7 +161,7 @@ class Loop:
                 continue
             self._selector.register(sock, selectors.EVENT_READ, conn)
 
-    def _read(self, conn: _Conn) -> None:
+    def _read(self, conn: Conn) -> None:
         data = self._recv(conn)
         if not data:  # nothing yet, or the client went away before its request was whole
             return
@@ -270,13 +192,13 @@ class Loop:
         conn.buf = bytearray()
         self._selector.unregister(conn.sock)
         conn.phase = Phase.AT_WORKER
-        if self._jobs.qsize() >= self.queue_max:
+        if self._workers.waiting >= self.queue_max:
             self._full("workers")
             self._answer(conn, error(503, "the server is busy; try again"), log_it=False)
             return
-        self._jobs.put(conn)
+        self._workers.put(conn)
 
-    def _write(self, conn: _Conn) -> None:
+    def _write(self, conn: Conn) -> None:
         try:
             sent = conn.sock.send(conn.out)
         except (BlockingIOError, InterruptedError):
@@ -310,10 +232,10 @@ class Loop:
         conn.deadline = time.monotonic() + LINGER_SECONDS
         self._selector.modify(conn.sock, selectors.EVENT_READ, conn)
 
-    def _drop_input(self, conn: _Conn) -> None:
+    def _drop_input(self, conn: Conn) -> None:
         self._recv(conn)
 
-    def _recv(self, conn: _Conn) -> bytes | None:
+    def _recv(self, conn: Conn) -> bytes | None:
         """What the client sent since the last read; None when nothing is there yet,
         b"" when it went away (or the socket failed): the connection is then closed."""
         try:
@@ -326,7 +248,7 @@ class Loop:
             self._close(conn)
         return data
 
-    def _answer(self, conn: _Conn, response: Response, *, log_it: bool) -> None:
+    def _answer(self, conn: Conn, response: Response, *, log_it: bool) -> None:
         """Start writing `response` on `conn` (from the loop thread only)."""
         head_only = conn.request is not None and conn.request.method == "HEAD"
         if response.stream is not None and not head_only:
@@ -345,7 +267,7 @@ class Loop:
             if conn.sock.fileno() in self._selector.get_map():
                 self._selector.unregister(conn.sock)
         if log_it:
-            self._log(conn, response)
+            log_answer(self.routes, conn, response)
         # HEAD: the head GET would send (its Content-Length too), without the body
         version = conn.head.version if conn.head is not None else "HTTP/1.1"
         conn.out = memoryview(response.head(version) + (b"" if head_only else response.body))
@@ -353,13 +275,13 @@ class Loop:
         conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
         self._selector.register(conn.sock, selectors.EVENT_WRITE, conn)
 
-    def _open_stream(self, conn: _Conn, response: Response) -> None:
+    def _open_stream(self, conn: Conn, response: Response) -> None:
         assert response.stream is not None
         version = conn.head.version if conn.head is not None else "HTTP/1.1"
         conn.out = memoryview(response.head(version) + response.body)
         conn.phase = Phase.STREAMING
         conn.deadline = time.monotonic() + WRITE_STALL_SECONDS
-        conn.sink = _Sink(self, conn)
+        conn.sink = Sink(self._push, conn)
         self.streams += 1
         self._selector.register(conn.sock, selectors.EVENT_READ | selectors.EVENT_WRITE, conn)
         try:
@@ -368,7 +290,7 @@ class Loop:
             log.exception("a stream's producer failed to open it")
             self._close(conn)
 
-    def _push(self, conn: _Conn, data: bytes | None) -> None:
+    def _push(self, conn: Conn, data: bytes | None) -> None:
         """From a producer's thread: hand `data` to the loop for `conn`."""
         self._pushed.append((conn, data))
         if not self._wake_sent:
@@ -397,7 +319,7 @@ class Loop:
             else:
                 conn.out = memoryview(bytes(conn.out) + data)
 
-    def _send_now(self, conn: _Conn, data: bytes) -> None:
+    def _send_now(self, conn: Conn, data: bytes) -> None:
         # a failed send is settled by the body's read or its deadline
         with contextlib.suppress(OSError):
             conn.sock.send(data)
@@ -422,7 +344,7 @@ class Loop:
                     log.info("%s stopped reading its event stream; dropped", conn.addr)
                 self._close(conn)
 
-    def _close(self, conn: _Conn) -> None:
+    def _close(self, conn: Conn) -> None:
         fd = conn.sock.fileno()
         if fd == -1:  # closed already
             return
@@ -469,28 +391,9 @@ class Loop:
         # and before the answers are taken (one handed in from here on sends again)
         self._wake_sent = False
 
-    # ---- the workers -----------------------------------------------------------------
-
-    def _work(self) -> None:
-        while True:
-            conn = self._jobs.get()
-            if conn is None:
-                return
-            request = conn.request
-            assert request is not None
-            response = self.routes.answer(request)
-            self._log(conn, response)
-            self._done.append((conn, response))
-            if not self._wake_sent:
-                self._wake_sent = True
-                self._wake()
-
-    def _log(self, conn: _Conn, response: Response) -> None:
-        request = conn.request
-        method = request.method if request else "-"
-        path = self.routes.shown(request.path) if request else "-"
-        quiet = request is not None and self.routes.quiet(request, response.status)
-        level = logging.DEBUG if quiet else logging.INFO
-        millis = (time.monotonic() - conn.started) * 1000
-        # the path only, never the query string nor a header
-        log.log(level, "%s %s %d %.0f ms from %s", method, path, response.status, millis, conn.addr)
+    def _answered(self, conn: Conn, response: Response) -> None:
+        """From a worker's thread: hand the loop `response` to write on `conn`."""
+        self._done.append((conn, response))
+        if not self._wake_sent:
+            self._wake_sent = True
+            self._wake()
