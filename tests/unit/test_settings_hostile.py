@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from hive import cli
 from hive.configs import jobs_config
-from hive.settings import _SPECS, KNOWN, PREFIX, Settings, SettingsError
+from hive.settings import KNOWN, PREFIX, Settings, SettingsError
+from hive.settings.variables import SPECS
 
 PASSWORD = "pw-Zq81x"
 
@@ -275,7 +276,7 @@ def test_any_environment_gives_settings_or_one_line_per_problem(env: dict[str, s
 
 
 @given(
-    name=st.sampled_from(sorted(n for n, (_, parse) in _SPECS.items())),
+    name=st.sampled_from(sorted(n for n, (_, parse) in SPECS.items())),
     value=st.text(max_size=30),
 )
 def test_no_parser_raises_anything_but_a_settings_error(name: str, value: str) -> None:

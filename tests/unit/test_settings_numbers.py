@@ -11,12 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hive.rules.states import is_outcome, reaped_no_completion
-from hive.settings import _SPECS, PREFIX, Settings, SettingsError
+from hive.settings import PREFIX, Settings, SettingsError
+from hive.settings.variables import SPECS
 from hive.store.reaping import stalled_outcome
 
 # every setting whose value is a number, by the kind of number
-WHOLE = sorted(n for n, (_, p) in _SPECS.items() if p.__qualname__.startswith("integer."))
-DECIMAL = sorted(n for n, (_, p) in _SPECS.items() if p.__qualname__.startswith("decimal."))
+WHOLE = sorted(n for n, (_, p) in SPECS.items() if p.__qualname__.startswith("integer."))
+DECIMAL = sorted(n for n, (_, p) in SPECS.items() if p.__qualname__.startswith("decimal."))
 HOSTILE = [
     "nan",
     "NaN",
@@ -80,7 +81,7 @@ def test_a_number_taken_is_finite_in_its_kind_and_the_same_when_read_again(name,
     except SettingsError as err:
         assert len(err.problems) == 1 and err.problems[0].startswith(PREFIX + name)
         return
-    field = _SPECS[name][0]
+    field = SPECS[name][0]
     number = getattr(got, field)
     assert math.isfinite(number) and number >= 0
     if name in WHOLE:

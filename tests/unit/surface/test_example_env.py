@@ -4,7 +4,8 @@ import re
 from dataclasses import fields
 from pathlib import Path
 
-from hive.settings import _SPECS, PREFIX, Settings
+from hive.settings import PREFIX, Settings
+from hive.settings.variables import SPECS
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "config" / "hive.example.env"
 _LINE = re.compile(r"^(HIVE_[A-Z0-9_]+)=(.*)$")
@@ -39,7 +40,7 @@ def unset_variables() -> set[str]:
 
 
 def test_example_env_lists_exactly_the_variables_settings_knows():
-    known = {PREFIX + suffix for suffix in _SPECS} | {"HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
+    known = {PREFIX + suffix for suffix in SPECS} | {"HIVE_WORKER_KEY", "HIVE_WORKER_KEY_2"}
     assert set(example_variables()) | unset_variables() == known
     assert unset_variables() == UNSET_BY_DEFAULT
 
