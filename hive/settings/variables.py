@@ -10,7 +10,7 @@ from hive.rules.job_slots import LANE_SECONDS_MAX, PUBLISH_JOBS_MAX
 from hive.rules.modes import ChatMode, ForgeMode, NetworkMode, PublishMode, Role, SandboxMode
 from hive.rules.retention import RETENTION_DAYS_MAX, RETENTION_DAYS_MIN
 from hive.rules.startup import STORE_WAIT_MAX_SECONDS
-from hive.settings import chat, github, values
+from hive.settings import chat, github, places, values
 
 PREFIX = "HIVE_"
 LOG_FORMATS = ("text", "json")
@@ -23,13 +23,13 @@ SPEND_CAP_MAX_USD = 1_000_000
 # variable suffix -> (field, parser); defaults are the dataclass's. Every number has a
 # range: a window of 1e26 minutes overflows PostgreSQL's interval, 1e-300 s is a busy loop.
 SPECS: dict[str, tuple[str, values.Parser]] = {
-    "DATABASE_URL": ("database_url", values.database_url),
-    "LISTEN_URL": ("listen_url", values.database_url),
-    "PGDATA": ("pgdata", values.directory),
+    "DATABASE_URL": ("database_url", places.database_url),
+    "LISTEN_URL": ("listen_url", places.database_url),
+    "PGDATA": ("pgdata", places.directory),
     "ROLE": ("roles", values.roles(Role)),
-    "REPO_URL": ("repo_url", values.optional_text),
+    "REPO_URL": ("repo_url", places.optional_text),
     "BASE_REF": ("base_ref", values.base_ref),
-    "WORKDIR": ("workdir", values.directory),
+    "WORKDIR": ("workdir", places.directory),
     "QUEEN_TICK_SECONDS": ("queen_tick_seconds", values.decimal(0.1, 86400)),
     "QUEEN_BEES_RUN_ELSEWHERE": ("queen_bees_run_elsewhere", values.switch),
     "MAX_WORKERS": ("max_workers", values.integer(1, 1024)),
@@ -48,14 +48,14 @@ SPECS: dict[str, tuple[str, values.Parser]] = {
     "AGENT_PASS_ENV": ("agent_pass_env", values.pass_env),
     "AGENT_USER": ("agent_user", values.user),
     "AGENT_SANDBOX": ("agent_sandbox", values.mode(SandboxMode)),
-    "AGENT_SANDBOX_PATHS": ("agent_sandbox_paths", values.absolute_paths),
+    "AGENT_SANDBOX_PATHS": ("agent_sandbox_paths", places.absolute_paths),
     "AGENT_NETWORK": ("agent_network", values.mode(NetworkMode)),
-    "AGENT_ALLOW_HOSTS": ("agent_allow_hosts", values.host_ports),
+    "AGENT_ALLOW_HOSTS": ("agent_allow_hosts", places.host_ports),
     "WORKER_PROVIDER": ("worker_provider", values.provider),
     "WORKER_MODEL": ("worker_model", values.line()),
     "WORKER_LANES_PER_KEY": ("worker_lanes_per_key", values.integer(1, 4)),
     "KEY_ENV": ("key_env", values.env_name),
-    "HTTP_ADDR": ("http_addr", values.http_addr),
+    "HTTP_ADDR": ("http_addr", places.http_addr),
     "API_TOKEN": ("api_token", values.token),
     "BOARD_PUBLIC": ("board_public", values.switch),
     "LOG_FORMAT": ("log_format", values.choice(LOG_FORMATS)),
@@ -86,7 +86,7 @@ SPECS: dict[str, tuple[str, values.Parser]] = {
     "GITHUB_PARK_MINUTES": ("github_park_minutes", values.decimal(0.05, WEEK_MINUTES)),
     "GITHUB_TIMEOUT_SECONDS": ("github_timeout_seconds", values.decimal(0.5, 600)),
     "SPEND_CAP_USD": ("spend_cap_usd", values.decimal(0, SPEND_CAP_MAX_USD)),
-    "PRICES_FILE": ("prices_file", values.prices_file),
+    "PRICES_FILE": ("prices_file", places.prices_file),
     "QUOTA_REST_SECONDS": ("quota_rest_seconds", values.integer(1, 7 * DAY_SECONDS)),
     "RETENTION_DAYS": (
         "retention_days",
