@@ -6,6 +6,7 @@ bundle and import the hive makes. One concept per module:
 - `local`: a repository on this machine cloned by linking its packs, its branch read
 - `fetching`: one branch fetched, its pack written to disk as it comes (shallow or not)
 - `packindex`: a received pack indexed and moved in, as `git index-pack` does
+- `packindexer`: a pack's entries read, their deltas resolved, for `packindex`
 - `packfiles`: the pack and index file formats
 - `native`: whether dulwich runs on its compiled extensions
 - `checkout`: a tree's files written into an empty directory, with their index entries

@@ -14,7 +14,7 @@ from pathlib import Path
 from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
-from hive.git.packindex import PackError
+from hive.git.packindexer import PackError
 from hive.git.repo import GitError, branch_ref
 from hive.git.storing import store_pack
 

@@ -12,11 +12,12 @@ from dulwich.objects import ObjectID
 from dulwich.refs import Ref
 from dulwich.repo import Repo
 
-from hive.git import packindex
+from hive.git import packindex, packindexer
 from hive.git.bundles import bundle
 from hive.git.importing import parse
 from hive.git.packfiles import pack_of_raw
-from hive.git.packindex import PackError, land_pack
+from hive.git.packindex import land_pack
+from hive.git.packindexer import PackError
 
 from .building import child
 from .conftest import Git
@@ -90,7 +91,7 @@ def test_the_index_of_a_deep_delta_pack_is_gits_own(
 def test_bases_dropped_over_the_cap_are_rebuilt(
     tmp_path: Path, git: Git, history: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(packindex, "BASES_HELD_BYTES", 2000)
+    monkeypatch.setattr(packindexer, "BASES_HELD_BYTES", 2000)
     landed_like_git(tmp_path, git, the_pack(history))
 
 
