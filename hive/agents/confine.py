@@ -1,6 +1,6 @@
 """The sandbox a process's turns run in, chosen once from its settings at start.
 
-`start(settings)` picks the sandbox (HIVE_AGENT_SANDBOX, sandbox.choose), starts the
+`start(settings)` picks the sandbox (HIVE_AGENT_SANDBOX, sandbox_choice.choose), starts the
 egress proxy when HIVE_AGENT_NETWORK=allow, installs the result for every turn of this
 process, and says it in one line. A sandbox that `on` asks for and this machine cannot
 give is a UsageError: the process does not start.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 
-from hive.agents import sandbox
+from hive.agents import sandbox, sandbox_choice
 from hive.agents.egress import Proxy
 from hive.errors import UsageError
 from hive.settings import Settings
@@ -22,7 +22,7 @@ log = logging.getLogger("hive.sandbox")
 def chosen(settings: Settings) -> sandbox.Sandbox:
     """The sandbox `settings` ask for on this machine (no proxy yet)."""
     try:
-        return sandbox.choose(
+        return sandbox_choice.choose(
             sandbox.Mode(settings.agent_sandbox),
             sandbox.Network(settings.agent_network),
             settings.agent_sandbox_paths,
@@ -38,11 +38,11 @@ def start(settings: Settings) -> sandbox.Sandbox:
         proxy = Proxy(frozenset(settings.agent_allow_hosts)).start()
         atexit.register(proxy.close)  # its socket's directory goes with the process
         chosen_one = chosen_one.with_proxy(proxy.socket_path, proxy.port)
-    sandbox.install(chosen_one)
+    sandbox_choice.install(chosen_one)
     if chosen_one.on:
-        log.info("%s", sandbox.describe(chosen_one))
+        log.info("%s", sandbox_choice.describe(chosen_one))
     else:
-        log.warning("%s", sandbox.describe(chosen_one))
+        log.warning("%s", sandbox_choice.describe(chosen_one))
     return chosen_one
 
 

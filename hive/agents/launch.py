@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hive.agents.sandbox import Sandbox, installed
+from hive.agents.sandbox import Sandbox
+from hive.agents.sandbox_choice import installed
 
 HIVE_PREFIX = "HIVE_"
 
@@ -41,7 +42,7 @@ class Launch:
     pass_env: tuple[str, ...] = ()
     user: str = ""
     agent_bin: str = ""
-    # the turn's sandbox (None: the one installed for this process, sandbox.installed())
+    # the turn's sandbox (None: the one installed for this process, sandbox_choice.installed())
     sandbox: Sandbox | None = None
 
     def sandboxed(self) -> Sandbox:

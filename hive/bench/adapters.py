@@ -30,7 +30,8 @@ from typing import Any
 
 from hive.agents import FINISHED, TurnContext, start_turn
 from hive.agents.launch import Launch
-from hive.agents.sandbox import Kind, Sandbox, available, bwrap_program
+from hive.agents.sandbox import Kind, Sandbox
+from hive.agents.sandbox_choice import available, bwrap_program
 from hive.bench.arguments import whole
 from hive.errors import HiveError
 from hive.settings import Settings

@@ -17,7 +17,8 @@ import pytest
 from hive.agents import TurnContext, start_turn
 from hive.agents.egress import Proxy
 from hive.agents.launch import Launch
-from hive.agents.sandbox import Kind, Network, Sandbox, available, bwrap_program
+from hive.agents.sandbox import Kind, Network, Sandbox
+from hive.agents.sandbox_choice import available, bwrap_program
 from tests.e2e.agents import fake_responses, test_claude, test_codex
 from tests.e2e.agents.fake_api import FakeApi
 from tests.e2e.agents.fake_responses import FakeResponses

@@ -20,7 +20,8 @@ import pytest
 
 from hive.agents import Turn, TurnContext, start_turn
 from hive.agents.launch import Launch
-from hive.agents.sandbox import Kind, Sandbox, available, bwrap_program
+from hive.agents.sandbox import Kind, Sandbox
+from hive.agents.sandbox_choice import available, bwrap_program
 from hive.testing import git, make_repo
 from supervisors.groups import group_members
 from supervisors.warden import warden

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from hive.agents.sandbox import Kind, available
+from hive.agents.sandbox import Kind
+from hive.agents.sandbox_choice import available
 from hive.store import issues
 from hive.store.issues import NewIssue
 from hive.testing import git

@@ -20,7 +20,8 @@ from hive.agents import TurnContext, start_turn
 from hive.agents.checks import CheckResult, CheckTurn
 from hive.agents.launch import Launch
 from hive.agents.review import review_brief, start_review
-from hive.agents.sandbox import Kind, Sandbox, install, installed
+from hive.agents.sandbox import Kind, Sandbox
+from hive.agents.sandbox_choice import install, installed
 from hive.rules.turn_stop import LANE_FREE_MS
 from hive.testing import git, make_repo
 
@@ -95,7 +96,8 @@ from pathlib import Path
 from hive.agents import TurnContext, start_turn
 from hive.agents.launch import Launch
 from hive.agents.review import review_brief, start_review
-from hive.agents.sandbox import Kind, Sandbox, bwrap_program
+from hive.agents.sandbox import Kind, Sandbox
+from hive.agents.sandbox_choice import bwrap_program
 tree = Path(sys.argv[2])
 ctx = TurnContext(issue=1, title="t", body="", branch="queen-1", boundary=(), brief="",
     worktree=tree, turn_max_seconds=600,

@@ -235,7 +235,7 @@ def test_a_command_leaves_no_connection_behind(world):
 
 
 def test_status_says_the_sandbox_turns_run_in_and_off_when_it_is_off(world):
-    from hive.agents.sandbox import available
+    from hive.agents.sandbox_choice import available
 
     found = json.loads(hive(world, "status", "--json").stdout)
     assert found["sandbox"] == available().value

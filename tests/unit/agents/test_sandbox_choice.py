@@ -14,11 +14,10 @@ from hive.agents.sandbox import (
     Network,
     Sandbox,
     SandboxError,
-    choose,
-    describe,
     git_dirs,
     program_paths,
 )
+from hive.agents.sandbox_choice import choose, describe
 from hive.settings import Settings, SettingsError
 
 
