@@ -24,9 +24,34 @@ from .fake_api import FakeApi
 from .fake_responses import FakeResponses
 from .test_claude import claude  # noqa: F401 (the fixture: make agents)
 from .test_codex import codex  # noqa: F401
-from .test_conversation_travels import ISSUE, api, attempt, runners  # noqa: F401
+from .test_conversation_travels import (  # noqa: F401 (the fixtures api, runners, responses)
+    ISSUE,
+    api,
+    attempt,
+    codex_variables,
+    responses,
+    runners,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.live]
+
+
+def chat_turns(rt: Any, agent: str, program: Path, url_variable: str, **kw: Any) -> ChatTurns:
+    """The chat's turns on `rt`, run by `agent` (its executable `program`), which reaches
+    its fake API through `url_variable`."""
+    config = TurnsConfig(
+        by="chat",
+        agent=agent,
+        keys=key_slots(rt.settings.worker_keys),
+        launch=Launch(pass_env=(url_variable,), agent_bin=str(program)),
+    )
+    return ChatTurns(rt.db, rt.checkout, config, **kw)
+
+
+def answer_to(rt: Any, row: int) -> str:
+    """The body of the one chat row `row`."""
+    (answer,) = [r for r in store.rows(rt.db) if r["id"] == row]
+    return str(answer["body"])
 
 
 def test_a_bees_bot_resumes_the_issues_claude_conversation_with_the_question(
@@ -44,22 +69,16 @@ def test_a_bees_bot_resumes_the_issues_claude_conversation_with_the_question(
     owed = store.Owed("answer:claude:$q", "claude", Kind.ANSWER, issue=ISSUE, asked=question)
     row = store.owe(rt.db, owed)
     api.play(("text", "Because the import in src/app.py was broken."))
-    config = TurnsConfig(
-        by="chat",
-        agent="claude",
-        keys=key_slots(rt.settings.worker_keys),
-        launch=Launch(pass_env=("ANTHROPIC_BASE_URL",), agent_bin=str(claude)),
-    )
     before = spend.since(rt.db, day_start(datetime.now(UTC)))
-    done = ChatTurns(
-        rt.db, rt.checkout, config, cost=lambda usage: usage and usage.cost_usd
-    ).run_once()
+    turns = chat_turns(
+        rt, "claude", claude, "ANTHROPIC_BASE_URL", cost=lambda usage: usage and usage.cost_usd
+    )
+    done = turns.run_once()
     assert (done.row, done.step) == (row, "run")
     sent = str(api.requests[-1]["messages"])
     assert "first attempt's answer" in sent, "the turn resumed the attempt's conversation"
     assert "why did you touch src/app.py?" in sent
-    (answer,) = [r for r in store.rows(rt.db) if r["id"] == row]
-    assert answer["body"] == "Because the import in src/app.py was broken."
+    assert answer_to(rt, row) == "Because the import in src/app.py was broken."
     assert spend.since(rt.db, day_start(datetime.now(UTC))) > before
 
 
@@ -68,28 +87,16 @@ def test_a_bees_bot_resumes_the_issues_codex_thread_with_the_question(
     codex: Path,  # noqa: F811
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    responses: FakeResponses,  # noqa: F811
 ) -> None:
-    responses = FakeResponses().start()
-    try:
-        monkeypatch.setenv("OPENAI_BASE_URL", responses.url)
-        variables = {"AGENT": "codex", "AGENT_BIN": str(codex), "AGENT_PASS_ENV": "OPENAI_BASE_URL"}
-        rt = make_runtime(**variables)
-        responses.play(("text", "first attempt's answer: the import was broken"))
-        assert attempt(rt, tmp_path / "home-a", monkeypatch).outcome == "finished"
-        owed = store.Owed("answer:codex:$q", "codex", Kind.ANSWER, issue=ISSUE, asked="why?")
-        row = store.owe(rt.db, owed)
-        responses.play(("text", "Because the import was broken."))
-        config = TurnsConfig(
-            by="chat",
-            agent="codex",
-            keys=key_slots(rt.settings.worker_keys),
-            launch=Launch(pass_env=("OPENAI_BASE_URL",), agent_bin=str(codex)),
-        )
-        done = ChatTurns(rt.db, rt.checkout, config).run_once()
-        assert (done.row, done.step) == (row, "run")
-        sent = str(responses.requests[-1]["input"])
-        assert "first attempt's answer" in sent and "why?" in sent
-        (answer,) = [r for r in store.rows(rt.db) if r["id"] == row]
-        assert answer["body"] == "Because the import was broken."
-    finally:
-        responses.stop()
+    rt = make_runtime(**codex_variables(codex))
+    responses.play(("text", "first attempt's answer: the import was broken"))
+    assert attempt(rt, tmp_path / "home-a", monkeypatch).outcome == "finished"
+    owed = store.Owed("answer:codex:$q", "codex", Kind.ANSWER, issue=ISSUE, asked="why?")
+    row = store.owe(rt.db, owed)
+    responses.play(("text", "Because the import was broken."))
+    done = chat_turns(rt, "codex", codex, "OPENAI_BASE_URL").run_once()
+    assert (done.row, done.step) == (row, "run")
+    sent = str(responses.requests[-1]["input"])
+    assert "first attempt's answer" in sent and "why?" in sent
+    assert answer_to(rt, row) == "Because the import was broken."

@@ -57,6 +57,22 @@ def runners(
     return make_runtime(**variables), make_runtime(**variables)
 
 
+@pytest.fixture
+def responses(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeResponses]:
+    """The fake Responses API, started, with OPENAI_BASE_URL naming it for Codex."""
+    fake = FakeResponses().start()
+    monkeypatch.setenv("OPENAI_BASE_URL", fake.url)
+    try:
+        yield fake
+    finally:
+        fake.stop()
+
+
+def codex_variables(program: Path) -> dict[str, str]:
+    """A runner's variables for Codex at `program`, reaching the fake Responses API."""
+    return {"AGENT": "codex", "AGENT_BIN": str(program), "AGENT_PASS_ENV": "OPENAI_BASE_URL"}
+
+
 def attempt(rt: Any, home: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
     """One attempt of the issue on `rt` (a runner of its own), with `home` as HOME; its
     ended order, sent back so that a next attempt may follow."""
@@ -140,22 +156,18 @@ def test_a_codex_thread_travels_to_another_runner_as_well(
     codex: Path,  # noqa: F811
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    responses: FakeResponses,
 ) -> None:
-    responses = FakeResponses().start()
-    try:
-        monkeypatch.setenv("OPENAI_BASE_URL", responses.url)
-        variables = {"AGENT": "codex", "AGENT_BIN": str(codex), "AGENT_PASS_ENV": "OPENAI_BASE_URL"}
-        a, b = make_runtime(**variables), make_runtime(**variables)
-        responses.play(("text", f"first attempt's answer, echoing {KEY}"))
-        first = attempt(a, tmp_path / "home-a", monkeypatch)
-        assert first.outcome == "finished", said(a, first)
-        stored = conversations.get(a.db, ISSUE)
-        assert stored is not None and stored.agent == "codex"
-        assert KEY.encode() not in stored.data and REDACTED in stored.data
-        responses.play(("text", "second attempt's answer"))
-        second = attempt(b, tmp_path / "home-b", monkeypatch)
-        assert second.outcome == "finished", said(b, second)
-        assert "first attempt's answer" in str(responses.requests[-1]["input"])
-        assert second.output_tokens == OUTPUT_TOKENS  # this attempt's, not the thread's
-    finally:
-        responses.stop()
+    variables = codex_variables(codex)
+    a, b = make_runtime(**variables), make_runtime(**variables)
+    responses.play(("text", f"first attempt's answer, echoing {KEY}"))
+    first = attempt(a, tmp_path / "home-a", monkeypatch)
+    assert first.outcome == "finished", said(a, first)
+    stored = conversations.get(a.db, ISSUE)
+    assert stored is not None and stored.agent == "codex"
+    assert KEY.encode() not in stored.data and REDACTED in stored.data
+    responses.play(("text", "second attempt's answer"))
+    second = attempt(b, tmp_path / "home-b", monkeypatch)
+    assert second.outcome == "finished", said(b, second)
+    assert "first attempt's answer" in str(responses.requests[-1]["input"])
+    assert second.output_tokens == OUTPUT_TOKENS  # this attempt's, not the thread's

@@ -40,6 +40,30 @@ def _accept(hive_db_url: str, *issues: int) -> None:
         )
 
 
+def _two_jobs(
+    db: Any, finished_work: Callable[..., Finished], hive_db_url: str, first: dict[str, str]
+) -> tuple[Any, Any]:
+    """Issue 1 (with the files `first`) and issue 2 (docs/b.md) finished and accepted,
+    each with a publish job at its checks; issue 1's is due first."""
+    finished_work(1, first, ["x"])
+    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
+    _accept(hive_db_url, 1, 2)
+    one = jobs.create(db, JobKind.PUBLISH, 1, Step.CHECKS, attempt=1).job
+    two = jobs.create(db, JobKind.PUBLISH, 2, Step.CHECKS, attempt=1).job
+    return one, two
+
+
+def _merged(db: Any, job_id: int) -> bool:
+    job = jobs.get(db, job_id)
+    return job is not None and job.step == Step.DONE
+
+
+def _started(db: Any, queen_checkout: Any, config: JobRunnerConfig, publish: PublishConfig) -> Any:
+    return JobRunnerActor.start(
+        db, queen_checkout, HiveMetrics(), Registry(), config, publish, lambda n, sha: None
+    )
+
+
 def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
     db: Any,
     finished_work: Callable[..., Finished],
@@ -47,11 +71,7 @@ def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
     hive_repo: Path,
     hive_db_url: str,
 ) -> None:
-    finished_work(1, {"docs/hang.md": "slow\n"}, ["x"])
-    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
-    _accept(hive_db_url, 1, 2)
-    slow = jobs.create(db, JobKind.PUBLISH, 1, Step.CHECKS, attempt=1).job  # due first
-    quick = jobs.create(db, JobKind.PUBLISH, 2, Step.CHECKS, attempt=1).job
+    slow, quick = _two_jobs(db, finished_work, hive_db_url, {"docs/hang.md": "slow\n"})
     config = PublishConfig(
         repo_url=str(hive_repo), checks=(("ci", HANGS),), checks_timeout_seconds=1800
     )
@@ -60,12 +80,11 @@ def test_a_job_whose_check_hangs_does_not_hold_another_jobs_merge(
     passing = threading.Thread(target=runner.run_once, daemon=True)
     passing.start()
     try:
-
-        def merged() -> bool:
-            job = jobs.get(db, quick.id)
-            return job is not None and job.step == Step.DONE
-
-        wait_for(merged, OTHER_MERGED_WITHIN_SECONDS, "the other job merged beside the hung check")
+        wait_for(
+            lambda: _merged(db, quick.id),
+            OTHER_MERGED_WITHIN_SECONDS,
+            "the other job merged beside the hung check",
+        )
         assert git("show", "main:docs/b.md", cwd=hive_repo) == "b"
         held = jobs.get(db, slow.id)
         assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "test-queen")
@@ -90,20 +109,14 @@ def test_a_job_that_ends_frees_its_slot_for_the_next_at_once_not_at_the_poll(
     hive_repo: Path,
     hive_db_url: str,
 ) -> None:
-    finished_work(1, {"docs/a.md": "a\n"}, ["x"])
-    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
-    _accept(hive_db_url, 1, 2)
-    made = [jobs.create(db, JobKind.PUBLISH, n, Step.CHECKS, attempt=1).job for n in (1, 2)]
+    made = _two_jobs(db, finished_work, hive_db_url, {"docs/a.md": "a\n"})
     config = JobRunnerConfig("test-queen", poll_seconds=3600, publish="push", slots=1)
     publish = PublishConfig(repo_url=str(hive_repo), checks=(("ok", "true"),))
-    ref = JobRunnerActor.start(
-        db, queen_checkout, HiveMetrics(), Registry(), config, publish, lambda n, sha: None
-    )
+    ref = _started(db, queen_checkout, config, publish)
     try:
 
         def both_merged() -> bool:
-            ended = [jobs.get(db, job.id) for job in made]
-            return all(job is not None and job.step == Step.DONE for job in ended)
+            return all(_merged(db, job.id) for job in made)
 
         # one slot: the second job starts when the first one's run tells JOBS its slot
         # is free, not at the next poll an hour away
@@ -120,16 +133,11 @@ def test_through_the_lane_a_hung_check_holds_the_next_merge_only_for_the_lanes_b
     hive_repo: Path,
     hive_db_url: str,
 ) -> None:
-    finished_work(1, {"docs/hang.md": "slow\n"}, ["x"])
-    finished_work(2, {"docs/b.md": "b\n"}, ["x"])
-    _accept(hive_db_url, 1, 2)
-    slow = jobs.create(db, JobKind.PUBLISH, 1, Step.CHECKS, attempt=1).job  # enters first
-    quick = jobs.create(db, JobKind.PUBLISH, 2, Step.CHECKS, attempt=1).job
+    # issue 1's job enters the lane first
+    slow, quick = _two_jobs(db, finished_work, hive_db_url, {"docs/hang.md": "slow\n"})
     config = JobRunnerConfig("test-queen", poll_seconds=1, publish="push", lane_seconds=6)
     publish = PublishConfig(repo_url=str(hive_repo), checks=(("ci", HANGS),))
-    ref = JobRunnerActor.start(
-        db, queen_checkout, HiveMetrics(), Registry(), config, publish, lambda n, sha: None
-    )
+    ref = _started(db, queen_checkout, config, publish)
     claimed: dict[int, float] = {}
     try:
 
@@ -137,8 +145,7 @@ def test_through_the_lane_a_hung_check_holds_the_next_merge_only_for_the_lanes_b
             for job in (jobs.get(db, slow.id), jobs.get(db, quick.id)):
                 if job is not None and job.claimed_by is not None:
                     claimed.setdefault(job.id, time.monotonic())
-            job = jobs.get(db, quick.id)
-            return job is not None and job.step == Step.DONE
+            return _merged(db, quick.id)
 
         wait_for(merged, OTHER_MERGED_WITHIN_SECONDS, "the other job merged past the held lane")
         held = jobs.get(db, slow.id)

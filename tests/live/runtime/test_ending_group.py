@@ -67,6 +67,20 @@ def lock_waiters(db: ConnectionPool[Any]) -> int:
     return int(row[0])
 
 
+def written_while_the_first_waits(
+    db: ConnectionPool[Any], hive_db_url: str, leader: Writer, others: list[Writer]
+) -> None:
+    """Hold issue 1's row so that `leader`'s statement waits on it, start `others` while
+    it waits, and let the row go once all of them wait in the group."""
+    with pool.connect(hive_db_url) as holder, holder.transaction():
+        holder.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 1 FOR UPDATE")
+        leader.start()
+        eventually(lambda: lock_waiters(db) == 1)  # its statement waits on the row
+        for writer in others:
+            writer.start()
+        eventually(lambda: leader.group.waiting == len(others))
+
+
 def test_an_ending_alone_is_written_at_once_by_itself(db: ConnectionPool[Any]) -> None:
     group = EndingGroup(db)
     (fence,) = claimed(db, 1)
@@ -82,15 +96,9 @@ def test_endings_that_come_while_one_is_written_go_together_each_by_its_fence(
     group = EndingGroup(db)
     first, *rest = claimed(db, 1, 2, 3, 4)
     lost = Fence(rest[2].issue, rest[2].conversation_id, "runner-b")
-    with pool.connect(hive_db_url) as holder, holder.transaction():
-        holder.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 1 FOR UPDATE")
-        leader = Writer(group, OrderEnding(first, "finished"))
-        leader.start()
-        eventually(lambda: lock_waiters(db) == 1)  # its statement waits on the row
-        others = [Writer(group, OrderEnding(f, "finished")) for f in (rest[0], rest[1], lost)]
-        for writer in others:
-            writer.start()
-        eventually(lambda: group.waiting == 3)
+    leader = Writer(group, OrderEnding(first, "finished"))
+    others = [Writer(group, OrderEnding(f, "finished")) for f in (rest[0], rest[1], lost)]
+    written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True, False]
     assert list(group.statements) == [3]
@@ -103,18 +111,12 @@ def test_a_statement_of_several_that_fails_hands_each_back_to_be_written_alone(
 ) -> None:
     group = EndingGroup(db)
     first, second, third = claimed(db, 1, 2, 3)
-    with pool.connect(hive_db_url) as holder, holder.transaction():
-        holder.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 1 FOR UPDATE")
-        leader = Writer(group, OrderEnding(first, "finished"))
-        leader.start()
-        eventually(lambda: lock_waiters(db) == 1)
-        # no bigint holds it: the statement of both fails, and alone it is written
-        # without the agent's figures, as one ending always was
-        too_big = OrderEnding(second, "finished", input_tokens=2**70)
-        others = [Writer(group, too_big), Writer(group, OrderEnding(third, "finished"))]
-        for writer in others:
-            writer.start()
-        eventually(lambda: group.waiting == 2)
+    leader = Writer(group, OrderEnding(first, "finished"))
+    # no bigint holds it: the statement of both fails, and alone it is written without
+    # the agent's figures, as one ending always was
+    too_big = OrderEnding(second, "finished", input_tokens=2**70)
+    others = [Writer(group, too_big), Writer(group, OrderEnding(third, "finished"))]
+    written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
     assert list(group.statements) == []
@@ -128,15 +130,9 @@ def test_a_lone_ending_of_another_bee_is_handed_back_to_it(
 ) -> None:
     group = EndingGroup(db, most=1)  # one ending a statement: each goes alone
     first, second, third = claimed(db, 1, 2, 3)
-    with pool.connect(hive_db_url) as holder, holder.transaction():
-        holder.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 1 FOR UPDATE")
-        leader = Writer(group, OrderEnding(first, "finished"))
-        leader.start()
-        eventually(lambda: lock_waiters(db) == 1)
-        others = [Writer(group, OrderEnding(f, "finished")) for f in (second, third)]
-        for writer in others:
-            writer.start()
-        eventually(lambda: group.waiting == 2)
+    leader = Writer(group, OrderEnding(first, "finished"))
+    others = [Writer(group, OrderEnding(f, "finished")) for f in (second, third)]
+    written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
     assert list(group.statements) == []
@@ -156,18 +152,12 @@ def test_endings_written_together_sell_their_turns_in_the_same_transaction(
     first, second, third = [g.fence for g in orders.claim_many(db, RUNNER, 3)]
     cost = Cost(0.01, CostSource.AGENT)  # 2 tokens at cost, 4 sold
     lost = Fence(third.issue, third.conversation_id, "runner-b")
-    with pool.connect(hive_db_url) as holder, holder.transaction():
-        holder.execute("SELECT 1 FROM hive.queen_dispatch WHERE issue = 1 FOR UPDATE")
-        leader = Writer(group, OrderEnding(first, "finished", cost=cost), sells=True)
-        leader.start()
-        eventually(lambda: lock_waiters(db) == 1)
-        others = [
-            Writer(group, OrderEnding(second, "finished", cost=cost), sells=True),
-            Writer(group, OrderEnding(lost, "finished", cost=cost), sells=True),
-        ]
-        for writer in others:
-            writer.start()
-        eventually(lambda: group.waiting == 2)
+    leader = Writer(group, OrderEnding(first, "finished", cost=cost), sells=True)
+    others = [
+        Writer(group, OrderEnding(second, "finished", cost=cost), sells=True),
+        Writer(group, OrderEnding(lost, "finished", cost=cost), sells=True),
+    ]
+    written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, False]
     assert list(group.statements) == [2]

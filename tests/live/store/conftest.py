@@ -21,6 +21,16 @@ EXIT_SLICE_SECONDS = 0.1
 
 
 @pytest.fixture
+def db(hive_db_url: str) -> Iterator[Any]:
+    """A pool of two connections to the test's database."""
+    made = pool.make_pool(hive_db_url, max_size=2)
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+@pytest.fixture
 def conn(hive_db_url: str) -> Iterator[psycopg.Connection[Any]]:
     with pool.connect(hive_db_url) as c:
         yield c

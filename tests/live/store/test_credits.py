@@ -5,7 +5,6 @@ the balance is always the ledger's grants less its sales and burns."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -23,7 +22,7 @@ from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.credits import Kind, apply, replay, take
 from hive.rules.spend import Cost, CostSource
-from hive.store import credits, orders, pool, spend
+from hive.store import credits, orders, spend
 from hive.store.credits import Sale
 from hive.store.db import connection
 from hive.store.issues import ISSUES_CHANNEL
@@ -33,15 +32,6 @@ from hive.store.reviews import ReviewRow
 
 DAY = timedelta(days=1)
 WAIT_SECONDS = 10.0
-
-
-@pytest.fixture
-def db(hive_db_url: str) -> Iterator[Any]:
-    made = pool.make_pool(hive_db_url, max_size=2)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def sums(conn: Any, account: str) -> dict[str, int]:

@@ -5,13 +5,12 @@ the next wake must carry only the loud one's number (no sleeping for silence).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
-from hive.store import issues, people, pool
+from hive.store import issues, people
 from hive.store.issues import ISSUES_CHANNEL, NewIssue
 from hive.store.listen import Listener
 from hive.store.people import IssueChange
@@ -19,15 +18,6 @@ from hive.store.people import IssueChange
 pytestmark = pytest.mark.live
 
 WAIT_SECONDS = 10.0
-
-
-@pytest.fixture
-def db(hive_db_url: str) -> Iterator[Any]:
-    made = pool.make_pool(hive_db_url, max_size=2)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def test_every_writer_of_an_issue_wakes_the_queen_through_the_one_trigger(

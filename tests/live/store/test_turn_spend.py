@@ -5,7 +5,6 @@ spend sums them all."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -17,22 +16,13 @@ from hive.agents.base import Ending
 from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.spend import day_start
-from hive.store import orders, pool, spend
+from hive.store import orders, spend
 from hive.store.db import connection
 from tests.live.store.test_credits import claimed_order, finished, review_row
 
 pytestmark = pytest.mark.live
 
 DAY = timedelta(days=1)
-
-
-@pytest.fixture
-def db(hive_db_url: str) -> Iterator[Any]:
-    made = pool.make_pool(hive_db_url, max_size=2)
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def _yesterday(db: Any, issue: int) -> None:
