@@ -1,8 +1,9 @@
-"""Run jobs (RULES 10): claim the due ones, run each step's handler, move on by the rule.
+"""Run a claimed job (RULES 10): each step's handler, then the next step by the rule.
 
-`run_once` is one pass, for the JobRunner's loop and for tests. A claimed job runs step
-after step under its claim (each move renews it) until it ends, parks on a wait, or a
-handler raises. A handler gets a `StepContext` and answers a `hive.rules.jobs.Result`:
+`run_claimed` runs one claimed job, on the thread a `hive.jobs.pool.JobPool` gives it.
+A claimed job runs step after step under its claim (each move renews it) until it ends,
+parks on a wait, or a handler raises. A handler gets a `StepContext` and answers a
+`hive.rules.jobs.Result`:
 
     def merge(ctx: StepContext) -> Result:
         sha = ctx.effect(f"merge:{base_sha}", lambda: merge_commit(...))
@@ -23,8 +24,8 @@ from dataclasses import dataclass, fields
 from enum import StrEnum
 from typing import Any
 
-from hive.rules.jobs import JobKind, JobState, Result, ends_job, next_step
-from hive.rules.waits import CLAIM_BATCH, CLAIM_TTL_SECONDS, wait_problem
+from hive.rules.jobs import JobState, Result, ends_job, next_step
+from hive.rules.waits import CLAIM_TTL_SECONDS, wait_problem
 from hive.store import jobs
 from hive.store.db import Db
 from hive.store.jobs import Job
@@ -132,7 +133,8 @@ Handler = Callable[[StepContext], StrEnum]
 
 @dataclass(frozen=True)
 class RunResult:
-    """What one pass did; `errors` counts handlers that raised (left for a retry)."""
+    """What a run of jobs did (runs add up); `errors` counts handlers that raised (left
+    for a retry)."""
 
     claimed: int = 0
     steps: int = 0
@@ -144,29 +146,6 @@ class RunResult:
 
     def __add__(self, other: RunResult) -> RunResult:
         return RunResult(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-
-def run_once(
-    db: Db,
-    holder: str,
-    handlers: Mapping[str, Handler],
-    *,
-    kind: str = JobKind.PUBLISH,
-    advance: Callable[[str, str], str | None] = next_step,
-    ends: Callable[[str], bool] = ends_job,
-    batch: int = CLAIM_BATCH,
-    ttl_seconds: float = CLAIM_TTL_SECONDS,
-) -> RunResult:
-    """Claim up to `batch` due jobs of `kind` as `holder` (a name unique to this process)
-    and run each in turn as far as it goes (see the module). `advance(step, result)` is the
-    procedure's rule (the publish job's by default), `ends(step)` says which steps end a
-    job. A store error outside a handler (the claim, a move) raises; the jobs it left
-    are claimed again once their claims run out."""
-    claimed = jobs.claim(db, holder, kind=kind, batch=batch, ttl_seconds=ttl_seconds)
-    total = RunResult(claimed=len(claimed))
-    for job in claimed:
-        total += run_claimed(db, job, handlers, advance, ends, ttl_seconds)
-    return total
 
 
 def _name(job: Job) -> str:

@@ -11,6 +11,7 @@ from hive.rules.jobs import JobKind, Step
 from hive.store import issues, jobs
 from hive.store.issues import NewIssue
 from tests.live.surface.conftest import BASE
+from tests.one_job import run_one_job
 
 
 def add(world, n: int, title: str = "Greet", **fields) -> None:
@@ -43,4 +44,4 @@ class Queen:
         jobs.create(self.world.db, JobKind.PUBLISH, n, Step.CHECKS, attempt=1)
 
     def run(self) -> engine.RunResult:
-        return engine.run_once(self.world.db, "test-queen", self.publisher.handlers())
+        return run_one_job(self.world.db, "test-queen", self.publisher.handlers())

@@ -18,6 +18,7 @@ from hive.store import jobs, publish, waits
 from tests.fakes.fake_github import FakeGitHub
 from tests.live.forge.conftest import Forge
 from tests.live.review.conftest import Finished
+from tests.one_job import run_one_job
 
 pytestmark = pytest.mark.live
 
@@ -43,7 +44,7 @@ def _publisher(db: Any, queen_checkout: Any, hive_repo: Any, forge: Forge) -> Pu
 
 
 def _run(db: Any, publisher: Publisher) -> engine.RunResult:
-    return engine.run_once(db, "test-queen", publisher.handlers(), ttl_seconds=60)
+    return run_one_job(db, "test-queen", publisher.handlers(), ttl_seconds=60)
 
 
 def _ready(

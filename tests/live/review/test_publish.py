@@ -21,6 +21,7 @@ from hive.rules.jobs import JobKind, Step
 from hive.store import jobs, publish
 from hive.testing import git
 from tests.live.review.conftest import Finished
+from tests.one_job import run_one_job
 
 pytestmark = pytest.mark.live
 
@@ -53,7 +54,7 @@ def publishing(
 
 
 def _run(db: Any, publisher: Publisher) -> engine.RunResult:
-    return engine.run_once(db, "test-queen", publisher.handlers(), ttl_seconds=60)
+    return run_one_job(db, "test-queen", publisher.handlers(), ttl_seconds=60)
 
 
 def _dies_at(db: Any, handlers: dict[str, engine.Handler], step: Step) -> None:
@@ -65,7 +66,7 @@ def _dies_at(db: Any, handlers: dict[str, engine.Handler], step: Step) -> None:
 
     handlers[step] = dies
     try:
-        assert engine.run_once(db, "q1", handlers, ttl_seconds=0.2).errors == 1
+        assert run_one_job(db, "q1", handlers, ttl_seconds=0.2).errors == 1
     finally:
         handlers[step] = real
 
@@ -250,7 +251,7 @@ def test_a_restarted_publish_never_pushes_or_closes_twice(
     _dies_at(db, handlers, Step.CLOSE)  # after the push landed
     pushed = git("rev-parse", "main", cwd=hive_repo)
     _claim_runs_out(hive_db_url)
-    assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
+    assert run_one_job(db, "q2", handlers, ttl_seconds=60).finished == 1
     assert git("rev-parse", "main", cwd=hive_repo) == pushed
     assert git("rev-list", "--count", "main", cwd=hive_repo) == "2"
     assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
@@ -281,7 +282,7 @@ def test_a_base_that_moves_after_the_checks_ran_is_checked_again(
         return answer
 
     handlers[Step.CHECKS] = checks_then_base_moves
-    assert engine.run_once(db, "q", handlers, ttl_seconds=60).finished == 1
+    assert run_one_job(db, "q", handlers, ttl_seconds=60).finished == 1
     assert len(calls) == 2  # the push found the new base, MERGE sent the job back to CHECKS
     merges = _one(hive_db_url, "SELECT count(DISTINCT merge_sha) FROM hive.queen_check")
     assert merges == 2
@@ -409,7 +410,7 @@ def test_a_gate_in_a_new_claim_on_a_base_moved_since_the_checks_checks_again(
     with own_repo(queen_checkout) as repo:  # another job's fetch
         refresh_base(repo, str(hive_repo), "main", auth=queen_checkout.auth)
     _claim_runs_out(hive_db_url)
-    assert engine.run_once(db, "q2", handlers, ttl_seconds=60).finished == 1
+    assert run_one_job(db, "q2", handlers, ttl_seconds=60).finished == 1
     assert jobs.get(db, job.id).step == Step.DONE  # type: ignore[union-attr]
     assert git("show", "main:README.md", cwd=hive_repo) == "# moved by a person"
     assert git("show", "main:docs/j.md", cwd=hive_repo) == "j"

@@ -13,9 +13,10 @@ from typing import Any
 
 import psycopg
 
-from hive.jobs.engine import Handler, RunResult, StepContext, run_once
+from hive.jobs.engine import Handler, RunResult, StepContext
 from hive.rules.jobs import Result, Step
 from hive.store import pool
+from tests.one_job import run_one_job
 
 from .workers import GO, READY, wait_for
 
@@ -98,7 +99,7 @@ def killed_mid_effect(url: str, stop_in: str, conn: Connection) -> None:
             wait_for(conn, GO)  # never comes: the test kills this process here
 
     with pool.connect(url) as db:
-        run_once(db, "doomed", handlers("doomed", during))
+        run_one_job(db, "doomed", handlers("doomed", during))
 
 
 def engine(url: str, name: str, conn: Connection) -> None:
@@ -107,6 +108,6 @@ def engine(url: str, name: str, conn: Connection) -> None:
     with pool.connect(url) as db:
         conn.send(READY)
         wait_for(conn, GO)
-        while (got := run_once(db, name, handlers(name), batch=1)).claimed:
+        while (got := run_one_job(db, name, handlers(name))).claimed:
             total += got
     conn.send(total)

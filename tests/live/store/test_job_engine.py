@@ -11,9 +11,10 @@ from typing import Any
 
 import psycopg
 
-from hive.jobs.engine import LostClaim, RunResult, StepContext, run_once
+from hive.jobs.engine import LostClaim, RunResult, StepContext, run_claimed
 from hive.rules.jobs import JobKind, JobState, Result, Step
 from hive.store import jobs, waits
+from tests.one_job import run_one_job
 
 from . import job_workers
 from .conftest import Child, exited, finish, ready_then_go, running
@@ -41,7 +42,7 @@ def run_out(db: psycopg.Connection[Any], job_id: int) -> None:
 def test_a_job_steps_through_to_done_in_one_pass(conn):
     make_tables(conn)
     job = jobs.create(conn, PUBLISH, 1, Step.CHECKS).job
-    got = run_once(conn, "e", handlers("e"))
+    got = run_one_job(conn, "e", handlers("e"))
     assert got == RunResult(claimed=1, steps=5, finished=1)
     ended = jobs.get(conn, job.id)
     assert ended is not None and (ended.state, ended.step) == (JobState.DONE, Step.DONE)
@@ -50,7 +51,7 @@ def test_a_job_steps_through_to_done_in_one_pass(conn):
     assert acts(conn, job.id) == list(MERGE_EFFECTS)
     done = {e.effect_key: e.result for e in jobs.effects(conn, job.id) if e.done}
     assert done == {key: {"key": key, "by": "e"} for key in MERGE_EFFECTS}
-    assert run_once(conn, "e", handlers("e")) == RunResult()
+    assert run_one_job(conn, "e", handlers("e")) == RunResult()
 
 
 def test_an_effect_done_before_a_raise_is_not_repeated_and_the_unfinished_one_is(conn, caplog):
@@ -62,16 +63,16 @@ def test_an_effect_done_before_a_raise_is_not_repeated_and_the_unfinished_one_is
             raise RuntimeError("killed mid-effect")
 
     with caplog.at_level(logging.WARNING, logger="hive.jobs"):
-        got = run_once(conn, "e", handlers("e", crash))
+        got = run_one_job(conn, "e", handlers("e", crash))
     assert got == RunResult(claimed=1, errors=1)
     assert f"job {job.id} (publish, issue 1): step merge raised RuntimeError" in caplog.text
     assert len(caplog.records) == 1
     left = jobs.get(conn, job.id)
     assert left is not None and (left.state, left.step) == (JobState.READY, Step.MERGE)
     # the job waits for its claim to run out; then the next pass runs the step again
-    assert run_once(conn, "e", handlers("e")) == RunResult()
+    assert run_one_job(conn, "e", handlers("e")) == RunResult()
     run_out(conn, job.id)
-    assert run_once(conn, "e2", handlers("e2")).finished == 1
+    assert run_one_job(conn, "e2", handlers("e2")).finished == 1
     assert acts(conn, job.id) == ["merge", "record", "record"]
 
 
@@ -90,7 +91,7 @@ def test_a_process_killed_mid_effect_is_resumed_without_repeating_a_done_effect(
         ("record", False),
     ]
     run_out(conn, job.id)
-    got = run_once(conn, "next", handlers("next"))
+    got = run_one_job(conn, "next", handlers("next"))
     assert got == RunResult(claimed=1, steps=3, finished=1)
     rows = conn.execute(
         "SELECT effect, holder FROM public.hive_test_act WHERE job = %s ORDER BY id", (job.id,)
@@ -131,7 +132,7 @@ def test_a_step_that_lost_its_claim_acts_on_nothing_more(conn):
             run_out(conn, job.id)
             assert len(jobs.claim(conn, "other", kind=PUBLISH)) == 1
 
-    got = run_once(conn, "slow", handlers("slow", overtaken))
+    got = run_one_job(conn, "slow", handlers("slow", overtaken))
     assert got == RunResult(claimed=1, lost=1)
     assert acts(conn, job.id) == ["merge"]  # "record" was never acted on
     held = jobs.get(conn, job.id)
@@ -149,16 +150,16 @@ def test_a_parked_job_wakes_when_its_wait_resolves_and_runs_on(conn):
         return ctx.park(key="approve:1", wake_in_seconds=3600, detail="awaits approval")
 
     steps = {**handlers("e"), Step.GATE: gate}
-    assert run_once(conn, "e", steps) == RunResult(claimed=1, steps=2, parked=1)
+    assert run_one_job(conn, "e", steps) == RunResult(claimed=1, steps=2, parked=1)
     parked = jobs.get(conn, job.id)
     assert parked is not None and parked.state is JobState.PARKED
     assert (parked.step, parked.detail) == (Step.GATE, "awaits approval")
-    assert run_once(conn, "e", steps) == RunResult()
+    assert run_one_job(conn, "e", steps) == RunResult()
     approved.append(True)
     (first,) = waits.resolve(conn, "approve:1")
     assert first.wakes and first.woke_job == job.id
     assert waits.resolve(conn, "approve:1") == []  # a second approval wakes nothing
-    assert run_once(conn, "e", steps) == RunResult(claimed=1, steps=4, finished=1)
+    assert run_one_job(conn, "e", steps) == RunResult(claimed=1, steps=4, finished=1)
     assert steps_run(conn, job.id) == ["checks", "merge", "push", "close"]
 
 
@@ -166,15 +167,15 @@ def test_a_parked_job_wakes_when_its_wait_expires(conn):
     make_tables(conn)
     job = jobs.create(conn, PUBLISH, 1, Step.GATE).job
     steps = {Step.GATE: lambda ctx: ctx.park(wake_in_seconds=0)}
-    assert run_once(conn, "e", steps).parked == 1
+    assert run_one_job(conn, "e", steps).parked == 1
     (expired,) = waits.expire_due(conn)
     assert expired.woke_job == job.id
-    assert run_once(conn, "e", steps).parked == 1  # the gate ran again, and parked again
+    assert run_one_job(conn, "e", steps).parked == 1  # the gate ran again, and parked again
 
 
 def test_an_answer_that_leads_nowhere_fails_the_job_saying_so(conn):
     job = jobs.create(conn, PUBLISH, 1, Step.CHECKS).job
-    got = run_once(conn, "e", {Step.CHECKS: lambda ctx: Result.PUSHED})
+    got = run_one_job(conn, "e", {Step.CHECKS: lambda ctx: Result.PUSHED})
     assert got == RunResult(claimed=1, steps=1, failed=1)
     ended = jobs.get(conn, job.id)
     assert ended is not None and ended.state is JobState.FAILED
@@ -183,9 +184,9 @@ def test_an_answer_that_leads_nowhere_fails_the_job_saying_so(conn):
 
 def test_a_step_without_a_handler_or_parked_without_a_wait_is_left_for_a_retry(conn):
     jobs.create(conn, PUBLISH, 1, Step.CHECKS)
-    assert run_once(conn, "e", {}) == RunResult(claimed=1, errors=1)
+    assert run_one_job(conn, "e", {}) == RunResult(claimed=1, errors=1)
     jobs.create(conn, PUBLISH, 2, Step.CHECKS)
-    got = run_once(conn, "e", {Step.CHECKS: lambda ctx: Result.PARKED})
+    got = run_one_job(conn, "e", {Step.CHECKS: lambda ctx: Result.PARKED})
     assert got == RunResult(claimed=1, steps=1, errors=1)
 
 
@@ -221,7 +222,7 @@ def test_each_step_renews_the_claim_so_the_next_runs_under_it(conn):
         return Result.APPROVED
 
     steps = {**handlers("e"), Step.CHECKS: checks, Step.GATE: gate}
-    assert run_once(conn, "e", steps).finished == 1
+    assert run_one_job(conn, "e", steps).finished == 1
     assert taken == []
 
 
@@ -240,8 +241,10 @@ def test_a_job_whose_claim_was_lost_while_it_waited_its_turn_in_the_batch_is_not
         )
         return Result.CLOSED
 
-    got = run_once(conn, "e", {Step.CLOSE: close})
-    assert got == RunResult(claimed=2, steps=1, finished=1, lost=1)
+    claimed = jobs.claim(conn, "e", kind=PUBLISH)  # one batch, run one job after the other
+    assert [j.id for j in claimed] == [first.id, second.id]
+    got = sum((run_claimed(conn, job, {Step.CLOSE: close}) for job in claimed), RunResult())
+    assert got == RunResult(steps=1, finished=1, lost=1)
     assert steps_run(conn, second.id) == []
 
 
@@ -273,7 +276,7 @@ def test_a_step_held_past_two_claims_keeps_its_job(conn, hive_db_url):
         assert ctx.held_while(long_check, lambda: None) == "done"
         return Result.PASSED
 
-    got = run_once(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
+    got = run_one_job(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
     assert got.finished == 1 and taken == []
 
 
@@ -293,7 +296,7 @@ def test_a_held_step_that_loses_its_claim_is_stopped_and_acts_on_nothing_more(co
         ctx.held_while(overtaken_check, stopped.set)
         raise AssertionError("held_while returned after the claim was lost")
 
-    got = run_once(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
+    got = run_one_job(conn, "e", {**handlers("e"), Step.CHECKS: checks}, ttl_seconds=3)
     assert got == RunResult(claimed=1, lost=1)
     held = jobs.get(conn, job.id)
     assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "other")
