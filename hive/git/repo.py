@@ -28,6 +28,7 @@ from hive.errors import HiveError
 from hive.git.auth import GitAuth, refusal, scrub, transport
 from hive.git.fetching import deepen, fetch_branch, is_shallow
 from hive.git.local import link_clone, read_branch
+from hive.git.localcopy import lacking, land
 from hive.git.safety import check_url
 from hive.rules.branches import branch_name
 
@@ -206,10 +207,11 @@ def refresh_base(
     wanted = Ref(f"refs/heads/{base}".encode())
     tracking = Ref(f"refs/remotes/origin/{base}".encode())
     if isinstance(client, LocalGitClient):
-        # a repository on this machine: its branch is read, and when this clone already
-        # holds that commit (a linked clone, a base that did not move) nothing is fetched
-        tip = _local_tip(remote_path, wanted)
-        if tip is not None and tip in repo.object_store:
+        # a repository on this machine: its branch is read, and what its tip needs that
+        # this clone lacks is copied (`hive.git.localcopy`): nothing when this clone holds
+        # it already (a linked clone, a base that did not move)
+        tip = _copy_local(repo, remote_path, wanted)
+        if tip is not None:
             set_ref(repo, tracking, tip)
             return tip.decode()
         depth = None  # dulwich serving a path records no shallow boundary
@@ -291,13 +293,24 @@ def deepen_base(
         raise GitError(f"cannot deepen {base} from {where}: {why(err, url, auth)}") from err
 
 
-def _local_tip(path: str, ref: Ref) -> ObjectID | None:
+def _copy_local(repo: Repo, path: str, ref: Ref) -> ObjectID | None:
+    """The tip of `ref` in the repository at `path` once `repo` holds it with all it
+    reaches, copied by `hive.git.localcopy`; None when it cannot be copied that way (no
+    such branch or repository, a shallow source, a long way behind): the caller fetches."""
     try:
         with Repo(path) as source:
             sha = read_branch(Path(source.commondir()), ref)
-            return ObjectID(sha) if sha is not None else source.refs[ref]
+            tip = ObjectID(sha) if sha is not None else source.refs[ref]
+            store = repo.object_store
+            if tip in store:
+                return tip
+            objects = lacking(source.object_store.get_raw, store.__contains__, tip)
     except (KeyError, NotGitRepository, OSError):
         return None
+    if objects is None:
+        return None
+    land(store, objects)
+    return tip
 
 
 def resolve(repo: Repo, name: str) -> str:

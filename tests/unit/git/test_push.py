@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from dulwich.repo import Repo
 
+import hive.git.push as push_module
 from hive.bench.gitdaemon import GitDaemon
 from hive.git.merge import Merged, merge
 from hive.git.push import Moved, Pushed, PushError, push
@@ -66,6 +67,47 @@ def test_a_push_on_the_old_sha_lands_and_git_reads_it(source: Repo, remote: Path
     ]
     git("fsck", "--strict", "--no-dangling", cwd=remote)
     assert git("ls-tree", "--name-only", "main", cwd=remote).split() == ["a.txt", "b.txt", "c.txt"]
+
+
+def _loose(repo: Path) -> set[str]:
+    objects = repo / "objects"
+    return {d.name + f.name for d in objects.glob("[0-9a-f][0-9a-f]") for f in d.iterdir()}
+
+
+def test_a_push_into_a_local_repository_writes_what_it_lacks_loose(
+    source: Repo, remote: Path
+) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    packs = set((remote / "objects" / "pack").glob("*"))
+    before = _loose(remote)
+    head = child(source, start, {"d/e/f.txt": "f\n", "a.txt": "a2\n"}, "the bee's work")
+    done = merge(source, start, head, "Merge queen-4", WHEN)
+    assert isinstance(done, Merged)
+
+    assert push(source, str(remote), "main", done.sha, start) == Pushed(done.sha)
+
+    lacked = git("rev-list", "--objects", done.sha, f"^{start}", cwd=remote).split("\n")
+    assert _loose(remote) - before == {line.split()[0] for line in lacked if line}
+    assert set((remote / "objects" / "pack").glob("*")) == packs  # no pack for a push
+    git("fsck", "--strict", "--no-dangling", cwd=remote)
+
+
+def test_a_push_of_many_objects_into_a_local_repository_lands_one_pack(
+    source: Repo, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    before = _loose(remote)
+    monkeypatch.setattr(push_module, "UNPACK_LIMIT", 2)
+    head = child(source, start, {f"many/f{n}.txt": f"{n}\n" for n in range(4)}, "many")
+
+    assert push(source, str(remote), "main", head, start) == Pushed(head)
+
+    assert _loose(remote) == before
+    assert len(list((remote / "objects" / "pack").glob("*.idx"))) == 1
+    git("fsck", "--strict", "--no-dangling", cwd=remote)
+    assert git("cat-file", "-p", "main:many/f3.txt", cwd=remote) == "3"
 
 
 def test_a_stale_old_sha_is_refused_and_names_the_remote_tip(source: Repo, remote: Path) -> None:
