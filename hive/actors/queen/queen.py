@@ -168,9 +168,12 @@ class Queen:
             return RoundResult(idle="waiting for the boot reaper")
         if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
+        state.at("reading orders")
+        all_orders = orders.listing(rt.db)
         state.at("releasing work past its floor")
-        self._release_floors()
-        gathered = self._gather(state)
+        if self._release_floors(all_orders):
+            all_orders = orders.listing(rt.db)  # as the releases left them
+        gathered = self._gather(state, all_orders)
         plan = plan_round(gathered.facts)
         dispatched, refusals = self._write(plan, gathered, lease, state)
         state.at("writing the report")
@@ -184,12 +187,14 @@ class Queen:
         rt.metrics.rounds.inc()
         return result
 
-    def _release_floors(self) -> None:
+    def _release_floors(self, all_orders: list[orders.Order]) -> bool:
         """Release the orders whose floor passed (RULES 4), each held to the state table:
-        their issues may go again in this round."""
+        their issues may go again in this round. Whether one was released."""
         rt = self.ports
-        for order, judged in facts.past_floor(orders.listing(rt.db), facts.utcnow()):
+        released = False
+        for order, judged in facts.past_floor(all_orders, facts.utcnow()):
             moved = floors.release(rt.db, order.issue, order.conversation_id, state=judged)
+            released = released or moved.landed
             if moved.landed:
                 log.info(
                     "released: its floor in state %s passed",
@@ -198,15 +203,15 @@ class Queen:
                 )
             elif moved.illegal:
                 rt.metrics.illegal_transitions.inc()
+        return released
 
-    def _gather(self, state: Progress) -> Gathered:
+    def _gather(self, state: Progress, all_orders: list[orders.Order]) -> Gathered:
         """Read the store, the base and this process: the open issues, the round's
-        facts, the base commit its orders are judged against, and the review notes the
-        next attempts carry."""
+        facts (over `all_orders`, read once a round), the base commit its orders are
+        judged against, and the review notes the next attempts carry."""
         rt, cfg = self.ports, self.config
-        state.at("reading issues and orders")
+        state.at("reading issues")
         open_issues = issues.listing(rt.db, open_only=True)
-        all_orders = orders.listing(rt.db)
         if not self._seeded:
             self._last_key, self._seeded = facts.last_key(all_orders), True
         state.at("reading base")
