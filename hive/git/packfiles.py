@@ -94,6 +94,19 @@ def entry_header(kind: int, size: int) -> bytes:
     return bytes(out)
 
 
+def read_entry_header(head: bytes) -> tuple[int, int, int]:
+    """A pack entry's type, its size, and the length of its header at the start of
+    `head` (the reverse of `entry_header`)."""
+    byte = head[0]
+    kind, size, shift, used = (byte >> 4) & 7, byte & 0x0F, 4, 1
+    while byte & 0x80:
+        byte = head[used]
+        size |= (byte & 0x7F) << shift
+        shift += 7
+        used += 1
+    return kind, size, used
+
+
 def write_index(
     path: Path,
     count: int,

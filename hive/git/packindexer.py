@@ -19,6 +19,8 @@ from typing import BinaryIO
 from dulwich.objects import RawObjectID
 from dulwich.pack import apply_delta
 
+from hive.git.packfiles import read_entry_header
+
 BASES_HELD_BYTES = 16 << 20
 _OFS_DELTA = 6
 _REF_DELTA = 7
@@ -74,7 +76,7 @@ class Indexer:
         for i in range(self.count):
             self.offsets.append(at)
             head = os.pread(self.fd, _LONGEST_HEAD, at)
-            kind, size, used = _entry_header(head)
+            kind, size, used = read_entry_header(head)
             if kind == _OFS_DELTA:
                 distance, used = _ofs_distance(head, used)
                 base = self._index_at(at - distance)
@@ -158,7 +160,7 @@ class Indexer:
         """The inflated data of entry `i` (for a delta, the delta itself)."""
         at = self.data_at[i]
         after = self.offsets[i + 1] if i + 1 < len(self.offsets) else self.end
-        _kind, size, _used = _entry_header(os.pread(self.fd, _LONGEST_HEAD, self.offsets[i]))
+        _kind, size, _used = read_entry_header(os.pread(self.fd, _LONGEST_HEAD, self.offsets[i]))
         data, _end = self._inflate(at, size, after - at)
         return data
 
@@ -269,21 +271,6 @@ class _Frame:
 def _apply(base: bytes, delta: bytes) -> bytes:
     out = apply_delta(base, delta)
     return out if isinstance(out, bytes) else b"".join(out)
-
-
-def _entry_header(head: bytes) -> tuple[int, int, int]:
-    """An entry's type, size, and the length of its header in `head`."""
-    byte = head[0]
-    kind = (byte >> 4) & 7
-    size = byte & 0x0F
-    shift = 4
-    used = 1
-    while byte & 0x80:
-        byte = head[used]
-        size |= (byte & 0x7F) << shift
-        shift += 7
-        used += 1
-    return kind, size, used
 
 
 def _ofs_distance(head: bytes, used: int) -> tuple[int, int]:

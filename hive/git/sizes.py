@@ -20,6 +20,8 @@ from dulwich.object_store import BaseObjectStore, DiskObjectStore
 from dulwich.objects import ObjectID, hex_to_sha
 from dulwich.pack import PackFileDisappeared
 
+from hive.git.packfiles import read_entry_header
+
 _OFS_DELTA = 6
 _REF_DELTA = 7
 _SHA_BYTES = 20
@@ -49,7 +51,7 @@ def read_stream(store: BaseObjectStore, sha: bytes) -> tuple[int, int, Iterable[
     if found is not None:
         handle, offset = found
         head = os.pread(handle.fileno(), _HEAD_BYTES, offset)
-        kind, size, used = _varint_with_type(head)
+        kind, size, used = read_entry_header(head)
         if kind not in (_OFS_DELTA, _REF_DELTA) and size >= STREAM_MIN_BYTES:
             return kind, size, _inflated(handle, offset + used, size)
         handle.close()
@@ -105,7 +107,7 @@ def _inflated(handle: BinaryIO, at: int, size: int) -> Iterator[bytes]:
 
 def _entry_size(fd: int, offset: int) -> int:
     head = os.pread(fd, _HEAD_BYTES, offset)
-    kind, size, used = _varint_with_type(head)
+    kind, size, used = read_entry_header(head)
     if kind not in (_OFS_DELTA, _REF_DELTA):
         return size
     if kind == _REF_DELTA:
@@ -119,18 +121,6 @@ def _entry_size(fd: int, offset: int) -> int:
     _base_size, at = _varint(start, 0)
     target_size, _at = _varint(start, at)
     return target_size
-
-
-def _varint_with_type(head: bytes) -> tuple[int, int, int]:
-    """A pack entry's type, size and header length."""
-    byte = head[0]
-    kind, size, shift, used = (byte >> 4) & 7, byte & 0x0F, 4, 1
-    while byte & 0x80:
-        byte = head[used]
-        size |= (byte & 0x7F) << shift
-        shift += 7
-        used += 1
-    return kind, size, used
 
 
 def _varint(data: bytes, at: int) -> tuple[int, int]:
