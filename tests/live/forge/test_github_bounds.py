@@ -158,6 +158,17 @@ def test_a_foreign_merge_between_the_look_and_the_merge_is_not_taken(
     assert github.state.issues[number]["state"] == "open"
 
 
+def _impatient_publisher(db: Any, github: Any, queen_checkout: Any, hive_repo: Any) -> Publisher:
+    """A publisher on the fake GitHub whose client gives a request up after 0.5 s."""
+    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
+    repo = Repository(client, github.full_name)
+    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
+    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
+    return Publisher(
+        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
+    )
+
+
 def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
     db, github, finished_work, queen_checkout, hive_repo, hive_db_url
 ):
@@ -165,13 +176,7 @@ def test_a_merge_comment_whose_answer_was_lost_is_not_made_twice(
     job is run again, and finds the comment by its marker instead of making another."""
     number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
     github.set_check(work.head_sha, "unit", "success", hook=False)
-    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
-    repo = Repository(client, github.full_name)
-    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
-    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
-    publisher = Publisher(
-        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
-    )
+    publisher = _impatient_publisher(db, github, queen_checkout, hive_repo)
     github.delay_next(1.5, method="POST", path_end=f"/issues/{number}/comments")
     assert _run(db, publisher).errors == 1  # the comment's answer timed out
     assert len(github.comments_on(number)) == 1  # made, all the same
@@ -193,13 +198,7 @@ def test_a_pull_request_opened_unheard_and_merged_by_a_person_is_the_merge(
     github --seed 3, #1 merged twice)."""
     number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
     github.set_check(work.head_sha, "unit", "success", hook=False)
-    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
-    repo = Repository(client, github.full_name)
-    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
-    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
-    publisher = Publisher(
-        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
-    )
+    publisher = _impatient_publisher(db, github, queen_checkout, hive_repo)
     github.delay_next(1.5, method="POST", path_end="/pulls")
     assert _run(db, publisher).errors == 1  # the pull request's answer timed out
     (first,) = github.state.pulls
@@ -223,13 +222,7 @@ def test_a_pull_request_opened_unheard_and_merged_at_another_head_is_escalated(
     --loop --forge github --size big --seed 27`, #184 and #263)."""
     number, work, job = _ready(github, finished_work, hive_db_url, db, {"docs/a.md": "hello\n"})
     github.set_check(work.head_sha, "unit", "success", hook=False)
-    client = GitHubClient(github.api_url, TOKEN, sleep=lambda s: None, timeout_seconds=0.5)
-    repo = Repository(client, github.full_name)
-    config = GitHubPublishConfig(token=TOKEN, base="main", recheck_seconds=60)
-    steps = GitHubSteps(db, queen_checkout, repo, Watch(db, repo, "hive"), config)
-    publisher = Publisher(
-        db, queen_checkout, HiveMetrics(), PublishConfig(str(hive_repo), "main"), forge=steps
-    )
+    publisher = _impatient_publisher(db, github, queen_checkout, hive_repo)
     github.delay_next(1.5, method="POST", path_end="/pulls")
     assert _run(db, publisher).errors == 1  # the pull request's answer timed out
     (first,) = github.state.pulls
