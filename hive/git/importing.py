@@ -15,7 +15,7 @@ from dulwich.objects import Commit, ObjectID
 from dulwich.repo import Repo
 
 from hive.git.packindexer import PackError
-from hive.git.repo import GitError, branch_ref
+from hive.git.repo import GitError, branch_ref, set_ref
 from hive.git.storing import store_pack
 
 _HEADERS = {b"# v2 git bundle\n": 2, b"# v3 git bundle\n": 3}
@@ -84,7 +84,8 @@ def import_bundle(checkout: Repo, issue: int, bundle: bytes | Path) -> Imported:
             raise BadBundle(f"the bundle's pack cannot be read: {err}") from err
     if not isinstance(_get(checkout, head), Commit):
         raise BadBundle(f"the bundle's head {head.decode()} is not a commit it carries")
-    checkout.refs[ref] = ObjectID(head)
+    # rebuilt from the stored bundle after a crash: the ref needs no sync to disk
+    set_ref(checkout, ref, ObjectID(head), synced=False)
     return Imported(ref.decode()[11:], head.decode(), previous.decode() if previous else None, True)
 
 

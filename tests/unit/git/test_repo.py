@@ -2,16 +2,31 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from dulwich.objects import ObjectID
+from dulwich.refs import Ref
 
 import hive.git.repo as repo_module
-from hive.git.repo import GitError, open_checkout, origin_of, redact, refresh_base, resolve
+from hive.git.repo import (
+    GitError,
+    open_checkout,
+    origin_of,
+    redact,
+    refresh_base,
+    resolve,
+    set_ref,
+)
 
 from .conftest import Git, head_of, write
+
+KILLS = 20  # writers killed at other moments of their writes
 
 
 def test_open_clones_once_then_reopens_and_refreshes_base(
@@ -172,3 +187,77 @@ def test_a_refresh_of_a_base_that_did_not_move_writes_no_ref(
     git("commit", "-qm", "later", cwd=upstream)
     assert refresh_base(checkout.repo, str(upstream), "main") == head_of(git, upstream, "main")
     assert ref_file.read_text().strip() == head_of(git, upstream, "main")
+
+
+def test_a_remote_tracking_ref_is_written_without_a_sync_and_a_branch_with_one(
+    tmp_path: Path, upstream: Path, git: Git, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    write(upstream, {"later.txt": "later\n"})
+    git("add", ".", cwd=upstream)
+    git("commit", "-qm", "later", cwd=upstream)
+
+    tip = refresh_base(checkout.repo, str(upstream), "main")
+
+    assert synced == []  # fetched again after a crash: no sync
+    ref_file = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main"
+    assert ref_file.read_text() == tip + "\n"
+    assert resolve(checkout.repo, "refs/remotes/origin/main") == tip
+    git("fsck", "--strict", cwd=Path(checkout.repo.path))
+    set_ref(checkout.repo, Ref(b"refs/heads/queen-1"), ObjectID(tip.encode()))
+    assert len(synced) == 1  # a branch that may hold a bee's work is synced
+    checkout.repo.close()
+
+
+_WRITER = """
+import sys
+from dulwich.objects import ObjectID
+from dulwich.refs import Ref
+from dulwich.repo import Repo
+from hive.git.repo import set_ref
+repo = Repo(sys.argv[1])
+shas = [ObjectID(s.encode()) for s in sys.argv[2:4]]
+print("writing", flush=True)
+n = 0
+while True:
+    set_ref(repo, Ref(b"refs/remotes/origin/main"), shas[n % 2], synced=False)
+    n += 1
+"""
+
+
+def test_an_unsynced_ref_write_killed_by_sigkill_leaves_the_old_or_the_new_sha(
+    tmp_path: Path, upstream: Path, git: Git, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed (SIGKILL) at any moment of its unsynced ref writes leaves the ref
+    naming one of the two commits, never a torn file, and the next writer goes on."""
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    shas = [head_of(git, upstream, "main~1"), head_of(git, upstream, "main")]
+    ref_file = Path(checkout.repo.path) / "refs" / "remotes" / "origin" / "main"
+    lock = ref_file.with_name("main.lock")
+    monkeypatch.setattr(repo_module, "REF_LOCK_STALE_SECONDS", 0.0)
+    for kill in range(KILLS):
+        writer = subprocess.Popen(
+            [sys.executable, "-c", _WRITER, checkout.repo.path, *shas],
+            stdout=subprocess.PIPE,
+        )
+        assert writer.stdout is not None
+        assert writer.stdout.readline() == b"writing\n"
+        # the writer is killed a little later each time: at other points of a write
+        deadline = time.monotonic() + 0.001 * kill
+        while time.monotonic() < deadline:
+            pass
+        writer.send_signal(signal.SIGKILL)
+        writer.wait()
+        writer.stdout.close()
+        assert ref_file.read_text() in {shas[0] + "\n", shas[1] + "\n"}
+        if lock.exists():  # killed inside the write: its lock is stale to the next one
+            old = time.time() - 1
+            os.utime(lock, (old, old))
+        left = resolve(checkout.repo, "refs/remotes/origin/main")
+        other = shas[1] if left == shas[0] else shas[0]
+        set_ref(checkout.repo, Ref(b"refs/remotes/origin/main"), ObjectID(other.encode()))
+        assert ref_file.read_text() == other + "\n" and not lock.exists()
+    checkout.repo.close()
