@@ -127,9 +127,9 @@ class FakeGitHub:
         self.sent: list[tuple[str, str, dict[str, Any]]] = []  # (event, delivery, payload)
         self.unreachable_ok = False
         self.closed_issues: list[int] = []  # each open -> closed of an issue, in order
+        self.git_errors: list[str] = []  # what each git request that failed raised (a 500)
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
-        self._git = make_wsgi_chain(DictBackend({f"/{full_name}.git": Repo(str(repo_path))}))
         self._server = make_server(
             "127.0.0.1", 0, self._app, server_class=_Threading, handler_class=_Quiet
         )
@@ -353,7 +353,16 @@ class FakeGitHub:
                     [("WWW-Authenticate", 'Basic realm="GitHub"'), ("Content-Length", "0")],
                 )
                 return [b""]
-            answer = list(self._git(environ, start))
+            # a repository of its own for each request, as each of GitHub's git processes
+            # has: dulwich's Repo is not thread-safe (shared by the request threads, one
+            # request's look for new packs closed a pack another was reading: a 500)
+            try:
+                with Repo(str(self.repo_path)) as repo:
+                    git = make_wsgi_chain(DictBackend({f"/{self.full_name}.git": repo}))
+                    answer = list(git(environ, start))
+            except Exception as err:
+                self.git_errors.append(f"{path}: {err!r}")
+                raise
             if path.endswith("/git-receive-pack") and self.ci is not None:
                 self._run_ci()
             return answer
