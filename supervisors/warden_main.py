@@ -43,29 +43,14 @@ def start_time(pid: int) -> str | None:
     return raw[raw.rfind(")") + 2 :].split()[19]
 
 
-def has_members(pgid: int) -> bool:
-    """True while group ``pgid`` has a live (non-zombie) process."""
-    for entry in _PROC.iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            raw = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = raw[raw.rfind(")") + 2 :].split()
-        if fields[0] not in ("Z", "X") and fields[2] == str(pgid):
-            return True
-    return False
-
-
 def still_ours(pgid: int, started: str) -> bool:
     """Group ``pgid`` is the one recorded: its leader is the same process, or the leader
-    is gone and the group still has members (a group's number is not handed out again
-    while it has members)."""
+    is gone. A group's number is not handed out again while the group has members, so
+    whatever members it still has are the group's, and a group with none takes the kill
+    as a no-op. Nothing walks /proc: at its owner's death the warden kills at once (a
+    walk per group took 0.1-0.4 s at a load of 17, and seconds at 40)."""
     now = start_time(pgid)
-    if now is not None:
-        return now == started
-    return has_members(pgid)
+    return now is None or now == started
 
 
 def kill(pgid: int, started: str) -> None:

@@ -390,3 +390,28 @@ def test_a_sweep_removes_what_scratch_a_dead_owner_and_its_warden_left(tmp_path:
     finally:
         for directory in (brief, taken_back):
             shutil.rmtree(directory, ignore_errors=True)
+
+
+def test_the_warden_kills_a_group_whose_leader_is_gone_without_walking_proc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At its owner's death the warden kills at once: a group whose leader was already
+    reaped (its parent-death signal) is killed without reading every process's /proc
+    entry to find its members, which took 0.1 s and more a group on a loaded machine."""
+    from supervisors import warden_main
+
+    leader = subprocess.Popen(
+        ["/bin/sh", "-c", "sleep 600 & echo $!"], stdout=subprocess.PIPE, start_new_session=True
+    )
+    assert leader.stdout is not None
+    member = int(leader.stdout.readline())
+    started = start_time(leader.pid)
+    leader.wait()  # the leader is gone and reaped; its group lives on in `member`
+    assert started is not None and start_time(leader.pid) is None and process_alive(member)
+    monkeypatch.setattr(warden_main, "_PROC", tmp_path)  # a walk would find no one
+    try:
+        warden_main.kill(leader.pid, started)
+        assert _gone([member], DEADLINE_SECONDS) is not None
+    finally:
+        if process_alive(member):
+            os.kill(member, signal.SIGKILL)
