@@ -41,7 +41,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from dulwich.repo import Repo
@@ -62,7 +62,7 @@ from hive.rules.lifecycle import REVIEW_STATE_OF
 from hive.rules.modes import CheckResult
 from hive.rules.states import ACCEPT, ci_red_event, next_state
 from hive.store import publish
-from hive.store.publish import PublishFacts
+from hive.store.publish import CheckRow, PublishFacts
 
 log = logging.getLogger("hive.publish")
 
@@ -82,11 +82,14 @@ class PublishConfig:
 
 @dataclass(frozen=True)
 class _Known:
-    """What a job's run learned at its fetch: the base tip, the head merged into it."""
+    """What a job's run learned at its fetch: the base tip, the head merged into it, and
+    the checks' runs on that merge once CHECKS saw them all pass (GATE, MERGE and PUSH
+    ask about the same merge: no check runs on it again within the claim)."""
 
     base_sha: str
     head_sha: str
     merged: Merged | Conflict
+    runs: tuple[CheckRow, ...] | None = None
 
 
 class Publisher:
@@ -162,6 +165,9 @@ class Publisher:
             first = red[0]
             note = f"check {first.name} {first.result} on {merged.sha[:12]}:\n{first.output_tail}"
             return self._red(ctx, facts, note)
+        known = self._known.get(ctx.job)
+        if known is not None and known.merged == merged:
+            self._known.put(ctx.job, replace(known, runs=tuple(runs)))
         ctx.say(f"{len(runs)} checks passed on {merged.sha[:12]}")
         return Result.PASSED
 
@@ -174,7 +180,7 @@ class Publisher:
             with own_repo(self.checkout) as repo:
                 _, merged = self._merge_now(ctx, repo, facts)
             sha = merged.sha if isinstance(merged, Merged) else None
-        runs = [] if sha is None else publish.checks_on(self.db, facts.issue, facts.attempt, sha)
+        runs = [] if sha is None else self._runs_on(ctx, facts, sha)
         passed = sum(1 for run in runs if run.result == CheckResult.PASS)
         answer = gate_answer(
             merge_known=sha is not None,
@@ -214,7 +220,7 @@ class Publisher:
         if isinstance(merged, Conflict):
             self._red(ctx, facts, _conflict_note(base_sha, merged))
             return Result.CONFLICT
-        if self.config.checks and not self._checked(facts, merged.sha):
+        if self.config.checks and not self._checked(ctx, facts, merged.sha):
             ctx.say(f"the base moved to {base_sha[:12]}: checks run again on the new merge")
             return Result.MOVED
         ctx.say(f"merge {merged.sha[:12]} onto {base_sha[:12]}")
@@ -230,7 +236,7 @@ class Publisher:
         with own_repo(self.checkout) as repo:
             base_sha, merged = self._merge_now(ctx, repo, facts)
             if isinstance(merged, Conflict) or (
-                self.config.checks and not self._checked(facts, merged.sha)
+                self.config.checks and not self._checked(ctx, facts, merged.sha)
             ):
                 ctx.say(f"the base moved to {base_sha[:12]} before the push")
                 self._known.forget(ctx.job)
@@ -318,8 +324,17 @@ class Publisher:
             self._known.put(ctx.job, _Known(base_sha, head, merged))
         return base_sha, merged
 
-    def _checked(self, facts: PublishFacts, merge_sha: str) -> bool:
-        runs = publish.checks_on(self.db, facts.issue, facts.attempt, merge_sha)
+    def _runs_on(self, ctx: StepContext, facts: PublishFacts, merge_sha: str) -> list[CheckRow]:
+        """The latest run of each check on `merge_sha`: as CHECKS saw them pass in this
+        run, else read."""
+        known = self._known.get(ctx.job)
+        sha = known.merged.sha if known and isinstance(known.merged, Merged) else None
+        if known is not None and known.runs is not None and sha == merge_sha:
+            return list(known.runs)
+        return publish.checks_on(self.db, facts.issue, facts.attempt, merge_sha)
+
+    def _checked(self, ctx: StepContext, facts: PublishFacts, merge_sha: str) -> bool:
+        runs = self._runs_on(ctx, facts, merge_sha)
         names = {name for name, _ in self.config.checks}
         passed = {run.name for run in runs if run.result == CheckResult.PASS}
         return names <= passed

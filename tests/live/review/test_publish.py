@@ -294,15 +294,16 @@ def _counted(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How many times the publish steps fetch the base and compute a merge."""
     from hive.jobs import publish as publishing
 
-    counts = {"fetch": 0, "merge": 0}
-    for name, key in (("refresh_base", "fetch"), ("merge", "merge")):
-        real = getattr(publishing, name)
+    counts = {"fetch": 0, "merge": 0, "checks_read": 0}
+    places = ((publishing, "refresh_base", "fetch"), (publishing, "merge", "merge"))
+    for module, name, key in (*places, (publishing.publish, "checks_on", "checks_read")):
+        real = getattr(module, name)
 
         def counting(*args: Any, _real: Any = real, _key: str = key, **kwargs: Any) -> Any:
             counts[_key] += 1
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(publishing, name, counting)
+        monkeypatch.setattr(module, name, counting)
     return counts
 
 
@@ -323,7 +324,9 @@ def test_a_job_fetches_its_base_and_computes_its_merge_once(
     publisher, _ = publishing(checks=(("ok", "true"),))
     counts = _counted(monkeypatch)
     assert _run(db, publisher).finished == 1
-    assert counts == {"fetch": 1, "merge": 1}  # CHECKS's, used by GATE, MERGE and PUSH
+    # CHECKS's fetch, merge and the runs it saw pass (read before and after running the
+    # check), used by GATE, MERGE and PUSH
+    assert counts == {"fetch": 1, "merge": 1, "checks_read": 2}
     assert git("log", "-1", "--format=%P", "main", cwd=hive_repo).split() == [
         moved,
         work.head_sha,
@@ -347,14 +350,14 @@ def test_a_parked_job_fetches_again_when_it_resumes(
     publisher, _ = publishing()  # no checks: the gate parks for a person
     counts = _counted(monkeypatch)
     assert _run(db, publisher).parked == 1
-    assert counts == {"fetch": 1, "merge": 1}
+    assert counts == {"fetch": 1, "merge": 1, "checks_read": 0}
     (hive_repo / "README.md").write_text("# moved while parked\n")
     git("commit", "-qam", "moved while the job waited", cwd=hive_repo)
     assert publish.approve(db, 10, "ada")
     assert _run(db, publisher).finished == 1
     # the resumed run (a new claim forgets what the parked one learned): MERGE fetches
     # the moved base and merges on it, PUSH uses that; the gate has no checks to ask about
-    assert counts == {"fetch": 2, "merge": 2}
+    assert counts == {"fetch": 2, "merge": 2, "checks_read": 0}
     pushes = [e for e in jobs.effects(db, job.id) if e.effect_key.startswith("push:")]
     assert len(pushes) == 1 and "pushed" in pushes[0].result  # not first onto the old base
     assert git("show", "main:README.md", cwd=hive_repo) == "# moved while parked"
