@@ -163,8 +163,8 @@ def run_claimed(
     """Run the claimed `job` as far as it goes (see the module), in this thread. A store
     error outside a handler raises; the job is claimed again once its claim runs out."""
     steps = 0
-    # a job's claim is renewed as its run starts: one that waited behind others (a batch
-    # run one after another) is not run under a claim that ran out
+    # a job's claim is renewed as its run starts: a run whose thread started late is not
+    # run under a claim that ran out meanwhile
     renewed = jobs.renew(db, job, ttl_seconds=ttl_seconds)
     if renewed is None:
         log.warning("%s: claim lost before its turn in the batch", _name(job))

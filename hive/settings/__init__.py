@@ -42,6 +42,9 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
+    """The hive's configuration, a field per `HIVE_` variable. Built once at start by
+    `from_env`; hive/configs.py turns it into each component's own small config."""
+
     database_url: str | None = None
     # LISTEN's own URL (None: HIVE_DATABASE_URL): a direct one when that one is PgBouncer's
     listen_url: str | None = field(default=None, repr=False)
