@@ -11,6 +11,8 @@
       forge    ForgeActor: GitHub issues polled, the night watch       shutdown 5 s   (forge github)
       chat     ChatActor: the bots in the Matrix room                  shutdown 5 s   (chat matrix)
       runner   runner supervisor (rest_for_one)                                      (runs bees)
+        host     HostActor: starts bees, takes ended ones off the work shutdown 5 s
+                 registry, fits the store pool
         bees     Pool of BeeActors, one per order, temporary          shutdown = the drain's hold
         claimer  RunnerActor: claims, key check, container guard      shutdown 5 s   (role runner)
         chat-turns ChatTurnsActor: the bee's bots' turns               shutdown 15 s  (chat matrix)
@@ -34,6 +36,7 @@ from typing import NoReturn
 from hive import configs
 from hive.actors.bee.actor import BeeActor
 from hive.actors.bee.config import BeePorts
+from hive.actors.bee.host import HostActor
 from hive.actors.chat import ChatActor
 from hive.actors.chat_turns import POLL_SECONDS as CHAT_TURNS_POLL_SECONDS
 from hive.actors.chat_turns import ChatTurnsActor
@@ -90,6 +93,7 @@ SHAPER_SHUTDOWN_SECONDS = 10.0  # a shaping turn in hand is stopped (close)
 JOBS_SHUTDOWN_SECONDS = 10.0
 RETENTION_SHUTDOWN_SECONDS = 5.0  # a pass in hand is a few short batches
 CLAIMER_SHUTDOWN_SECONDS = 5.0  # a claim pass in hand finishes
+HOST_SHUTDOWN_SECONDS = 5.0  # a bee's start in hand finishes
 DRAIN_SHUTDOWN_SECONDS = 5.0  # removes its hook
 FORGE_SHUTDOWN_SECONDS = 5.0  # a poll in hand finishes (its requests are bounded)
 CHAT_SHUTDOWN_SECONDS = 5.0  # a pass in hand finishes (its sync waits at most a second)
@@ -144,6 +148,10 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
         "bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=bee_shutdown_seconds(drain)
     )
     specs = [
+        # before the pool and stopped after it: the bees it hands back leave through it
+        ChildSpec(
+            "host", HostActor.start, args=(rt.host, rt.names), shutdown=HOST_SHUTDOWN_SECONDS
+        ),
         ChildSpec("bees", lambda: rt.host.attach(Pool("bees", bee)), kind=ChildKind.SUPERVISOR),
     ]
     turns = configs.chat_turns(settings)

@@ -2,16 +2,24 @@
 
 Every message is told (never asked) to a registered name in the runtime's
 `supervisors.Registry`; a message to a name nothing holds now is dropped, so each one is
-a hint that something happened, never the only record of it: the store is.
+a hint that something happened, never the only record of it: the store is. The bee
+host's two (`StartBee`, `BeeLeft`) go to the `HostActor`'s own reference instead, which
+the host holds (`hive.actors.bee.host`): they change the work registry.
 
     message        sender                                      receiver
-    OrderEnded     a bee, once its order has ended             QUEEN: rounds at once
+    OrderEnded     the HostActor, once a bee whose order has   QUEEN: rounds at once
+                   ended has left the work registry
     OrdersReaped   the reaper (boot or stall pass)             QUEEN: rounds at once
     TreeStarted    the DrainActor, started last                QUEEN: rounds at once
     BootReaped     the reaper, once its boot pass ran          QUEEN: decides from now on
     IssuesChanged  code that changed issues in this process    QUEEN: rounds at once
                    (`hive.tree.Hive.issues_changed`)
-    SlotFree       a bee, once it has left the work registry   CLAIMER: fills the slot
+    StartBee       the Queen or the claimer (asked)            the HostActor: starts a bee
+    BeeLeft        a bee's thread, once the bee has ended      the HostActor: takes it off
+                                                               the work registry, then
+                                                               tells OrderEnded, SlotFree
+    SlotFree       the HostActor, once a bee has left the      CLAIMER: fills the slot
+                   work registry
     DrainBegan     the DrainActor, on SIGTERM                  CLAIMER: reports draining
     WorkLeft       the work registry, as an item leaves it     DRAIN: steps at once
     BeeDone        a bee's thread, once the bee has ended      its own BeeActor: stops
@@ -81,6 +89,16 @@ class SlotFree:
     """A bee has left the work registry: its slot is free."""
 
     issue: int
+
+
+@dataclass(frozen=True)
+class BeeLeft:
+    """A bee has ended: the host takes seat `seat` off the work registry, then tells the
+    Queen and the reviewer `OrderEnded` (when `order_ended`) and the claimer `SlotFree`."""
+
+    issue: int
+    seat: int
+    order_ended: bool
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ class BeeActor(SupervisedActor):
     tree stops without a drain, or the drain already gave up) hands the bee back, bounded
     by HAND_BACK_SECONDS; a kill SIGKILLs the turn's process group."""
 
-    def __init__(self, bee: Bee, leave: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, bee: Bee, leave: Callable[[bool], None] | None = None) -> None:
         super().__init__()
         self.bee = bee
         self._leave = leave

@@ -31,10 +31,11 @@ from hive.actors.bee.ending import (
     close_order,
     order_ending,
 )
+from hive.actors.bee.host import tell_left
 from hive.actors.bee.order import BeeOrder, InsertOrder, Start, StartReply
 from hive.actors.bee.start import Started, cut_and_start
 from hive.actors.bee.state import NEXT, RENEWS, BeeState, BeeStatus
-from hive.actors.messages import CLAIMER, QUEEN, REVIEWER, OrderEnded, SlotFree
+from hive.actors.messages import BeeLeft
 from hive.agents import Turn
 from hive.agents.transcript import HIVE
 from hive.git.worktrees import park_worktree, worktree_path
@@ -75,7 +76,7 @@ class Bee:
         self._hand_back_deadline: float | None = None
         self.start_error: str | None = None
         self.outcome: str | None = None
-        self._leave: Callable[[], None] = lambda: None
+        self._leave: Callable[[bool], None] = self._tell_left
         self._answered = False
         self._ledger_said = Start.FAILED  # what the ledger said, once it ran
 
@@ -112,13 +113,14 @@ class Bee:
     def run(
         self,
         owner: SupervisedActor | None = None,
-        leave: Callable[[], None] = lambda: None,
+        leave: Callable[[bool], None] | None = None,
         on_done: Callable[[], None] = lambda: None,
     ) -> None:
-        """Start the bee's thread; returns at once. At its end the thread calls `leave`
-        (it leaves the work registry, which the host added it to), tells the Queen and
-        the claimer (`OrderEnded`, `SlotFree`), then calls `on_done`."""
-        self._leave = leave
+        """Start the bee's thread; returns at once. At its end the thread calls
+        `leave(order_ended)`, then `on_done`. The host's `leave` tells it `BeeLeft`: it
+        takes the bee off the work registry, then tells the Queen and the claimer
+        (`OrderEnded`, `SlotFree`). A bee outside a host (`leave` None) tells them itself."""
+        self._leave = leave or self._tell_left
         thread = threading.Thread(
             target=self._life, args=(owner, on_done), name=self.id, daemon=True
         )
@@ -181,19 +183,16 @@ class Bee:
                 self._state = BeeState.ENDED
                 self._changed.notify_all()
             self._answer(StartReply(Start.FAILED, self.start_error or NO_ANSWER))
-            self._leave()
-            names = self.ports.names
-            if self.start_error is None or self.order.fence.runner is not None:
-                # an order ended (or a runner's start failed and ended it): its files and
-                # key are free. A Queen's bee that never started wrote no row; her round
-                # already reported it, and waking her would retry it at once, again and
-                # again: the next try waits for the tick
-                names.tell(QUEEN, OrderEnded(self.issue))
-                names.tell(REVIEWER, OrderEnded(self.issue))
-            # the slot is free only now: the ending's NOTIFY may have woken the claimer
-            # while it was still held, and it would then wait out a whole poll
-            names.tell(CLAIMER, SlotFree(self.issue))
+            # an order ended (or a runner's start failed and ended it): its files and key
+            # are free. A Queen's bee that never started wrote no row; her round already
+            # reported it, and waking her would retry it at once, again and again: the
+            # next try waits for the tick
+            self._leave(self.start_error is None or self.order.fence.runner is not None)
             on_done()
+
+    def _tell_left(self, order_ended: bool) -> None:
+        """A bee outside a host has no seat to leave: it tells the others itself."""
+        tell_left(self.ports.names, BeeLeft(self.issue, 0, order_ended))
 
     def _run(self, owner: SupervisedActor | None) -> None:
         rt, order = self.ports, self.order

@@ -17,6 +17,7 @@ import pytest
 from hive import configs
 from hive.actors.bee.actor import BeeActor
 from hive.actors.bee.config import BeeConfig
+from hive.actors.bee.host import HostActor
 from hive.actors.reaper.reaper import ReaperConfig
 from hive.git.repo import open_checkout
 from hive.runtime import Runtime
@@ -59,10 +60,11 @@ def make_runtime(
     hive_db_url: str, hive_work_url: str, hive_repo: Path, tmp_path: Path
 ) -> Iterator[Callable[..., TestRuntime]]:
     """`make_runtime(**variables)`: a Runtime (its own workdir and clone) with a started
-    bee pool attached, as the tree would give the actors; `variables` override settings.
+    bee pool and its host actor attached, as the tree would give the actors; `variables`
+    override settings.
     Its store is `hive_work_url` (PgBouncer's when the test runs through it), its LISTEN
     `hive_db_url`."""
-    made: list[tuple[TestRuntime, Pool]] = []
+    made: list[tuple[TestRuntime, Pool, Any]] = []
 
     def make(**variables: str) -> TestRuntime:
         workdir = tmp_path / f"work-{len(made)}"
@@ -73,14 +75,16 @@ def make_runtime(
         db = make_pool(hive_work_url, max_size=8, name=f"t-{uuid.uuid4().hex[:6]}", prepare=prepare)
         rt = TestRuntime(db=db, url=hive_db_url, checkout=checkout, settings=settings)
         bee = ChildSpec("bee", BeeActor.start, restart=Restart.TEMPORARY, shutdown=30.0)
+        host = HostActor.start(rt.host, rt.names)
         pool = rt.host.attach(Pool("bees", bee))
         pool.start()
-        made.append((rt, pool))
+        made.append((rt, pool, host))
         return rt
 
     yield make
-    for rt, pool in reversed(made):
+    for rt, pool, host in reversed(made):
         pool.stop(timeout=60)
+        host.stop(timeout=10)
         rt.db.close()
         rt.checkout.repo.close()
 

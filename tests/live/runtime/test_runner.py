@@ -4,11 +4,14 @@ says so, registers itself and stops claiming once the drain began."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
+import pykka
 import pytest
 
 from hive import configs
+from hive.actors.bee.host import HostActor
 from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer
 from hive.store import orders, runners
@@ -108,6 +111,47 @@ def test_a_bee_that_ends_wakes_the_claimer_once_its_slot_is_free(make_runtime):
     assert wait_for_ending(rt.db, 8).outcome == "finished"
     assert claimer.heard.wait(5)
     assert claimer.told == [(SlotFree(8), 0)]
+
+
+def test_a_bee_starts_and_leaves_on_the_host_actors_thread(make_runtime):
+    # the host actor owns the seats: it admits the bee, takes it off the registry, fits the
+    # store pool and wakes the claimer, each on its own thread (the bee's thread only
+    # tells it that it ended)
+    rt = make_runtime()
+    fitted: list[tuple[int, str]] = []
+    rt.host.watch(lambda running: fitted.append((running, threading.current_thread().name)))
+    claimer = Inbox(look=lambda: threading.current_thread().name)
+    rt.names.register(CLAIMER, claimer)
+    queue(rt, 7)
+    assert claimer_of(rt).run_once().started == (7,)
+    assert claimer.heard.wait(10)
+    [(told, told_on)] = claimer.told
+    assert told == SlotFree(7) and told_on.startswith("HostActor")
+    assert [running for running, _ in fitted] == [1, 0]
+    assert all(thread.startswith("HostActor") for _, thread in fitted)
+
+
+def test_a_bee_that_ended_while_no_host_ran_is_taken_off_by_the_next_host(make_runtime):
+    # its leave found no owner (the host crashed or stopped first): the next host's start
+    # takes it off the registry, or it would count as running for the process's life
+    rt = make_runtime(AGENT=AGENT + "until_released")
+    queue(rt, 6)
+    assert claimer_of(rt).run_once().started == (6,)
+    [host] = [
+        ref
+        for ref in pykka.ActorRegistry.get_by_class(HostActor)
+        if getattr(HostActor.of(ref), "host", None) is rt.host
+    ]
+    host.stop()
+    agents.RELEASE.set()
+    assert wait_for_ending(rt.db, 6).outcome == "finished"
+    eventually(lambda: all(bee.ended for bee in rt.work.bees()))
+    assert rt.host.running() == 1 and not rt.host.ready  # its leave was dropped
+    successor = HostActor.start(rt.host, rt.names)
+    try:
+        eventually(lambda: rt.host.running() == 0 and rt.host.ready)
+    finally:
+        successor.stop()
 
 
 @pytest.mark.through_pgbouncer
