@@ -46,7 +46,7 @@ def test_children_by_role_in_start_order(hive_tree):
             {},
             [
                 *("http", "reaper", "queen", "reviewer", "jobs", "retention"),
-                *("runner", "runner/bees", "runner/claimer", "drain"),
+                *("runner", "runner/host", "runner/bees", "runner/claimer", "drain"),
             ],
         ),
         (
@@ -59,6 +59,7 @@ def test_children_by_role_in_start_order(hive_tree):
                 "jobs",
                 "retention",
                 "runner",
+                "runner/host",
                 "runner/bees",
                 "drain",
             ],
@@ -69,7 +70,7 @@ def test_children_by_role_in_start_order(hive_tree):
         ),
         (
             {"ROLE": "runner"},
-            ["http", "reaper", "runner", "runner/bees", "runner/claimer", "drain"],
+            ["http", "reaper", "runner", "runner/host", "runner/bees", "runner/claimer", "drain"],
         ),
         (
             {"ROLE": "queen", "QUEEN_BEES_RUN_ELSEWHERE": "on", "SHAPER_AGENT": "demo"},
