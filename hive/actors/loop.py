@@ -27,7 +27,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from hive.rules.jitter import jittered
-from hive.store.listen import ORDERS_CHANNEL, Listener
+from hive.store.listen import ORDERS_CHANNEL, Listener, Reason
 from supervisors import Registry, SupervisedActor
 
 # a wait is cut in slices this long so a stop or an in-process wake is seen at once
@@ -176,7 +176,7 @@ class LoopActor(SupervisedActor):
             if heard.recheck:
                 # one pass answers every hint already queued: eight orders queued at
                 # once are one wake, not eight passes
-                while listener.wait(0).reason == "notified":
+                while listener.wait(0).reason is Reason.NOTIFIED:
                     pass
                 return
 

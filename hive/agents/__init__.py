@@ -17,6 +17,7 @@ from hive.agents.base import (
     Report,
     Turn,
     TurnContext,
+    TurnOutcome,
     TurnStartError,
 )
 from hive.agents.protocol import REFUSAL_KINDS, Usage
@@ -35,6 +36,7 @@ __all__ = [
     "Report",
     "Turn",
     "TurnContext",
+    "TurnOutcome",
     "TurnStartError",
     "Usage",
     "start_turn",

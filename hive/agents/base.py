@@ -42,17 +42,15 @@ from hive.agents.transcript import OnLine, Transcript
 from hive.errors import HiveError
 
 # re-exported: the adapters name a turn's outcomes from here
-from hive.rules.states import ENDED_BADLY as ENDED_BADLY
-from hive.rules.states import ENDED_UNEXPECTEDLY as ENDED_UNEXPECTEDLY
-from hive.rules.states import FINISHED as FINISHED
-from hive.rules.states import REFUSED_OUTCOME
+from hive.rules.states import TurnOutcome as TurnOutcome
 from hive.rules.turn_stop import ESC_ABANDON, ESC_KILL_GROUP, escalation
 
-REFUSED = REFUSED_OUTCOME
-# The order's outcome labels are the rules' (hive/rules/states.py); STOPPED is the
-# adapter's own: the caller knows why it stopped the turn and names the order's outcome.
-STOPPED = "stopped"
-OUTCOMES = (FINISHED, ENDED_BADLY, ENDED_UNEXPECTEDLY, STOPPED, REFUSED)
+FINISHED = TurnOutcome.FINISHED
+ENDED_BADLY = TurnOutcome.ENDED_BADLY
+ENDED_UNEXPECTEDLY = TurnOutcome.ENDED_UNEXPECTEDLY
+STOPPED = TurnOutcome.STOPPED
+REFUSED = TurnOutcome.REFUSED
+OUTCOMES = tuple(TurnOutcome)
 
 # a turn stopped by its own timer: this, then the variable that bounds it (`bound_name`)
 REASON_BOUND = "past its bound"
@@ -74,7 +72,7 @@ class Ending:
     exited, `signal` for one a signal killed; `stop_reason` when we stopped it; `refusal`
     and `usage` as the agent reported them; `error` for a callable that raised."""
 
-    outcome: str
+    outcome: TurnOutcome
     seconds: float
     exit_code: int | None = None
     signal: int | None = None
@@ -186,7 +184,7 @@ class Turn:
         return self._ending
 
     @property
-    def outcome(self) -> str | None:
+    def outcome(self) -> TurnOutcome | None:
         return self._ending.outcome if self._ending else None
 
     @property
@@ -276,7 +274,7 @@ class Turn:
 
     def _finish(
         self,
-        natural: str,
+        natural: TurnOutcome,
         *,
         exit_code: int | None = None,
         signal: int | None = None,
@@ -314,7 +312,7 @@ class Turn:
 
 
 def _ending_line(ending: Ending) -> str:
-    how = [ending.outcome]
+    how = [ending.outcome.value]
     if ending.exit_code is not None:
         how.append(f"exit {ending.exit_code}")
     if ending.signal is not None:

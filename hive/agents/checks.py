@@ -80,11 +80,11 @@ class CheckTurn:
         turn.wait()
         ending = turn.ending
         assert ending is not None
-        if ending.outcome == FINISHED:
+        if ending.outcome is FINISHED:
             result = CheckResult.PASS
-        elif ending.outcome == STOPPED and ending.at_bound:
+        elif ending.outcome is STOPPED and ending.at_bound:
             result = CheckResult.TIMEOUT
-        elif ending.outcome == STOPPED:
+        elif ending.outcome is STOPPED:
             result = CheckResult.ERROR
         else:
             result = CheckResult.FAIL

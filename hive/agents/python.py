@@ -26,6 +26,7 @@ from hive.agents.base import (
     Report,
     Turn,
     TurnContext,
+    TurnOutcome,
     TurnStartError,
 )
 from hive.agents.protocol import ProtocolError, refusal_kind
@@ -79,7 +80,7 @@ class PythonTurn(Turn):
         self._record_exit()
         self._finish(self._outcome_of(result))
 
-    def _outcome_of(self, result: object) -> str:
+    def _outcome_of(self, result: object) -> TurnOutcome:
         if result is None or result is True:
             return FINISHED
         if result is False:

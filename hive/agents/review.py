@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import hive
-from hive.agents.base import Ending, Turn, TurnContext, TurnStartError
+from hive.agents.base import Ending, Turn, TurnContext, TurnOutcome, TurnStartError
 from hive.agents.claude import start_claude
 from hive.agents.codex import start_codex
 from hive.agents.command import start_command
@@ -34,7 +34,6 @@ from hive.rules.branches import branch_name
 from hive.rules.criteria import MARK
 from hive.rules.modes import AgentKind
 from hive.rules.reviewer import REVIEW_ROW_SECONDS
-from hive.rules.states import FINISHED
 
 
 def demo_command(module: str) -> str:
@@ -167,7 +166,7 @@ class Review:
     @property
     def complete(self) -> bool:
         """Whether the reviewer ran to its own end (not stopped, not failed to exit 0)."""
-        return self.ending.outcome == FINISHED
+        return self.ending.outcome is TurnOutcome.FINISHED
 
 
 class ReviewTurn:

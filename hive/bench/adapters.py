@@ -160,7 +160,7 @@ def _turn(spec: str, fake: Path, worktree: Path, sandbox: Sandbox) -> tuple[floa
     if not turn.wait(TURN_SECONDS):
         raise HiveError(f"a turn of {spec} did not end in {TURN_SECONDS:.0f} s")
     seconds = time.perf_counter() - began
-    if turn.outcome != FINISHED:
+    if turn.outcome is not FINISHED:
         raise HiveError(f"a turn of {spec} ended {turn.outcome}, not {FINISHED}")
     usage = turn.usage
     return seconds, int(usage is not None and usage.output_tokens == OUTPUT_TOKENS)

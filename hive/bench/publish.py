@@ -276,7 +276,7 @@ def _agent_seconds(root: Path, n: int) -> float:
     turn.wait()
     turn.transcript.close()
     ending = turn.ending
-    if ending is None or ending.outcome != FINISHED:
+    if ending is None or ending.outcome is not FINISHED:
         raise HiveError(f"bench: the side-by-side demo agent did not finish #{n}: {ending}")
     return ending.seconds
 

@@ -36,7 +36,7 @@ import psycopg
 
 from hive.rules.board import SNAPSHOT, catch_up
 from hive.services import board_watch
-from hive.services.board_watch import Listener, Wake
+from hive.services.board_watch import Listener, Reason, Wake
 
 log = logging.getLogger("hive.board")
 
@@ -278,7 +278,7 @@ class Hub:
         deadline = time.monotonic() + COALESCE_SECONDS
         while batch and (left := deadline - time.monotonic()) > 0:  # gather the burst
             heard = listener.wait(left)
-            if heard.reason == "timeout":
+            if heard.reason is Reason.TIMEOUT:
                 break
             self._take(heard, batch)
         return batch
@@ -288,7 +288,7 @@ class Hub:
         woke the thread)."""
         for payload in heard.payloads:
             batch.add(payload)
-        if heard.reason == "reconnected":
+        if heard.reason is Reason.RECONNECTED:
             # notifications were lost while the connection was away: refresh everything
             self._renew()  # the watch may have expired meanwhile
             with self._lock:

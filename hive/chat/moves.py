@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from hive.chat.config import QUEEN
@@ -26,6 +27,19 @@ NOTE_MAX_CHARS = 200  # a note is cut in a move's one line
 SHA_SHOWN = 12
 
 
+class MoveKind(StrEnum):
+    """What a move is: the `move` column `chat_moves` reads (and a move's cause names)."""
+
+    MERGED = "merged"
+    SENDBACK = "sendback"
+    ESCALATE = "escalate"
+    REST = "rest"
+
+
+# what a judged move says of its issue
+_SAID = {MoveKind.SENDBACK: "sent back", MoveKind.ESCALATE: "escalated: a person decides"}
+
+
 @dataclass(frozen=True)
 class Move:
     cause: str
@@ -35,16 +49,16 @@ class Move:
 
 def line_of(row: dict[str, Any]) -> Move:
     """One move's line and cause from its row of `chat_moves`."""
-    what, issue, at = row["move"], row["issue"], row["at"]
+    what, issue, at = MoveKind(row["move"]), row["issue"], row["at"]
     note = _one_line(row["detail"] or "")
-    if what == "merged":
+    if what is MoveKind.MERGED:
         sha = (row["detail"] or "")[:SHA_SHOWN]
         return Move(f"move:merged:{issue}:{row['detail']}", f"#{issue} merged as {sha}.", issue)
-    if what == "rest":
+    if what is MoveKind.REST:
         until = f"{row['until']:%H:%M}Z"
         line = f"Key {row['key_index']} rests until {until} ({note or 'refused'})."
         return Move(f"move:rest:{row['key_index']}:{row['until'].isoformat()}", line, None)
-    said = "sent back" if what == "sendback" else "escalated: a person decides"
+    said = _SAID[what]
     line = f"#{issue} {said} (attempt {row['attempt']})" + (f": {note}" if note else ".")
     return Move(f"move:{what}:{issue}:{row['attempt']}:{at.isoformat()}", line, issue)
 

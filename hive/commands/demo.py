@@ -28,8 +28,9 @@ from dulwich.repo import Repo
 
 from hive import demo_data
 from hive.errors import HiveError
+from hive.rules.modes import Role
 from hive.services import database, demo
-from hive.services.demo import DATABASE, Row
+from hive.services.demo import DATABASE, Row, Stand
 from hive.settings import Settings
 from hive.swarm import Serve, WaitTimeout, kill_everything_under, start_serve, wait_for
 
@@ -82,9 +83,9 @@ def run(args: argparse.Namespace) -> int:
     serves: list[Serve] = []
     try:
         common = _environment(settings, url, repo)
-        serves.append(_start(root, "queen", common, HIVE_ROLE="queen"))
+        serves.append(_start(root, "queen", common, Role.QUEEN))
         for n in range(1, args.runners + 1):
-            serves.append(_start(root, f"runner-{n}", common, HIVE_ROLE="runner"))
+            serves.append(_start(root, f"runner-{n}", common, Role.RUNNER))
         _watch(url, serves, args.timeout)
         _stop(serves)
     except BaseException:
@@ -135,9 +136,9 @@ def _environment(settings: Settings, url: str, repo: Path) -> dict[str, str]:
     }
 
 
-def _start(root: Path, name: str, common: dict[str, str], **extra: str) -> Serve:
-    env = {**common, **extra, "HIVE_WORKDIR": str(root / name)}
-    if extra.get("HIVE_ROLE") == "runner":
+def _start(root: Path, name: str, common: dict[str, str], role: Role) -> Serve:
+    env = {**common, "HIVE_ROLE": role.value, "HIVE_WORKDIR": str(root / name)}
+    if role is Role.RUNNER:
         env["HIVE_RUNNER_NAME"] = name
     serve = start_serve(name, env, cwd=root, log_dir=root / "logs")
     print(f"  started {name} (pid {serve.pid}), log {serve.log_path}")
@@ -147,7 +148,7 @@ def _start(root: Path, name: str, common: dict[str, str], **extra: str) -> Serve
 def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
     """Print each issue's moves until every sample issue is merged (or closed)."""
     wanted = {sample.number for sample in demo_data.ALL_ISSUES}
-    seen: dict[int, str] = {}
+    seen: dict[int, Stand] = {}
     began = time.monotonic()
     with psycopg.connect(url, autocommit=True) as db:
 
@@ -160,18 +161,18 @@ def _watch(url: str, serves: list[Serve], timeout_seconds: float) -> None:
                         f"its log {serve.log_path} ends:\n{serve.tail(10)}"
                     )
             closed = set()
-            for number, state in sorted(demo.states(db).items()):
-                if seen.get(number) != state:
-                    seen[number] = state
-                    print(f"  {time.monotonic() - began:6.1f} s  #{number} {state}")
-                if state.startswith(("merged", "closed")):
+            for number, stand in sorted(demo.states(db).items()):
+                if seen.get(number) != stand:
+                    seen[number] = stand
+                    print(f"  {time.monotonic() - began:6.1f} s  #{number} {stand.said}")
+                if stand.closed is not None:
                     closed.add(number)
             return wanted <= closed
 
         try:
             wait_for(all_closed, timeout_seconds, "every issue merged", poll_seconds=POLL_SECONDS)
         except WaitTimeout:
-            open_ones = sorted(n for n in wanted if not seen.get(n, "").startswith("merged"))
+            open_ones = sorted(n for n in wanted if not ((s := seen.get(n)) and s.merged))
             raise HiveError(
                 f"demo: issues {open_ones} were not merged within {timeout_seconds:g} s "
                 f"(logs in {serves[0].log_path.parent})"

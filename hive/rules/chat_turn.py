@@ -22,7 +22,7 @@ from enum import Enum
 from hive.rules.chat import HOLD_MAX_SECONDS, one_line
 from hive.rules.credits import may_order
 from hive.rules.spend import spend_stops
-from hive.rules.states import FINISHED
+from hive.rules.states import TurnOutcome
 
 NO_ISSUE = "Name the issue (#12) whose conversation I resume, and I answer."
 SAID_NOTHING = "My turn ended and said nothing."
@@ -108,7 +108,7 @@ def reply_of(lines: Sequence[str]) -> str:
 def answer(
     issue: int,
     tries: int,
-    outcome: str,
+    outcome: TurnOutcome,
     lines: Sequence[str],
     *,
     refusal: str | None = None,
@@ -121,7 +121,7 @@ def answer(
         said = f"My turn on #{issue} went past its bound and was stopped; ask me a shorter one."
     elif refusal is not None:
         said = f"The provider refused my turn on #{issue} ({refusal}); ask me again later."
-    elif outcome != FINISHED:
+    elif outcome is not TurnOutcome.FINISHED:
         code = "" if exit_code is None else f", exit {exit_code}"
         said = f"My turn on #{issue} ended without an answer ({outcome}{code})."
     else:

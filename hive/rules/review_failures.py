@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hive.rules.reviewer import WAIT_PAUSE_START_SECONDS, next_pause_seconds
-from hive.rules.states import WAIT, Outcome
+from hive.rules.states import WAIT, TurnOutcome
 
 REVIEW_FAILURES_MAX = 3  # HIVE_REVIEW_FAILURES_MAX's default
 START, CRASH, TIMEOUT, NO_VERDICT, REFUSED, ERROR = (
@@ -49,7 +49,7 @@ NOT_FOUND_EXITS = (126, 127)
 
 
 def failure_reason(
-    outcome: str,
+    outcome: TurnOutcome,
     *,
     bound: bool,
     refused: bool,
@@ -65,7 +65,7 @@ def failure_reason(
         return REFUSED
     if bound:
         return TIMEOUT
-    if outcome != Outcome.FINISHED:
+    if outcome is not TurnOutcome.FINISHED:
         return START if exit_code in NOT_FOUND_EXITS else CRASH
     if judged < criteria:
         return NO_VERDICT

@@ -166,6 +166,18 @@ class Outcome(StrEnum):
     CANCELLED = "cancelled"
 
 
+class TurnOutcome(StrEnum):
+    """How an agent's turn ended, as its adapter tells it (`hive.agents.base`): the bee
+    sorts it into the order's `Outcome`. STOPPED is the adapter's own: the caller knows
+    why it stopped the turn and names the order's outcome."""
+
+    FINISHED = "finished"
+    ENDED_BADLY = "ended badly"
+    ENDED_UNEXPECTEDLY = "ended unexpectedly"
+    STOPPED = "stopped"
+    REFUSED = "refused"
+
+
 FINISHED = Outcome.FINISHED
 ENDED_BADLY = Outcome.ENDED_BADLY
 ENDED_UNEXPECTEDLY = Outcome.ENDED_UNEXPECTEDLY

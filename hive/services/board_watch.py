@@ -6,9 +6,9 @@ from __future__ import annotations
 from hive.store import board
 from hive.store.board import BOARD_CHANNEL
 from hive.store.db import Db
-from hive.store.listen import Listener, Wake
+from hive.store.listen import Listener, Reason, Wake
 
-__all__ = ["Listener", "Wake", "listener", "unwatch", "watch"]
+__all__ = ["Listener", "Reason", "Wake", "listener", "unwatch", "watch"]
 
 
 def watch(db: Db, holder: str, ttl_seconds: float) -> None:

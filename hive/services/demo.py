@@ -15,7 +15,7 @@ from dulwich.pack import PackData
 from hive import demo_data
 from hive.errors import HiveError
 from hive.git.importing import parse
-from hive.rules.issue_states import IssueState
+from hive.rules.issue_states import ClosedCode, IssueState
 from hive.rules.jobs import JobKind
 from hive.store import bundles, issues, jobs, orders, scratch, shapes
 from hive.store.migrate import apply as apply_migrations
@@ -33,6 +33,18 @@ class Row:
     runner: str  # the last attempt's
     commits: int  # the last attempt's bundle
     merged_sha: str | None
+
+
+@dataclass(frozen=True)
+class Stand:
+    """Where an issue is: a few words for people (`said`), and why it closed (None: open)."""
+
+    said: str
+    closed: ClosedCode | None = None
+
+    @property
+    def merged(self) -> bool:
+        return self.closed is ClosedCode.MERGED
 
 
 def fresh_database(server_url: str) -> str:
@@ -57,26 +69,28 @@ def add_sample_issues(url: str) -> None:
             issues.upsert(db, sample.number, sample.issue)
 
 
-def states(db: psycopg.Connection[Any]) -> dict[int, str]:
-    """Where each issue is, in a few words: its order, its review, its publish job."""
-    found: dict[int, str] = {}
+def states(db: psycopg.Connection[Any]) -> dict[int, Stand]:
+    """Where each issue is: its order, its review, its publish job, or why it closed."""
+    found: dict[int, Stand] = {}
     for order in orders.listing(db):
         issue = issues.get(db, order.issue)
         job = jobs.live(db, JobKind.PUBLISH, order.issue)
-        if issue is not None and issue.state == IssueState.CLOSED:
-            found[order.issue] = issue.closed_reason or "closed"
+        if issue is not None and issue.state is IssueState.CLOSED:
+            code = issue.closed_code or ClosedCode.OTHER
+            found[order.issue] = Stand(issue.closed_reason or "closed", code)
         elif order.finished_at is None:
             where = f"on {order.claimed_by}" if order.claimed_by else "queued"
-            found[order.issue] = f"attempt {order.attempt} {where}"
+            found[order.issue] = Stand(f"attempt {order.attempt} {where}")
         elif order.review_state is None:
-            found[order.issue] = f"attempt {order.attempt} ended {order.outcome}"
+            found[order.issue] = Stand(f"attempt {order.attempt} ended {order.outcome}")
         elif job is not None:
-            found[order.issue] = f"accepted; publishing: {job.step} ({job.detail or job.state})"
+            step = f"{job.step} ({job.detail or job.state})"
+            found[order.issue] = Stand(f"accepted; publishing: {step}")
         else:
-            found[order.issue] = f"reviewed: {order.review_state}"
+            found[order.issue] = Stand(f"reviewed: {order.review_state}")
     for shape in shapes.of_open_issues(db).values():
         if shape.issue not in found:
-            found[shape.issue] = f"shaper: {shape.state}"
+            found[shape.issue] = Stand(f"shaper: {shape.state}")
     return found
 
 

@@ -28,7 +28,8 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
+from enum import Enum
+from typing import Any, ClassVar
 
 import psycopg
 
@@ -60,7 +61,16 @@ JOIN_WAIT_SECONDS = SLICE_SECONDS + CONNECT_TIMEOUT_SECONDS + 1.0
 # (a queued or released order's is its issue number)
 ENDED_PREFIX = "ended:"
 
-Reason = Literal["notified", "reconnected", "woken", "timeout"]
+
+class Reason(Enum):
+    """Why a `wait` returned."""
+
+    NOTIFIED = "notified"  # a notification came (its payload is in `payloads`)
+    RECONNECTED = "reconnected"  # the connection was made again: notifications were lost
+    WOKEN = "woken"  # another thread called `wake()`
+    TIMEOUT = "timeout"  # nothing came
+
+
 _RECONNECTED = object()
 _WOKEN = object()
 
@@ -73,7 +83,7 @@ class Wake:
     @property
     def recheck(self) -> bool:
         """Whether the owner should look at the table now (a hint or a lost hint)."""
-        return self.reason in ("notified", "reconnected")
+        return self.reason in (Reason.NOTIFIED, Reason.RECONNECTED)
 
 
 def is_ending(payload: str) -> bool:
@@ -134,16 +144,16 @@ class Listener:
         try:
             got = self._inbox.get(timeout=max(0.0, timeout_seconds))
         except queue.Empty:
-            return Wake("timeout")
+            return Wake(Reason.TIMEOUT)
         if got is _RECONNECTED:
-            return Wake("reconnected")
+            return Wake(Reason.RECONNECTED)
         if got is _WOKEN:
-            return Wake("woken")
-        return Wake("notified", (str(got),))
+            return Wake(Reason.WOKEN)
+        return Wake(Reason.NOTIFIED, (str(got),))
 
     def wake(self) -> None:
         """Make the owner's `wait` (the one under way, else the next) return at once,
-        with reason "woken": another thread has something for the owner to do."""
+        with the reason WOKEN: another thread has something for the owner to do."""
         self._inbox.put(_WOKEN)
 
     def _skips(self, payload: str) -> bool:

@@ -323,7 +323,7 @@ class Bee:
         )
         with self._changed:
             self.outcome = closing.outcome if closing.landed else None
-        if outcome == HANDED_BACK and closing.landed:
+        if outcome is HANDED_BACK and closing.landed:
             rt.metrics.handed_back.inc()
         log.info(
             "order ended %s%s (salvaged %d files, bundle %d bytes)",

@@ -17,7 +17,7 @@ import psycopg
 from psycopg_pool import ConnectionPool
 
 from hive import prices
-from hive.agents import REFUSED, STOPPED, Ending
+from hive.agents import Ending, TurnOutcome
 from hive.agents.conversation import RESUMING_AGENTS, Conversation
 from hive.agents.protocol import Usage
 from hive.git.bundles import BundleTooLarge, bundle
@@ -32,6 +32,7 @@ from hive.rules.spend import Cost, PriceTable, cost_of, price_of
 from hive.rules.states import (
     ENDED_BADLY,
     ENDED_UNEXPECTEDLY,
+    FINISHED,
     HANDED_BACK,
     REFUSED_OUTCOME,
     Outcome,
@@ -55,7 +56,12 @@ log = logging.getLogger("hive.bee")
 END_RETRY_WINDOW_SECONDS = 120.0
 END_RETRY_FIRST_SECONDS = 1.0
 END_RETRY_MAX_SECONDS = 10.0
-KNOWN_OUTCOMES = frozenset(Outcome)
+# the order's outcome of a turn that ended by itself
+_NATURAL = {
+    TurnOutcome.FINISHED: FINISHED,
+    TurnOutcome.ENDED_BADLY: ENDED_BADLY,
+    TurnOutcome.ENDED_UNEXPECTEDLY: ENDED_UNEXPECTEDLY,
+}
 BARE = "bare"  # the last form of an ending: no figures, no bundle, no sale
 
 
@@ -65,20 +71,22 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[Outcome, str | Non
     A turn we stopped to hand it back is `handed back`; one stopped past its bound ended
     badly; a provider's refusal is sorted by the keys card (a quota is `quota
     exhausted`); otherwise the adapter's own label is the order's."""
-    if ending.outcome == STOPPED:
+    turn = ending.outcome
+    if turn is TurnOutcome.STOPPED:
         if handed_back:
             return HANDED_BACK, None
         if ending.at_bound:
             return ENDED_BADLY, f"stopped {ending.stop_reason}"
         return ENDED_BADLY, f"stopped: {ending.stop_reason}"
-    if ending.outcome == REFUSED:
+    if turn is TurnOutcome.REFUSED:
         kind = ending.refusal or ""
         outcome = refusal_outcome(sort_refusal(kind))
         return outcome or REFUSED_OUTCOME, f"the provider refused the turn ({kind})"
-    if ending.outcome in KNOWN_OUTCOMES:
-        return Outcome(ending.outcome), None  # the adapters' labels are the closed set's
-    # an adapter's word outside the closed set ends the order all the same, and says it
-    return ENDED_UNEXPECTEDLY, f"the agent's turn ended with {shown(ending.outcome)!r}"
+    natural = _NATURAL.get(turn) if isinstance(turn, TurnOutcome) else None
+    if natural is not None:
+        return natural, None
+    # an adapter's word outside its closed set ends the order all the same, and says it
+    return ENDED_UNEXPECTEDLY, f"the agent's turn ended with {shown(str(turn))!r}"
 
 
 @dataclass(frozen=True)
@@ -196,7 +204,7 @@ def close_order(
     group commit, which writes endings that come at once in one statement (None: this
     one is written alone)."""
     issue = ending.fence.issue
-    reason = HANDED_BACK if ending.outcome == HANDED_BACK else "finished"
+    reason = HANDED_BACK if ending.outcome is HANDED_BACK else FINISHED
     kept = None
     out = None
     with own_repo(checkout) as repo:  # its own Repo object: endings run side by side

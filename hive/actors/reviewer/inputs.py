@@ -145,7 +145,7 @@ def settle(
 def how_it_ended(done: Review, judged: int, criteria: int) -> str:
     """One line on how a review turn that gave no verdict ended."""
     ending = done.ending
-    how = [ending.outcome]
+    how = [ending.outcome.value]
     if ending.exit_code is not None:
         how.append(f"exit {ending.exit_code}")
     if ending.signal is not None:

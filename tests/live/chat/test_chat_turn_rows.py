@@ -12,7 +12,7 @@ from hive.rules.spend import day_start
 from hive.store import chat as store
 from hive.store import chat_turns, spend
 from hive.store.chat_turns import CHAT_CHANNEL, Spent
-from hive.store.listen import Listener
+from hive.store.listen import Listener, Reason
 
 from .conftest import add_issue
 
@@ -94,10 +94,10 @@ def test_a_row_owed_or_let_go_wakes_the_processes_that_run_turns(db, hive_db_url
         owe(db, 1, body="composed: no turn")
         row = owe(db, 2)
         heard = listener.wait(5)
-        assert heard.reason == "notified" and heard.payloads == (str(row),)
+        assert heard.reason == Reason.NOTIFIED and heard.payloads == (str(row),)
         held = chat_turns.claim(db, "runner-a", 60)
         assert held is not None
-        assert listener.wait(0.3).reason == "timeout"  # a claim wakes nobody
+        assert listener.wait(0.3).reason == Reason.TIMEOUT  # a claim wakes nobody
         chat_turns.let_go(db, held, "runner-a")
         assert listener.wait(5).payloads == (str(row),)
 

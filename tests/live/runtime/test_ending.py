@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hive.actors.bee.ending import Leftover, close_order, order_ending, order_outcome
-from hive.agents import REASON_BOUND, Ending
+from hive.agents import REASON_BOUND, Ending, TurnOutcome
 from hive.agents.protocol import Usage
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
@@ -19,14 +19,16 @@ from tests.live.runtime.conftest import add_issue
 
 
 def test_a_stopped_turn_handed_back_is_handed_back():
-    assert order_outcome(Ending("stopped", 1.0, stop_reason="handed back"), True) == (
+    assert order_outcome(Ending(TurnOutcome.STOPPED, 1.0, stop_reason="handed back"), True) == (
         "handed back",
         None,
     )
 
 
 def test_a_turn_stopped_at_its_bound_ended_badly_and_says_why():
-    ending = Ending("stopped", 3600.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)")
+    ending = Ending(
+        TurnOutcome.STOPPED, 3600.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)"
+    )
     assert order_outcome(ending, False) == (
         "ended badly",
         "stopped past its bound (HIVE_TURN_MAX_SECONDS)",
@@ -34,7 +36,7 @@ def test_a_turn_stopped_at_its_bound_ended_badly_and_says_why():
 
 
 def test_a_turn_that_finished_before_its_hand_back_keeps_its_outcome():
-    assert order_outcome(Ending("finished", 1.0), True) == ("finished", None)
+    assert order_outcome(Ending(TurnOutcome.FINISHED, 1.0), True) == ("finished", None)
 
 
 def test_a_word_outside_the_closed_set_ends_the_order_unexpectedly_and_says_it():
@@ -45,17 +47,17 @@ def test_a_word_outside_the_closed_set_ends_the_order_unexpectedly_and_says_it()
 
 
 def test_refusals_are_sorted_by_the_keys_card():
-    quota = Ending("refused", 1.0, refusal="insufficient_quota")
+    quota = Ending(TurnOutcome.REFUSED, 1.0, refusal="insufficient_quota")
     assert order_outcome(quota, False)[0] == "quota exhausted"
-    transient = Ending("refused", 1.0, refusal="rate_limit")
+    transient = Ending(TurnOutcome.REFUSED, 1.0, refusal="rate_limit")
     assert order_outcome(transient, False)[0] == "refused"
-    other = Ending("refused", 1.0, refusal="teapot")
+    other = Ending(TurnOutcome.REFUSED, 1.0, refusal="teapot")
     assert order_outcome(other, False)[0] == "ended badly"
 
 
 def test_the_adapters_own_labels_pass_through():
-    for label in ("finished", "ended badly", "ended unexpectedly"):
-        assert order_outcome(Ending(label, 1.0), False) == (label, None)
+    for turn in (TurnOutcome.FINISHED, TurnOutcome.ENDED_BADLY, TurnOutcome.ENDED_UNEXPECTEDLY):
+        assert order_outcome(Ending(turn, 1.0), False) == (turn.value, None)
 
 
 def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
@@ -73,7 +75,9 @@ def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
         provider="anthropic",
         model="claude-x",
     )
-    assert order_ending(fence, Ending("finished", 1.0), False) == OrderEnding(fence, "finished")
+    assert order_ending(fence, Ending(TurnOutcome.FINISHED, 1.0), False) == OrderEnding(
+        fence, "finished"
+    )
 
 
 def _close(rt, issue: int, outcome: str, max_bytes: int):

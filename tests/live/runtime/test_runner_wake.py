@@ -11,7 +11,7 @@ import pytest
 from hive import configs
 from hive.actors.runner import RunnerActor
 from hive.rules.jitter import POLL_JITTER
-from hive.store.listen import Listener, is_ending
+from hive.store.listen import Listener, Reason, is_ending
 from hive.testing import wait_for_ending
 from hive.tree import claimer_ports
 from tests.live.runtime import agents
@@ -45,8 +45,8 @@ def test_a_hint_wakes_the_claimer_with_a_free_slot_and_not_the_full_one(make_run
             hint(busy_rt, payload)
         assert [everything.wait(10.0).payloads for _ in range(2)] == [("2",), ("3",)]
         # both hints were handed out by then: each to the claimer with room
-        assert [free_hears.wait(0).reason, free_hears.wait(0).reason] == ["notified"] * 2
-        assert busy_hears.wait(0).reason == "timeout"
+        assert [free_hears.wait(0).reason, free_hears.wait(0).reason] == [Reason.NOTIFIED] * 2
+        assert busy_hears.wait(0).reason == Reason.TIMEOUT
         agents.RELEASE.set()
         assert wait_for_ending(busy_rt.db, 1).outcome == "finished"
         eventually(busy.work.hungry)
@@ -54,7 +54,10 @@ def test_a_hint_wakes_the_claimer_with_a_free_slot_and_not_the_full_one(make_run
         hint(busy_rt, "5")
         assert [everything.wait(10.0).payloads for _ in range(2)] == [("4",), ("5",)]
         # two hungry claimers now: one hint each, in turn
-        assert busy_hears.wait(0).reason == "notified" and free_hears.wait(0).reason == "notified"
+        assert (
+            busy_hears.wait(0).reason == Reason.NOTIFIED
+            and free_hears.wait(0).reason == Reason.NOTIFIED
+        )
     busy._drop_listener()
     free._drop_listener()
 

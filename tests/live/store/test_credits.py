@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hive.actors.bee import ending as ending_module
 from hive.actors.bee.ending import Accounting, end_and_sell
 from hive.actors.reviewer.inputs import settle
-from hive.agents.base import Ending
+from hive.agents.base import Ending, TurnOutcome
 from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.credits import Kind, apply, replay, take
@@ -284,14 +284,20 @@ def test_each_review_turn_is_sold_with_its_spend_on_its_own_row(db: Any) -> None
     metrics = HiveMetrics()
     usage = Usage("anthropic", "claude-sonnet-4-5", 10, 20, cost_usd=0.05)
     for _ in range(2):  # two reviews of one attempt: two sales of 20 tokens
-        settle(db, review_row(1, got.conversation_id), Ending("finished", 1.0, usage=usage),
-               metrics, Accounting())  # fmt: skip
-    settle(db, review_row(1, got.conversation_id), Ending("finished", 1.0), metrics, Accounting())
+        row = review_row(1, got.conversation_id)
+        settle(db, row, Ending(TurnOutcome.FINISHED, 1.0, usage=usage), metrics, Accounting())
+    settle(
+        db,
+        review_row(1, got.conversation_id),
+        Ending(TurnOutcome.FINISHED, 1.0),
+        metrics,
+        Accounting(),
+    )
     sold = [(s["turn"].split(":")[0], s["tokens"]) for s in credits.sales_of_issue(db, 1)]
     assert sold == [("bee", 4), ("review", 20), ("review", 20), ("review", 1)]  # 1: unpriced
     order = orders.get(db, 1)
     assert order is not None and order.cost_usd == pytest.approx(0.01)  # its bee's turn
     assert spend.of_issue(db, 1).cost_usd == pytest.approx(0.11)  # the reviews on their rows
-    settle(db, review_row(2, free.conversation_id), Ending("finished", 1.0, usage=usage),
+    settle(db, review_row(2, free.conversation_id), Ending(TurnOutcome.FINISHED, 1.0, usage=usage),
            metrics, Accounting())  # fmt: skip
     assert credits.sales_of_issue(db, 2) == []

@@ -10,7 +10,7 @@ import pytest
 from hive.store import orders, pool
 from hive.store.board import BOARD_CHANNEL
 from hive.store.connect import named
-from hive.store.listen import Listener, is_ending
+from hive.store.listen import Listener, Reason, is_ending
 from hive.swarm import wait_for
 
 
@@ -110,8 +110,8 @@ def test_a_lost_connection_is_reported_to_every_subscriber_and_both_channels_com
                 " WHERE application_name = 'test-listen-lost'"
             ).fetchall()
         assert killed == [(True,)]
-        assert runner.wait(10.0).reason == "reconnected"
-        assert board.wait(10.0).reason == "reconnected"
+        assert runner.wait(10.0).reason == Reason.RECONNECTED
+        assert board.wait(10.0).reason == Reason.RECONNECTED
         with pool.connect(hive_db_url) as conn:
             conn.execute("SELECT pg_notify('hive_board', 'o:5')")
             conn.execute("SELECT pg_notify('hive_orders', '5')")
@@ -124,8 +124,8 @@ def test_a_listener_woken_by_another_thread_hears_woken_and_no_recheck(hive_db_u
     with Listener(hive_db_url, channels=(BOARD_CHANNEL,)) as board:
         board.wake()
         woken = board.wait(5.0)
-        assert (woken.reason, woken.recheck) == ("woken", False)
-        assert board.wait(0).reason == "timeout"
+        assert (woken.reason, woken.recheck) == (Reason.WOKEN, False)
+        assert board.wait(0).reason == Reason.TIMEOUT
 
 
 def test_an_unknown_channel_is_refused_before_anything_listens(hive_db_url):
@@ -150,7 +150,7 @@ def test_a_hint_wakes_one_hungry_runner_of_the_process_in_turn_not_the_herd(hive
         assert heard == ["1", "2", "ended:1", "3", "4"]
         got = {name: [] for name in ("first", "second", "busy")}
         for name, listener in (("first", first), ("second", second), ("busy", busy)):
-            while (wake := listener.wait(0.3)).reason == "notified":
+            while (wake := listener.wait(0.3)).reason == Reason.NOTIFIED:
                 got[name] += wake.payloads
         # four orders, two hungry runners: two each, the ending to nobody, none to the busy
         assert sorted(got["first"] + got["second"]) == ["1", "2", "3", "4"]
@@ -163,6 +163,6 @@ def test_a_hint_wakes_one_hungry_runner_of_the_process_in_turn_not_the_herd(hive
         woken = [
             name
             for name, one in (("first", first), ("second", second), ("busy", busy))
-            if one.wait(0.5).reason == "notified"
+            if one.wait(0.5).reason == Reason.NOTIFIED
         ]
         assert sorted(woken) == ["busy", "first", "second"]  # in turn, each once

@@ -3,7 +3,7 @@ import uuid
 
 from hive.store import bundles, leases, orders, reaping
 from hive.store.bundles import NewBundle
-from hive.store.listen import Listener
+from hive.store.listen import Listener, Reason
 from hive.store.orders import ClaimedOrder, Fence, Insertion, NewOrder, Order, OrderEnding
 from hive.store.sql import q
 
@@ -16,7 +16,7 @@ def test_a_queued_order_carries_its_brief_and_wakes_the_listeners(conn, hive_db_
     with Listener(hive_db_url) as listener:
         made = queue(conn, 1, brief="fix it", key_index=2, key_fingerprint="f" * 16)
         woke = listener.wait(5.0)
-    assert woke.reason == "notified" and woke.payloads == ("1",)
+    assert woke.reason == Reason.NOTIFIED and woke.payloads == ("1",)
     assert made.queued_at is not None and made.brief == "fix it"
     assert (made.started, made.attempt, made.dispatched_at) == (True, 1, None)
 

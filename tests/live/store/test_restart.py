@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hive.store import embedded, migrate, orders, pool
-from hive.store.listen import Listener
+from hive.store.listen import Listener, Reason
 from hive.store.orders import NewOrder
 from hive.store.sql import q
 
@@ -84,7 +84,7 @@ def test_a_restart_costs_a_pool_caller_no_failed_call_and_the_listener_hears_aga
         assert orders.listing(db) == []
         assert _restart(pgdata) == url
         assert orders.listing(db) == []  # the first call after the restart just works
-        assert listener.wait(DEADLINE_SECONDS).reason == "reconnected"
+        assert listener.wait(DEADLINE_SECONDS).reason == Reason.RECONNECTED
         assert listener.reconnects == 1
         _queue(url, range(1, 2))
         assert listener.wait(DEADLINE_SECONDS).payloads == ("1",)

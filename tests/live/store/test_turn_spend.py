@@ -12,7 +12,7 @@ import pytest
 
 from hive.actors.bee.ending import Accounting, end_and_sell
 from hive.actors.reviewer.inputs import settle
-from hive.agents.base import Ending
+from hive.agents.base import Ending, TurnOutcome
 from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.spend import day_start
@@ -37,7 +37,7 @@ def _review(db: Any, issue: int, usd: float | None, tokens: tuple[int, int] = (1
     order = orders.get(db, issue)
     assert order is not None
     usage = Usage("anthropic", "claude-sonnet-4-5", *tokens, cost_usd=usd)
-    ending = Ending("finished", 1.0, usage=usage)
+    ending = Ending(TurnOutcome.FINISHED, 1.0, usage=usage)
     settle(db, review_row(issue, order.conversation_id), ending, HiveMetrics(), Accounting())
 
 

@@ -15,6 +15,7 @@ from hive.rules.chat_turn import (
     refusal,
     reply,
 )
+from hive.rules.states import TurnOutcome as T
 
 
 @pytest.mark.parametrize(
@@ -125,22 +126,22 @@ def test_the_reply_is_the_models_text_or_the_commands_output(lines, said):
 @pytest.mark.parametrize(
     ("kwargs", "said"),
     [
-        ({"outcome": "finished", "lines": ["it was the import"]}, "it was the import"),
-        ({"outcome": "finished", "lines": []}, SAID_NOTHING),
+        ({"outcome": T.FINISHED, "lines": ["it was the import"]}, "it was the import"),
+        ({"outcome": T.FINISHED, "lines": []}, SAID_NOTHING),
         (
-            {"outcome": "stopped", "lines": ["x"], "at_bound": True},
+            {"outcome": T.STOPPED, "lines": ["x"], "at_bound": True},
             "My turn on #7 went past its bound and was stopped; ask me a shorter one.",
         ),
         (
-            {"outcome": "refused", "lines": [], "refusal": "rate_limit"},
+            {"outcome": T.REFUSED, "lines": [], "refusal": "rate_limit"},
             "The provider refused my turn on #7 (rate_limit); ask me again later.",
         ),
         (
-            {"outcome": "ended badly", "lines": ["half"], "exit_code": 3},
+            {"outcome": T.ENDED_BADLY, "lines": ["half"], "exit_code": 3},
             "My turn on #7 ended without an answer (ended badly, exit 3).",
         ),
         (
-            {"outcome": "ended unexpectedly", "lines": []},
+            {"outcome": T.ENDED_UNEXPECTEDLY, "lines": []},
             "My turn on #7 ended without an answer (ended unexpectedly).",
         ),
     ],
@@ -150,8 +151,8 @@ def test_the_answer_says_how_the_turn_ended(kwargs, said):
 
 
 def test_a_second_try_says_a_restart_cut_the_first():
-    assert rule.answer(7, 2, "finished", ["it was the import"]) == f"{AGAIN} it was the import"
-    long = rule.answer(7, 2, "finished", ["x" * MESSAGE_MAX_CHARS])
+    assert rule.answer(7, 2, T.FINISHED, ["it was the import"]) == f"{AGAIN} it was the import"
+    long = rule.answer(7, 2, T.FINISHED, ["x" * MESSAGE_MAX_CHARS])
     assert long.startswith(AGAIN) and len(long) == MESSAGE_MAX_CHARS
 
 

@@ -16,6 +16,7 @@ from hive.rules.review_failures import (
     after_failure,
     failure_reason,
 )
+from hive.rules.states import TurnOutcome as T
 
 
 def test_the_default_maximum_is_three() -> None:
@@ -26,18 +27,18 @@ def test_the_default_maximum_is_three() -> None:
 @pytest.mark.parametrize(
     ("outcome", "bound", "refused", "judged", "criteria", "reason"),
     [
-        ("finished", False, False, 2, 2, None),  # a verdict on every criterion
-        ("finished", False, False, 1, 2, NO_VERDICT),  # one left unjudged
-        ("finished", False, False, 0, 1, NO_VERDICT),  # nothing said at all
-        ("ended badly", False, False, 2, 2, CRASH),  # exit 3 even with lines
-        ("ended unexpectedly", False, False, 0, 1, CRASH),  # a signal
-        ("stopped", True, False, 0, 1, TIMEOUT),  # its bound stopped it
-        ("refused", False, True, 0, 1, REFUSED),  # the provider refused its key
-        ("stopped", True, True, 0, 1, REFUSED),  # a refusal wins over the bound
+        (T.FINISHED, False, False, 2, 2, None),  # a verdict on every criterion
+        (T.FINISHED, False, False, 1, 2, NO_VERDICT),  # one left unjudged
+        (T.FINISHED, False, False, 0, 1, NO_VERDICT),  # nothing said at all
+        (T.ENDED_BADLY, False, False, 2, 2, CRASH),  # exit 3 even with lines
+        (T.ENDED_UNEXPECTEDLY, False, False, 0, 1, CRASH),  # a signal
+        (T.STOPPED, True, False, 0, 1, TIMEOUT),  # its bound stopped it
+        (T.REFUSED, False, True, 0, 1, REFUSED),  # the provider refused its key
+        (T.STOPPED, True, True, 0, 1, REFUSED),  # a refusal wins over the bound
     ],
 )
 def test_the_reason_a_review_gave_no_verdict(
-    outcome: str, bound: bool, refused: bool, judged: int, criteria: int, reason: str | None
+    outcome: T, bound: bool, refused: bool, judged: int, criteria: int, reason: str | None
 ) -> None:
     got = failure_reason(outcome, bound=bound, refused=refused, judged=judged, criteria=criteria)
     assert got == reason
@@ -46,7 +47,7 @@ def test_the_reason_a_review_gave_no_verdict(
 def test_a_shell_that_found_no_program_did_not_start() -> None:
     for code, reason in ((127, START), (126, START), (1, CRASH), (None, CRASH)):
         got = failure_reason(
-            "ended badly", bound=False, refused=False, judged=0, criteria=1, exit_code=code
+            T.ENDED_BADLY, bound=False, refused=False, judged=0, criteria=1, exit_code=code
         )
         assert got == reason
 
