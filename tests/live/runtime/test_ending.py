@@ -13,6 +13,7 @@ from hive.agents import REASON_BOUND, Ending, TurnOutcome
 from hive.agents.protocol import Usage
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
+from hive.rules.states import Outcome
 from hive.store import bundles, orders
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from tests.live.runtime.conftest import add_issue
@@ -68,7 +69,7 @@ def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
     )
     assert order_ending(fence, turn, False) == OrderEnding(
         fence,
-        "ended badly",
+        Outcome.ENDED_BADLY,
         "stopped past its bound (HIVE_TURN_MAX_SECONDS)",
         input_tokens=3,
         output_tokens=4,
@@ -76,11 +77,11 @@ def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
         model="claude-x",
     )
     assert order_ending(fence, Ending(TurnOutcome.FINISHED, 1.0), False) == OrderEnding(
-        fence, "finished"
+        fence, Outcome.FINISHED
     )
 
 
-def _close(rt, issue: int, outcome: str, max_bytes: int):
+def _close(rt, issue: int, outcome: Outcome, max_bytes: int):
     """A local order of `issue` whose worktree holds one uncommitted boundary file,
     closed as `outcome` with a bundle cap of `max_bytes`."""
     add_issue(rt.db, issue)
@@ -96,7 +97,7 @@ def _close(rt, issue: int, outcome: str, max_bytes: int):
 @pytest.mark.through_pgbouncer
 def test_closing_salvages_bundles_and_ends_the_order_with_both(make_runtime):
     rt = make_runtime()
-    closing = _close(rt, 1, "handed back", 100 * 1024 * 1024)
+    closing = _close(rt, 1, Outcome.HANDED_BACK, 100 * 1024 * 1024)
     row, stored = orders.get(rt.db, 1), bundles.get(rt.db, 1)
     assert closing.landed and closing.outcome == "handed back"
     assert closing.salvaged_files == ("src/app.py",) and closing.bundle_bytes == len(stored.data)
@@ -107,7 +108,7 @@ def test_closing_salvages_bundles_and_ends_the_order_with_both(make_runtime):
 
 def test_a_bundle_past_its_cap_ends_the_order_badly_without_it(make_runtime):
     rt = make_runtime()
-    closing = _close(rt, 2, "finished", 10)
+    closing = _close(rt, 2, Outcome.FINISHED, 10)
     row = orders.get(rt.db, 2)
     assert closing.landed and (closing.outcome, closing.bundle_bytes) == ("ended badly", 0)
     assert row.outcome == "ended badly" and "10" in row.detail

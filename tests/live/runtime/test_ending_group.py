@@ -15,6 +15,7 @@ from psycopg_pool import ConnectionPool
 
 from hive.actors.ending_group import EndingGroup, Written
 from hive.rules.spend import Cost, CostSource
+from hive.rules.states import Outcome
 from hive.store import credits, orders, pool
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.store.pool import make_pool
@@ -84,7 +85,7 @@ def written_while_the_first_waits(
 def test_an_ending_alone_is_written_at_once_by_itself(db: ConnectionPool[Any]) -> None:
     group = EndingGroup(db)
     (fence,) = claimed(db, 1)
-    moved, sold = group.write(OrderEnding(fence, "finished"))
+    moved, sold = group.write(OrderEnding(fence, Outcome.FINISHED))
     assert moved.landed and sold is None
     assert list(group.statements) == []  # the single ending's own statement
     assert group.waiting == 0
@@ -96,8 +97,8 @@ def test_endings_that_come_while_one_is_written_go_together_each_by_its_fence(
     group = EndingGroup(db)
     first, *rest = claimed(db, 1, 2, 3, 4)
     lost = Fence(rest[2].issue, rest[2].conversation_id, "runner-b")
-    leader = Writer(group, OrderEnding(first, "finished"))
-    others = [Writer(group, OrderEnding(f, "finished")) for f in (rest[0], rest[1], lost)]
+    leader = Writer(group, OrderEnding(first, Outcome.FINISHED))
+    others = [Writer(group, OrderEnding(f, Outcome.FINISHED)) for f in (rest[0], rest[1], lost)]
     written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True, False]
@@ -111,11 +112,11 @@ def test_a_statement_of_several_that_fails_hands_each_back_to_be_written_alone(
 ) -> None:
     group = EndingGroup(db)
     first, second, third = claimed(db, 1, 2, 3)
-    leader = Writer(group, OrderEnding(first, "finished"))
+    leader = Writer(group, OrderEnding(first, Outcome.FINISHED))
     # no bigint holds it: the statement of both fails, and alone it is written without
     # the agent's figures, as one ending always was
-    too_big = OrderEnding(second, "finished", input_tokens=2**70)
-    others = [Writer(group, too_big), Writer(group, OrderEnding(third, "finished"))]
+    too_big = OrderEnding(second, Outcome.FINISHED, input_tokens=2**70)
+    others = [Writer(group, too_big), Writer(group, OrderEnding(third, Outcome.FINISHED))]
     written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
@@ -130,8 +131,8 @@ def test_a_lone_ending_of_another_bee_is_handed_back_to_it(
 ) -> None:
     group = EndingGroup(db, most=1)  # one ending a statement: each goes alone
     first, second, third = claimed(db, 1, 2, 3)
-    leader = Writer(group, OrderEnding(first, "finished"))
-    others = [Writer(group, OrderEnding(f, "finished")) for f in (second, third)]
+    leader = Writer(group, OrderEnding(first, Outcome.FINISHED))
+    others = [Writer(group, OrderEnding(f, Outcome.FINISHED)) for f in (second, third)]
     written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()
     assert [w.landed() for w in others] == [True, True]
@@ -152,10 +153,10 @@ def test_endings_written_together_sell_their_turns_in_the_same_transaction(
     first, second, third = [g.fence for g in orders.claim_many(db, RUNNER, 3)]
     cost = Cost(0.01, CostSource.AGENT)  # 2 tokens at cost, 4 sold
     lost = Fence(third.issue, third.conversation_id, "runner-b")
-    leader = Writer(group, OrderEnding(first, "finished", cost=cost), sells=True)
+    leader = Writer(group, OrderEnding(first, Outcome.FINISHED, cost=cost), sells=True)
     others = [
-        Writer(group, OrderEnding(second, "finished", cost=cost), sells=True),
-        Writer(group, OrderEnding(lost, "finished", cost=cost), sells=True),
+        Writer(group, OrderEnding(second, Outcome.FINISHED, cost=cost), sells=True),
+        Writer(group, OrderEnding(lost, Outcome.FINISHED, cost=cost), sells=True),
     ]
     written_while_the_first_waits(db, hive_db_url, leader, others)
     assert leader.landed()

@@ -10,6 +10,7 @@ from hive import configs
 from hive.actors.bee.ending import Leftover, close_order
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
+from hive.rules.states import Outcome
 from hive.store import bundles, orders
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import wait_for_ending
@@ -35,7 +36,7 @@ def _close(rt, issue: int, ending_of) -> object:
 def test_an_ending_no_bigint_holds_is_written_without_the_agents_figures(make_runtime):
     rt = make_runtime()
     closing = _close(
-        rt, 1, lambda fence: OrderEnding(fence, "finished", output_tokens=10**20, model="m")
+        rt, 1, lambda fence: OrderEnding(fence, Outcome.FINISHED, output_tokens=10**20, model="m")
     )
     row = orders.get(rt.db, 1)
     assert closing.landed and row.finished_at is not None
@@ -47,7 +48,7 @@ def test_an_ending_no_bigint_holds_is_written_without_the_agents_figures(make_ru
 
 def test_an_ending_that_cannot_be_written_plainer_ends_badly_bare_with_a_sentence(make_runtime):
     rt = make_runtime()
-    closing = _close(rt, 2, lambda fence: OrderEnding(fence, "finished", detail="a\x00b"))
+    closing = _close(rt, 2, lambda fence: OrderEnding(fence, Outcome.FINISHED, detail="a\x00b"))
     row = orders.get(rt.db, 2)
     assert closing.landed and row.finished_at is not None
     assert row.outcome == "ended badly"

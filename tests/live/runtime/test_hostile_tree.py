@@ -15,6 +15,7 @@ from hive.actors.reaper.reaper import Reaper
 from hive.git.repo import resolve
 from hive.git.salvage import Salvage
 from hive.git.worktrees import cut_worktree
+from hive.rules.states import Outcome
 from hive.store import bundles, orders, transcript
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import git, wait_for_ending
@@ -142,7 +143,7 @@ def test_a_branch_that_cannot_be_judged_is_not_bundled(make_runtime, monkeypatch
         rt.db,
         rt.checkout,
         rt.metrics,
-        OrderEnding(Fence(4, new.conversation_id, None), "finished"),
+        OrderEnding(Fence(4, new.conversation_id, None), Outcome.FINISHED),
         left,
         10**8,
         note=said.append,

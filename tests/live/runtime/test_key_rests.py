@@ -9,6 +9,7 @@ import psycopg
 from hive import configs
 from hive.actors.queen.queen import Queen
 from hive.rules.keys import key_slots
+from hive.rules.states import Outcome
 from hive.store import orders
 from hive.store.orders import Fence
 from hive.tree import queen_ports
@@ -21,7 +22,7 @@ def queen_of(rt) -> Queen:
     return Queen(queen_ports(rt), configs.queen_config(rt.settings), free_memory=lambda: None)
 
 
-def end_as(rt, issue: int, outcome: str, **fields) -> None:
+def end_as(rt, issue: int, outcome: Outcome, **fields) -> None:
     order = orders.get(rt.db, issue)
     assert order is not None
     fence = Fence(issue, order.conversation_id, None)
@@ -35,11 +36,11 @@ def test_an_older_ending_that_lands_after_a_newer_one_still_rests_its_key(make_r
     queen = queen_of(rt)
     assert queen.run_once().dispatched == (1, 2)
     refused_key = orders.get(rt.db, 1).key_index  # type: ignore[union-attr]
-    end_as(rt, 2, "finished")
+    end_as(rt, 2, Outcome.FINISHED)
     queen.run_once()  # sees #2's ending (and #2 goes on; its work waits for review)
     # #1's refusal lands now, but its transaction began before #2's ended: its
     # finished_at is the older of the two
-    end_as(rt, 1, "refused")
+    end_as(rt, 1, Outcome.REFUSED)
     with psycopg.connect(rt.url, autocommit=True) as conn:
         conn.execute(
             "UPDATE hive.queen_dispatch SET finished_at = "
@@ -56,7 +57,7 @@ def test_a_fresh_queen_does_not_dispatch_on_a_key_resting_from_before_her_start(
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
     add_issue(rt.db, 1)
     assert queen_of(rt).run_once().dispatched == (1,)
-    end_as(rt, 1, "quota exhausted")
+    end_as(rt, 1, Outcome.QUOTA_EXHAUSTED)
     fresh = queen_of(rt)  # a restarted Queen, or the standby taking over: no memory
     stopped = fresh.run_once()
     assert stopped.dispatched == ()
@@ -93,7 +94,7 @@ def test_a_rest_of_another_key_at_the_same_index_rests_nothing(make_runtime):
     add_issue(rt.db, 1)
     first = queen_of(rt)
     assert first.run_once().dispatched == (1,)
-    end_as(rt, 1, "quota exhausted")
+    end_as(rt, 1, Outcome.QUOTA_EXHAUSTED)
     first.close()  # her replica restarts
     # the operator replaced HIVE_WORKER_KEY with another account's key
     replaced = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on", WORKER_KEY="another-account-key-987")

@@ -19,6 +19,7 @@ from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
 from hive.rules.round import Stop, render
+from hive.rules.states import Outcome
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
@@ -273,7 +274,7 @@ def test_two_issues_on_one_file_never_run_at_once_even_in_one_round(make_runtime
     assert queen_of(rt).run_once().dispatched == ()  # held by #1's live order now
 
 
-def end_as(rt, issue: int, outcome: str) -> None:
+def end_as(rt, issue: int, outcome: Outcome) -> None:
     """End `issue`'s unclaimed order as a runner's bee would have, with `outcome`."""
     order = orders.get(rt.db, issue)
     assert order is not None
@@ -287,14 +288,14 @@ def test_a_key_rests_after_a_transient_refusal_and_the_next_key_is_used(make_run
     queen = queen_of(rt)
     assert queen.run_once().dispatched == (1, 2)
     refused_key = orders.get(rt.db, 1).key_index  # type: ignore[union-attr]
-    end_as(rt, 1, "refused")  # a rate limit: the provider will take it again soon
+    end_as(rt, 1, Outcome.REFUSED)  # a rate limit: the provider will take it again soon
     result = queen.run_once()
     # the other key is busy with #2 and this one rests its first 5 s
     assert result.dispatched == ()
     assert result.refusals[0].startswith(
         f"every free key rests after its provider refused a turn: key {refused_key} for "
     )
-    end_as(rt, 2, "finished")
+    end_as(rt, 2, Outcome.FINISHED)
     again = queen.run_once()
     assert again.dispatched == (1,)
     assert orders.get(rt.db, 1).key_index != refused_key  # type: ignore[union-attr]
@@ -309,7 +310,7 @@ def test_a_quota_refusal_rests_its_key_for_the_quota_rest_and_another_ending_cle
     key = key_slots(rt.settings.worker_keys)[0]
     add_issue(rt.db, 1)
     queen_of(rt).run_once()
-    end_as(rt, 1, "quota exhausted")
+    end_as(rt, 1, Outcome.QUOTA_EXHAUSTED)
     (rest,) = keyrests.resting(rt.db)
     assert (rest.key_index, rest.strikes, rest.reason) == (0, 1, "quota exhausted")
     assert 3590 < rest.seconds_left <= 3600  # HIVE_QUOTA_REST_SECONDS: no reset time given
@@ -326,7 +327,7 @@ def test_a_quota_refusal_rests_its_key_for_the_quota_rest_and_another_ending_cle
         owned_paths=("docs/notes.md",),
     )
     assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
-    end_as(rt, 3, "finished")
+    end_as(rt, 3, Outcome.FINISHED)
     assert keyrests.resting(rt.db) == []
     assert queen_of(rt).run_once().dispatched == (1,)  # the key works: the first goes again
 
@@ -397,7 +398,7 @@ def test_the_next_round_scans_the_keys_from_just_after_the_last_one_used(make_ru
     queen = queen_of(rt)
     assert queen.run_once().dispatched == (1,)
     assert orders.get(rt.db, 1).key_index == 0  # type: ignore[union-attr]
-    end_as(rt, 1, "finished")
+    end_as(rt, 1, Outcome.FINISHED)
     add_issue(rt.db, 2, boundary=("src/util.py",))
     assert queen.run_once().dispatched == (2,)  # both keys free: the scan starts after 0
     assert orders.get(rt.db, 2).key_index == 1  # type: ignore[union-attr]

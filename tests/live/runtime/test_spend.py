@@ -14,6 +14,7 @@ from hive import configs
 from hive.actors.queen.config import QueenConfig
 from hive.actors.queen.queen import Queen
 from hive.rules.spend import capped_sentence, day_start
+from hive.rules.states import Outcome
 from hive.store import orders, reports, spend
 from hive.store.orders import Fence
 from hive.swarm import wait_for
@@ -85,7 +86,7 @@ def _end(db, issue: int, cost: float | None) -> None:
     assert order is not None
     ending = orders.OrderEnding(
         Fence(issue, order.conversation_id, order.claimed_by),
-        "ended badly",
+        Outcome.ENDED_BADLY,
         cost=None if cost is None else Cost(cost, CostSource.AGENT),
     )
     assert orders.end(db, ending)

@@ -10,6 +10,7 @@ import psycopg
 import pytest
 
 from hive.agents.conversation import Conversation, not_kept
+from hive.rules.states import Outcome
 from hive.store import conversations, orders
 from hive.store.orders import OrderEnding
 
@@ -23,7 +24,7 @@ def test_an_ending_keeps_its_conversation_and_the_next_one_reads_it(conn: Any) -
         fence = orders.claim(conn, "runner-a")
         assert fence is not None and fence.issue == issue
         ending = OrderEnding(
-            fence.fence, "ended badly", keeps_conversation=True, conversation=conversation
+            fence.fence, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=conversation
         )
         assert orders.end(conn, ending).landed
 

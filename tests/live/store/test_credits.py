@@ -22,6 +22,7 @@ from hive.agents.protocol import Usage
 from hive.metrics import HiveMetrics
 from hive.rules.credits import Kind, apply, replay, take
 from hive.rules.spend import Cost, CostSource
+from hive.rules.states import Outcome
 from hive.store import credits, orders, spend
 from hive.store.credits import Sale
 from hive.store.db import connection
@@ -65,7 +66,7 @@ def claimed_order(conn: Any, issue: int, account: str | None, owner: str | None 
 
 def finished(fence: Any, usd: float | None) -> OrderEnding:
     cost = None if usd is None else Cost(usd, CostSource.AGENT)
-    return OrderEnding(fence, "finished", cost=cost)
+    return OrderEnding(fence, Outcome.FINISHED, cost=cost)
 
 
 def test_a_grant_lands_as_a_lot_that_burns_its_days_later_and_wakes_the_queen(

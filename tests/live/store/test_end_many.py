@@ -16,6 +16,7 @@ import pytest
 
 from hive.agents.conversation import Conversation
 from hive.rules.spend import Cost, CostSource
+from hive.rules.states import Outcome
 from hive.store import orders, pool
 from hive.store.bundles import NewBundle
 from hive.store.endings import end_many
@@ -70,12 +71,14 @@ def story(conn: psycopg.Connection[Any]) -> list[OrderEnding]:
         # issue 1's agent left a conversation too, which an ending resuming none keeps
         said = SESSION if issue == 1 else None
         ending = OrderEnding(
-            earlier, "ended badly", bundle=old, keeps_conversation=True, conversation=said
+            earlier, Outcome.ENDED_BADLY, bundle=old, keeps_conversation=True, conversation=said
         )
         assert orders.end(conn, ending).landed
     for issue in (3, 5):
         earlier = claimed(conn, issue, 0)
-        keep = OrderEnding(earlier, "ended badly", keeps_conversation=True, conversation=SESSION)
+        keep = OrderEnding(
+            earlier, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=SESSION
+        )
         assert orders.end(conn, keep).landed
     for index, strikes in ((0, 2), (1, 1)):
         conn.execute(
@@ -93,11 +96,11 @@ def story(conn: psycopg.Connection[Any]) -> list[OrderEnding]:
         7: claimed(conn, 7, 1, key_index=1, key_fingerprint=KEY),
         8: claimed(conn, 8, 1, key_index=2, key_fingerprint=KEY),
     }
-    assert orders.end(conn, OrderEnding(fences[6], "finished")).landed  # ended before
+    assert orders.end(conn, OrderEnding(fences[6], Outcome.FINISHED)).landed  # ended before
     return [
         OrderEnding(
             fences[1],
-            "finished",
+            Outcome.FINISHED,
             "all done",
             input_tokens=10,
             output_tokens=20,
@@ -110,17 +113,19 @@ def story(conn: psycopg.Connection[Any]) -> list[OrderEnding]:
         ),
         OrderEnding(
             fences[2],
-            "finished",
+            Outcome.FINISHED,
             keeps_conversation=True,
             conversation=Conversation("codex", "s-2", b"x"),
         ),
-        OrderEnding(fences[3], "ended badly", "stopped", keeps_conversation=True),
-        OrderEnding(Fence(4, cid(4, 1), "runner-b"), "finished"),  # its claim was lost
+        OrderEnding(fences[3], Outcome.ENDED_BADLY, "stopped", keeps_conversation=True),
+        OrderEnding(Fence(4, cid(4, 1), "runner-b"), Outcome.FINISHED),  # its claim was lost
         # its agent resumes none: the conversation it names is not stored, the earlier kept
-        OrderEnding(fences[5], "handed back", conversation=Conversation("claude", "s-5", b"y")),
-        OrderEnding(fences[6], "finished"),  # ended already: illegal
-        OrderEnding(Fence(8, cid(8, 1), "runner-b"), "refused"),  # lost: rests no key
-        OrderEnding(fences[7], "quota exhausted", resets_at=RESETS_AT),
+        OrderEnding(
+            fences[5], Outcome.HANDED_BACK, conversation=Conversation("claude", "s-5", b"y")
+        ),
+        OrderEnding(fences[6], Outcome.FINISHED),  # ended already: illegal
+        OrderEnding(Fence(8, cid(8, 1), "runner-b"), Outcome.REFUSED),  # lost: rests no key
+        OrderEnding(fences[7], Outcome.QUOTA_EXHAUSTED, resets_at=RESETS_AT),
     ]
 
 
@@ -180,7 +185,7 @@ def test_a_lost_claim_in_the_middle_of_a_batch_refuses_that_ending_only(conn: An
     taken = orders.claim(conn, "runner-b")  # the middle one is another runner's now
     assert taken is not None and taken.issue == 2
     bundle = NewBundle("queen-2", "main", None, "0" * 40, b"b")
-    endings = [OrderEnding(f, "finished", bundle=bundle) for f in fences]
+    endings = [OrderEnding(f, Outcome.FINISHED, bundle=bundle) for f in fences]
     with round_trips(conn) as trips:
         moves = end_many(conn, endings[:1] + endings[2:])
     assert trips.count == 1, trips.trace  # every ending in one statement
@@ -195,12 +200,12 @@ def test_a_lost_claim_in_the_middle_of_a_batch_refuses_that_ending_only(conn: An
 
 def test_endings_no_statement_may_hold_are_refused_with_a_sentence(conn: Any) -> None:
     fence = claimed(conn, 1, 1)
-    twice = [OrderEnding(fence, "finished"), OrderEnding(fence, "ended badly")]
+    twice = [OrderEnding(fence, Outcome.FINISHED), OrderEnding(fence, Outcome.ENDED_BADLY)]
     with pytest.raises(ValueError, match="an issue twice"):
         end_many(conn, twice)
     other = claimed(conn, 2, 1)
     with pytest.raises(ValueError, match="a refusal first"):
-        end_many(conn, [OrderEnding(fence, "refused"), OrderEnding(other, "finished")])
+        end_many(conn, [OrderEnding(fence, Outcome.REFUSED), OrderEnding(other, Outcome.FINISHED)])
     assert end_many(conn, []) == []
     assert orders.listing(conn, unfinished_only=True) != []
 

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 
 from hive.agents.conversation import Conversation
+from hive.rules.states import Outcome
 from hive.store import bundles, conversations, orders
 from hive.store.bundles import NewBundle
 from hive.store.listen import Listener
@@ -36,7 +37,7 @@ def test_an_ending_with_its_bundle_conversation_and_notify_is_one_round_trip(
 ) -> None:
     fence = claimed(conn, 1)
     ending = OrderEnding(
-        fence, "finished", bundle=BUNDLE, keeps_conversation=True, conversation=SESSION
+        fence, Outcome.FINISHED, bundle=BUNDLE, keeps_conversation=True, conversation=SESSION
     )
     with Listener(hive_db_url) as queen:
         with round_trips(conn) as trips:
@@ -54,16 +55,18 @@ def test_a_fenced_out_ending_stores_no_conversation_and_notifies_nothing(
     fence = claimed(conn, 2)
     stranger = Fence(2, fence.conversation_id, "runner-b")
     with Listener(hive_db_url) as queen:
-        lost = OrderEnding(stranger, "finished", keeps_conversation=True, conversation=SESSION)
+        lost = OrderEnding(
+            stranger, Outcome.FINISHED, keeps_conversation=True, conversation=SESSION
+        )
         assert not orders.end(conn, lost).landed
         assert conversations.get(conn, 2) is None
-        ours = OrderEnding(fence, "finished", keeps_conversation=True, conversation=SESSION)
+        ours = OrderEnding(fence, Outcome.FINISHED, keeps_conversation=True, conversation=SESSION)
         assert orders.end(conn, ours).landed
         # the first NOTIFY heard is the landed ending's: the refused one sent none
         assert queen.wait(WAIT_SECONDS).payloads == ("ended:2",)
     assert conversations.get(conn, 2) == SESSION
     later = Conversation("claude", "s-2", b'{"sessionId":"s-2"}\n')
-    again = OrderEnding(fence, "ended badly", keeps_conversation=True, conversation=later)
+    again = OrderEnding(fence, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=later)
     assert not orders.end(conn, again).landed  # ended already: too late
     assert conversations.get(conn, 2) == SESSION
 
@@ -72,13 +75,13 @@ def test_an_agent_that_left_none_drops_the_earlier_and_one_that_resumes_none_kee
     conn: Any,
 ) -> None:
     first = claimed(conn, 3)
-    ending = OrderEnding(first, "ended badly", keeps_conversation=True, conversation=SESSION)
+    ending = OrderEnding(first, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=SESSION)
     assert orders.end(conn, ending).landed
     second = claimed(conn, 3)
-    assert orders.end(conn, OrderEnding(second, "ended badly")).landed  # resumes none
+    assert orders.end(conn, OrderEnding(second, Outcome.ENDED_BADLY)).landed  # resumes none
     assert conversations.get(conn, 3) == SESSION
     third = claimed(conn, 3)
-    assert orders.end(conn, OrderEnding(third, "finished", keeps_conversation=True)).landed
+    assert orders.end(conn, OrderEnding(third, Outcome.FINISHED, keeps_conversation=True)).landed
     assert conversations.get(conn, 3) is None
 
 
@@ -86,7 +89,7 @@ def test_a_refused_ending_rests_its_key_in_five_round_trips(conn: Any) -> None:
     # BEGIN, the ending, the key's rest (made and locked), the rest written, COMMIT
     fence = claimed(conn, 4, key_index=0, key_fingerprint="f" * 16)
     with round_trips(conn) as trips:
-        assert orders.end(conn, OrderEnding(fence, "refused")).landed
+        assert orders.end(conn, OrderEnding(fence, Outcome.REFUSED)).landed
     assert trips.count == 5, trips.trace
     row = conn.execute(
         "SELECT strikes, rests_until > now() FROM hive.queen_key_rest WHERE key_index = 0"
@@ -97,7 +100,7 @@ def test_a_refused_ending_rests_its_key_in_five_round_trips(conn: Any) -> None:
 def test_a_start_reads_the_bundle_and_the_conversation_in_one_round_trip(conn: Any) -> None:
     fence = claimed(conn, 5)
     ending = OrderEnding(
-        fence, "finished", bundle=BUNDLE, keeps_conversation=True, conversation=SESSION
+        fence, Outcome.FINISHED, bundle=BUNDLE, keeps_conversation=True, conversation=SESSION
     )
     assert orders.end(conn, ending).landed
     with round_trips(conn) as trips:

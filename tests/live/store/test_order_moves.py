@@ -20,6 +20,7 @@ from hive.rules.states import (
     SENDBACK,
     STALE,
     WAIT,
+    Outcome,
     State,
 )
 from hive.store import orders, reaping
@@ -29,16 +30,16 @@ from .conftest import backdate, local, queue
 
 # the row each state is read from: (outcome, review_state) of a started, ended attempt
 ENDED_AS = {
-    REFUSED: ("refused", None),
-    ENDED: ("finished", None),
-    WAIT: ("finished", "wait"),
-    ACCEPT: ("finished", "accept"),
-    SENDBACK: ("finished", "sendback"),
-    ESCALATE: ("finished", "escalate"),
-    EMPTY: ("finished", "empty"),
-    STALE: ("finished", "stale"),
-    REAPED: ("reaped at boot", None),
-    RELEASED: ("ended badly", None),
+    REFUSED: (Outcome.REFUSED, None),
+    ENDED: (Outcome.FINISHED, None),
+    WAIT: (Outcome.FINISHED, "wait"),
+    ACCEPT: (Outcome.FINISHED, "accept"),
+    SENDBACK: (Outcome.FINISHED, "sendback"),
+    ESCALATE: (Outcome.FINISHED, "escalate"),
+    EMPTY: (Outcome.FINISHED, "empty"),
+    STALE: (Outcome.FINISHED, "stale"),
+    REAPED: (Outcome.REAPED_AT_BOOT, None),
+    RELEASED: (Outcome.ENDED_BADLY, None),
 }
 REPLACED = {REFUSED, SENDBACK, STALE, REAPED, RELEASED}
 
@@ -107,7 +108,7 @@ def test_an_ending_lands_only_on_a_running_attempt_and_names_the_state_it_refuse
     conn, state, caplog
 ):
     before = order_in(conn, 1, state)
-    moved = orders.end(conn, OrderEnding(Fence(1, before.conversation_id, None), "finished"))
+    moved = orders.end(conn, OrderEnding(Fence(1, before.conversation_id, None), Outcome.FINISHED))
     if state == RUNNING:
         assert moved.landed and state_now(conn, 1) == ENDED
         return
@@ -118,7 +119,7 @@ def test_an_ending_lands_only_on_a_running_attempt_and_names_the_state_it_refuse
 
 def test_an_ending_fenced_out_is_gone_not_illegal(conn):
     made = queue(conn, 1)
-    moved = orders.end(conn, OrderEnding(Fence(1, made.conversation_id, "r9"), "finished"))
+    moved = orders.end(conn, OrderEnding(Fence(1, made.conversation_id, "r9"), Outcome.FINISHED))
     assert not moved and not moved.illegal
 
 

@@ -14,6 +14,7 @@ import pytest
 from hive.git.repo import open_checkout
 from hive.http import ExportServer, HttpConfig, store_surface
 from hive.metrics import HiveMetrics
+from hive.rules.states import Outcome
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
 from hive.store import orders
@@ -64,7 +65,7 @@ class World:
         assert orders.claim(self.db, "runner-1") is not None
         data = NewBundle(branch, BASE, None, head, path.read_bytes())
         fence = orders.Fence(issue, order.conversation_id, "runner-1")
-        assert orders.end(self.db, orders.OrderEnding(fence, "finished", bundle=data))
+        assert orders.end(self.db, orders.OrderEnding(fence, Outcome.FINISHED, bundle=data))
         return head
 
     def queue_order(self, issue: int) -> orders.Order:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from hive.rules.states import Outcome
 from tests.unit.surface.helpers import bearer, call
 
 from .conftest import TOKEN
@@ -80,7 +81,8 @@ def test_an_order_that_ended_without_a_bundle_is_409(world, serve):
     order = world.queue_order(4)
     orders.claim(world.db, "runner-1")
     assert orders.end(
-        world.db, orders.OrderEnding(orders.Fence(4, order.conversation_id, "runner-1"), "finished")
+        world.db,
+        orders.OrderEnding(orders.Fence(4, order.conversation_id, "runner-1"), Outcome.FINISHED),
     )
     answer = call(serve(), "GET", "/queen/export/4")
     assert answer.status == 409

@@ -8,6 +8,7 @@ import pytest
 
 from hive.commands.status import table
 from hive.rules.spend import Cost, CostSource
+from hive.rules.states import Outcome
 from hive.services.status import report
 from hive.store import issues, orders
 from hive.store.issues import NewIssue
@@ -19,7 +20,7 @@ from .conftest import TOKEN, settings_for
 pytestmark = pytest.mark.live
 
 
-def _attempt(world, issue: int, outcome: str, cost: float | None, tokens: int = 0) -> None:
+def _attempt(world, issue: int, outcome: Outcome, cost: float | None, tokens: int = 0) -> None:
     made = world.queue_order(issue)
     priced = None if cost is None else Cost(cost, CostSource.PRICES)
     ending = orders.OrderEnding(
@@ -36,8 +37,8 @@ def _attempt(world, issue: int, outcome: str, cost: float | None, tokens: int = 
 
 def test_the_api_shows_each_attempts_cost_and_every_attempt_of_an_issue(world, serve):
     issues.upsert(world.db, 1, NewIssue(title="one", boundary=["README.md"]))
-    _attempt(world, 1, "ended badly", 0.5, tokens=100)
-    _attempt(world, 1, "ended badly", 0.25, tokens=10)  # archives the first attempt
+    _attempt(world, 1, Outcome.ENDED_BADLY, 0.5, tokens=100)
+    _attempt(world, 1, Outcome.ENDED_BADLY, 0.25, tokens=10)  # archives the first attempt
     server = serve(token=TOKEN)
     (listed,) = call(server, "GET", "/api/orders", headers=bearer(TOKEN)).json()
     assert (listed["cost_usd"], listed["cost_source"], listed["input_tokens"]) == (
@@ -67,10 +68,12 @@ def test_status_shows_the_days_spend_against_the_cap_and_each_keys_rest(world):
     made = orders.get(world.db, 1)
     assert made is not None
     ending = orders.OrderEnding(
-        Fence(1, made.conversation_id, None), "quota exhausted", cost=Cost(1.5, CostSource.AGENT)
+        Fence(1, made.conversation_id, None),
+        Outcome.QUOTA_EXHAUSTED,
+        cost=Cost(1.5, CostSource.AGENT),
     )
     assert orders.end(world.db, ending)
-    _attempt(world, 2, "ended badly", None)
+    _attempt(world, 2, Outcome.ENDED_BADLY, None)
     shown = report(settings, world.db)
     spend = shown["spend"]
     assert (spend["today_usd"], spend["cap_usd"], spend["capped"]) == (1.5, 1.0, True)
