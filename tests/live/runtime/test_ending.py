@@ -65,7 +65,7 @@ def test_the_orders_ending_carries_the_turns_outcome_detail_and_usage():
     fence = Fence(1, uuid.uuid4(), "r1")
     usage = Usage(provider="anthropic", model="claude-x", input_tokens=3, output_tokens=4)
     turn = Ending(
-        "stopped", 9.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)", usage=usage
+        TurnOutcome.STOPPED, 9.0, stop_reason=f"{REASON_BOUND} (HIVE_TURN_MAX_SECONDS)", usage=usage
     )
     assert order_ending(fence, turn, False) == OrderEnding(
         fence,
