@@ -22,11 +22,11 @@ from hive.git.worktrees import SPARE_DIRNAME
 from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import VERDICT_SENDBACK, Outcome
+from hive.runtime import bee_ports
 from hive.store import bundles, orders, reaping, reviews, transcript
 from hive.store.orders import Fence
 from hive.store.reviews import Verdict
 from hive.testing import wait_for_ending
-from hive.tree import bee_ports
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
 from tests.live.runtime.test_runner import claimer_of

@@ -17,9 +17,9 @@ from hive.actors.bee.order import BeeOrder
 from hive.actors.bee.start import plan_of
 from hive.agents.command import GATE_NAME
 from hive.git.worktrees import worktree_path
+from hive.runtime import bee_ports
 from hive.store import orders, pool
 from hive.swarm import pid_alive
-from hive.tree import bee_ports
 from tests.live.runtime.conftest import eventually, queue
 
 # the agent says it ran, then sleeps: only a kill ends it early

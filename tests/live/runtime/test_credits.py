@@ -14,10 +14,10 @@ from prometheus_client import generate_latest
 from hive import configs
 from hive.actors.queen.queen import Queen
 from hive.rules.credits import no_credit_sentence
+from hive.runtime import queen_ports
 from hive.services import history
 from hive.store import credits, orders, reports
 from hive.testing import wait_for_ending
-from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 

@@ -7,8 +7,8 @@ import pytest
 from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
 from hive.git.repo import resolve
 from hive.rules.keys import key_slots
+from hive.runtime import queen_ports
 from hive.store import issues, leases, orders
-from hive.tree import queen_ports
 from tests.live.runtime.conftest import eventually, queue
 
 

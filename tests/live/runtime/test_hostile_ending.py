@@ -11,10 +11,10 @@ from hive.actors.bee.ending import Leftover, close_order
 from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
 from hive.rules.states import Outcome
+from hive.runtime import queen_ports, reaper_ports
 from hive.store import bundles, orders
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import wait_for_ending
-from hive.tree import queen_ports, reaper_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 from tests.live.runtime.test_usage import _queue

@@ -16,10 +16,10 @@ from hive.git.repo import resolve
 from hive.git.salvage import Salvage
 from hive.git.worktrees import cut_worktree
 from hive.rules.states import Outcome
+from hive.runtime import reaper_ports
 from hive.store import bundles, orders, transcript
 from hive.store.orders import Fence, NewOrder, OrderEnding
 from hive.testing import git, wait_for_ending
-from hive.tree import reaper_ports
 from tests.live.runtime.conftest import add_issue, eventually
 from tests.live.runtime.test_bee import run_one
 from tests.live.runtime.test_reaper import local_order

@@ -10,9 +10,9 @@ from hive import configs
 from hive.actors.queen.queen import Queen
 from hive.rules.keys import key_slots
 from hive.rules.states import Outcome
+from hive.runtime import queen_ports
 from hive.store import orders
 from hive.store.orders import Fence
-from hive.tree import queen_ports
 from tests.live.runtime.conftest import add_issue
 
 KEY_2 = {"WORKER_KEY_2": "second-key-0123456789"}

@@ -20,10 +20,10 @@ from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
 from hive.rules.round import Stop, render
 from hive.rules.states import Outcome
+from hive.runtime import queen_ports, reaper_ports
 from hive.store import leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
-from hive.tree import queen_ports, reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
 
 LEASE_GONE = render(Stop.LEASE_GONE)

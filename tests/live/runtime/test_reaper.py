@@ -9,9 +9,9 @@ import pytest
 from hive.actors.messages import QUEEN, BootReaped
 from hive.actors.reaper.reaper import Reaper, ReaperConfig
 from hive.git.worktrees import cut_worktree
+from hive.runtime import reaper_ports
 from hive.store import orders, reaping
 from hive.store.orders import NewOrder
-from hive.tree import reaper_ports
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, queue
 from tests.live.runtime.test_queen import queen_of
 from tests.live.runtime.test_runner import claimer_of

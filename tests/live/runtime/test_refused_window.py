@@ -5,9 +5,9 @@ refused it yet, or a window not yet over, keeps it queued (issue 14)."""
 from __future__ import annotations
 
 from hive.actors.reaper.reaper import Reaper
+from hive.runtime import reaper_ports
 from hive.services import history
 from hive.store import orders, reports, runners
-from hive.tree import reaper_ports
 from tests.live.runtime.conftest import queue
 
 

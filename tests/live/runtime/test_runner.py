@@ -14,9 +14,9 @@ from hive import configs
 from hive.actors.bee.host import HostActor
 from hive.actors.messages import CLAIMER, SlotFree
 from hive.actors.runner import Claimer
+from hive.runtime import claimer_ports
 from hive.store import orders, runners
 from hive.testing import wait_for_ending
-from hive.tree import claimer_ports
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, Inbox, eventually, queue
 

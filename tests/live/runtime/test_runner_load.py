@@ -8,8 +8,8 @@ from dataclasses import replace
 
 from hive import configs
 from hive.actors.runner import Claimer
+from hive.runtime import claimer_ports
 from hive.store import runners
-from hive.tree import claimer_ports
 from tests.live.runtime.conftest import eventually
 
 

@@ -11,9 +11,9 @@ import pytest
 from hive import configs
 from hive.actors.runner import RunnerActor
 from hive.rules.jitter import POLL_JITTER
+from hive.runtime import claimer_ports
 from hive.store.listen import Listener, Reason, is_ending
 from hive.testing import wait_for_ending
-from hive.tree import claimer_ports
 from tests.live.runtime import agents
 from tests.live.runtime.conftest import AGENT, eventually, queue
 

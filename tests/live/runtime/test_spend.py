@@ -15,11 +15,11 @@ from hive.actors.queen.config import QueenConfig
 from hive.actors.queen.queen import Queen
 from hive.rules.spend import capped_sentence, day_start
 from hive.rules.states import Outcome
+from hive.runtime import queen_ports
 from hive.store import orders, reports, spend
 from hive.store.orders import Fence
 from hive.swarm import wait_for
 from hive.testing import wait_for_ending
-from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue, queue
 from tests.live.runtime.test_runner import claimer_of
 

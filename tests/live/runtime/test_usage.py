@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from hive import configs
 from hive.rules.keys import key_slots
+from hive.runtime import queen_ports
 from hive.store import orders
 from hive.store.orders import NewOrder
 from hive.testing import wait_for_ending
-from hive.tree import queen_ports
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of
 
