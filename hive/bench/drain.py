@@ -28,6 +28,7 @@ from hive.bench.arguments import whole
 from hive.bench.processes import START_SECONDS, LocalHive, local_hive, median
 from hive.errors import HiveError
 from hive.rules.drain import EXIT_SECONDS, HAND_BACK_SECONDS
+from hive.rules.outcome_codes import OutcomeCode
 from hive.settings import Settings
 from hive.store import reports
 from hive.swarm import Serve
@@ -135,7 +136,9 @@ def _held(hive: LocalHive, run: int, bees: int, turn_left: float) -> dict[str, A
     released = time.monotonic()
     hive.release(*numbers)
     exited = _exited(hive, serve)
-    finished = sum(1 for n in numbers if (o := hive.ended(n)) and o.outcome == "finished")
+    finished = sum(
+        1 for n in numbers if (o := hive.ended(n)) and o.outcome_code is OutcomeCode.FINISHED
+    )
     hive.close(*numbers)
     return {"drain_s": exited - sent, "after_end_s": exited - released, "finished": finished}
 

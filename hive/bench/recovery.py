@@ -22,6 +22,7 @@ from typing import Any
 from hive.bench.arguments import seconds, whole
 from hive.bench.processes import START_SECONDS, LocalHive, local_hive, median
 from hive.errors import HiveError
+from hive.rules.outcome_codes import OutcomeCode
 from hive.settings import Settings
 
 REAPED = "reaped: runner silent"
@@ -79,7 +80,7 @@ def _one(hive: LocalHive, run: int, silent_minutes: str, silent_seconds: float) 
     hive.wait(lambda: hive.ended(n), START_SECONDS, f"issue {n} ends on {rescuer.name}")
     hive.close(n)
     done = hive.ended(n)
-    finished = int(done is not None and done.outcome == "finished")
+    finished = int(done is not None and done.outcome_code is OutcomeCode.FINISHED)
     attempts = done.attempt if done is not None else 0
     rescuer.send(signal.SIGTERM)
     code = hive.exit_code(rescuer, START_SECONDS)
