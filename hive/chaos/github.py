@@ -200,6 +200,9 @@ class GitHubSide:
         self._stop.set()
         for thread in self._threads:
             thread.join(timeout=30)
+        said = git_failures(getattr(self.gh, "git_errors", []))
+        if said is not None:
+            self._say(said)
 
     def close(self) -> None:
         self._stop.set()
@@ -369,6 +372,15 @@ class GitHubSide:
             f"{len(self.plan.events)} pull request events ({acted} acted on by a person), "
             f"{len(self.plan.faults)} API faults, {calls} API requests"
         )
+
+
+def git_failures(errors: list[str]) -> str | None:
+    """One line naming what the fake's git endpoint raised, if it failed a request (a
+    500 to a push or a fetch is the fake's own defect, not one of the plan's faults);
+    None when it failed none."""
+    if not errors:
+        return None
+    return f"the fake GitHub's git endpoint failed {len(errors)} requests (500); first: {errors[0]}"
 
 
 def _free_port() -> int:

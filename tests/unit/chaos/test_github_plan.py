@@ -1,5 +1,6 @@
 """`hive chaos --forge github`'s seeded plan and its invariants (pure)."""
 
+from hive.chaos.github import git_failures
 from hive.chaos.github_checks import (
     PullEnd,
     closed_once,
@@ -69,3 +70,10 @@ def test_two_open_pull_requests_closes_and_titles() -> None:
                            {1: "a1", 2: "a2", 3: "a3"})  # fmt: skip
     assert titles.violations == ("#2: the store says 'a2', the older of two edits delivered late",)
     assert titles.measured.endswith("; 1 followed the newest")
+
+
+def test_a_failed_git_request_of_the_fake_is_said_with_what_it_raised() -> None:
+    assert git_failures([]) is None
+    said = git_failures(["/chaos/hive.git/git-receive-pack: ValueError('mmap closed')", "x"])
+    assert said is not None
+    assert "failed 2 requests (500)" in said and "ValueError('mmap closed')" in said
