@@ -1,11 +1,11 @@
 """Pushes and fetches side by side on the fake GitHub's git endpoint all succeed, as on
 GitHub. The fake once shared one dulwich `Repo` among its request threads, and a `Repo`
-is not thread-safe: a request that looked for new packs removed and closed a pack
-another push had just landed, while a third read it ("mmap closed or invalid"), and
-that request was answered 500 (4 branch pushes of a 60-issue `hive chaos --forge
-github` run). The race is rare: a stress of 12 pushers fetching one another's branches
-met it once in two 40 s runs, and this test does not meet it on the old fake every time;
-`git_errors` names what any git request raised, whatever the client saw."""
+is not thread-safe: its cache of packs kept packs another request had closed or removed,
+and a push that met one was answered 500 (PackFileDisappeared: 36 pushes of a 90-issue
+`hive chaos --forge github` run, none with a repository per request; a stress of 12
+pushers fetching one another's branches met "mmap closed or invalid"). This test does
+not meet the race on the old fake every time; `git_errors` names what any git request
+raised, whatever the client saw, and the in-suite GitHub chaos run asserts it empty."""
 
 from __future__ import annotations
 
