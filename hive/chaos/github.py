@@ -380,7 +380,8 @@ def git_failures(errors: list[str]) -> str | None:
     None when it failed none."""
     if not errors:
         return None
-    return f"the fake GitHub's git endpoint failed {len(errors)} requests (500); first: {errors[0]}"
+    failed = f"{len(errors)} request" + ("" if len(errors) == 1 else "s")
+    return f"the fake GitHub's git endpoint failed {failed} (500); first: {errors[0]}"
 
 
 def _free_port() -> int:
