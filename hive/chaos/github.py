@@ -375,13 +375,20 @@ class GitHubSide:
 
 
 def git_failures(errors: list[str]) -> str | None:
-    """One line naming what the fake's git endpoint raised, if it failed a request (a
-    500 to a push or a fetch is the fake's own defect, not one of the plan's faults);
-    None when it failed none."""
+    """One line naming how many pushes and fetches the fake's git endpoint failed and
+    what the first raised (a 500 is the fake's own defect, not one of the plan's
+    faults); None when it failed none. `errors` are the fake's `git_errors`."""
     if not errors:
         return None
-    failed = f"{len(errors)} request" + ("" if len(errors) == 1 else "s")
-    return f"the fake GitHub's git endpoint failed {failed} (500); first: {errors[0]}"
+    pushes = sum(1 for e in errors if "/git-receive-pack:" in e)
+    return (
+        f"the fake GitHub's git endpoint failed {_count(pushes, 'push', 'pushes')} and "
+        f"{_count(len(errors) - pushes, 'fetch', 'fetches')} (500); first: {errors[0]}"
+    )
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _free_port() -> int:

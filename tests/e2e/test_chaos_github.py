@@ -63,9 +63,11 @@ def test_a_small_github_run_merges_every_issue_once_through_githubs_failures(tmp
     edited = found["invariants"][GITHUB[3]]["measured"]
     assert int(edited.split()[0]) >= 1 and "issues edited twice" in edited, edited
     assert "webhooks newest, older, newest again" in said
-    # the fake's own git endpoint failed nothing (a Repo shared by its request threads
-    # answered 500 to 36 pushes of a 90-issue run of seed 27)
-    assert "git endpoint failed" not in said, said
+    # the fake's own git endpoint failed no push (a Repo shared by its request threads
+    # answered 500 to 36 pushes of a 90-issue run of seed 27); a fetch whose ref moved
+    # between its two requests it still refuses, as git would not (not the hive's defect)
+    failed = [line for line in found["faults"] if "git endpoint failed" in line]
+    assert all("failed 0 pushes" in line for line in failed), failed
     for what in ("502", "secondary rate limit", "held", "closed by a person",
                  "head branch deleted", "merged by a person at another head", "SIGKILL queen",
                  "restart postgres"):  # fmt: skip

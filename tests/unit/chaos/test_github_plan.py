@@ -74,6 +74,9 @@ def test_two_open_pull_requests_closes_and_titles() -> None:
 
 def test_a_failed_git_request_of_the_fake_is_said_with_what_it_raised() -> None:
     assert git_failures([]) is None
-    said = git_failures(["/chaos/hive.git/git-receive-pack: ValueError('mmap closed')", "x"])
+    push = "/chaos/hive.git/git-receive-pack: PackFileDisappeared(Pack('p'))"
+    fetch = "/chaos/hive.git/git-upload-pack: GitProtocolError('Client wants invalid object')"
+    said = git_failures([push, fetch, fetch])
     assert said is not None
-    assert "failed 2 requests (500)" in said and "ValueError('mmap closed')" in said
+    assert "failed 1 push and 2 fetches (500)" in said and "PackFileDisappeared" in said
+    assert "failed 0 pushes and 1 fetch" in (git_failures([fetch]) or "")
