@@ -43,8 +43,11 @@ def lacking(read: Read, has: Has, tip: ObjectID) -> list[Raw] | None:
     """Every object reachable from `tip` that `has` says the target lacks, read by `read`
     (the source's `get_raw`) and checked against its name; None when the source lacks
     one, one does not match its name, or the walk grows past the bounds (see the
-    module)."""
+    module). Each object comes after every one it reaches: written one by one in this
+    order, the objects a crash leaves in the target still reach only objects there,
+    which the next walk relies on when it stops at one."""
     found: dict[ObjectID, Raw] = {}
+    reached: dict[ObjectID, list[ObjectID]] = {}
     size = 0
     todo = [tip]
     while todo:
@@ -61,8 +64,33 @@ def lacking(read: Read, has: Has, tip: ObjectID) -> list[Raw] | None:
         size += len(raw)
         if len(found) > COPY_OBJECTS_MAX or size > COPY_BYTES_MAX:
             return None
-        todo.extend(_reaches(sha, type_num, raw))
-    return list(found.values())
+        reached[sha] = _reaches(sha, type_num, raw)
+        todo.extend(reached[sha])
+    return [found[sha] for sha in _after_what_they_reach(tip, reached)]
+
+
+def _after_what_they_reach(
+    tip: ObjectID, reached: dict[ObjectID, list[ObjectID]]
+) -> list[ObjectID]:
+    """The objects of `reached` (each with the objects it names), each after every one
+    of them it reaches: a depth-first walk from `tip`, an object put out once all it
+    names are (objects form no cycle)."""
+    order: list[ObjectID] = []
+    if tip not in reached:  # the target holds it
+        return order
+    seen = {tip}
+    stack = [(tip, iter(reached[tip]))]
+    while stack:
+        sha, names = stack[-1]
+        for name in names:
+            if name in reached and name not in seen:
+                seen.add(name)
+                stack.append((name, iter(reached[name])))
+                break
+        else:
+            stack.pop()
+            order.append(sha)
+    return order
 
 
 def _reaches(sha: ObjectID, type_num: int, raw: bytes) -> list[ObjectID]:

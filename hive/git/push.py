@@ -13,7 +13,10 @@ user or password (`origin_of`).
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -23,7 +26,7 @@ from dulwich.client import GitClient, LocalGitClient
 from dulwich.errors import NotGitRepository
 from dulwich.file import FileLocked
 from dulwich.object_store import DiskObjectStore
-from dulwich.objects import ObjectID, ShaFile
+from dulwich.objects import ObjectID, object_header
 from dulwich.pack import UnpackedObject
 from dulwich.protocol import ZERO_SHA
 from dulwich.refs import Ref, check_ref_format
@@ -163,12 +166,33 @@ def _copy_local(repo: Repo, path: str, tip: ObjectID) -> bool:
             objects = lacking(repo.object_store.get_raw, store.__contains__, tip)
             if objects is None:
                 return False
+            assert isinstance(store, DiskObjectStore)
             if len(objects) > UNPACK_LIMIT:
-                assert isinstance(store, DiskObjectStore)
                 land_whole(Path(store.pack_dir), objects)
                 return True
-            for _sha, type_num, raw in objects:
-                store.add_object(ShaFile.from_raw_string(type_num, raw))
+            for sha, type_num, raw in objects:  # each after all it names (see lacking)
+                _write_loose(Path(store.path), sha.hex(), type_num, raw)
     except (NotGitRepository, OSError):
         return False
     return True
+
+
+def _write_loose(objects: Path, sha: str, type_num: int, raw: bytes) -> None:
+    """Write one loose object as git does: into a file of its own name first, renamed
+    into place, so a writer killed mid-write leaves a stray temporary file and never a
+    lock in the object's name (dulwich's `add_object` writes `<sha>.lock`, and one left
+    by a killed Queen refused that object to every later push). Not synced, as dulwich
+    and git leave loose objects by default."""
+    final = objects / sha[:2] / sha[2:]
+    if final.exists():
+        return
+    final.parent.mkdir(exist_ok=True)
+    fd, name = tempfile.mkstemp(dir=final.parent, prefix="tmp_obj_")
+    try:
+        with open(fd, "wb") as out:
+            out.write(zlib.compress(object_header(type_num, len(raw)) + raw))
+        os.chmod(name, 0o444)
+        os.replace(name, final)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise

@@ -160,3 +160,27 @@ def test_a_submodule_entry_is_not_followed(tmp_path: Path, upstream: Path, git: 
     assert elsewhere not in {sha.hex() for sha, _, _ in found}
     assert refresh_base(checkout.repo, str(upstream), "main") == tip
     checkout.repo.close()
+
+
+def test_each_object_comes_after_every_object_it_reaches(
+    tmp_path: Path, upstream: Path, git: Git
+) -> None:
+    checkout = open_checkout(str(upstream), tmp_path / "work", "main")
+    same = "the same text in two places\n"  # one blob that two new trees name
+    files = {"a/b/c/one.txt": same, "a/b/d/two.txt": same, "a/e.txt": "e\n", "z.txt": "z\n"}
+    _commit(git, upstream, files, "nested")
+    tip = _commit(git, upstream, {"a/b/c/three.txt": "three\n"}, "deeper")
+
+    with Repo(str(upstream)) as source:
+        found = lacking(
+            source.object_store.get_raw,
+            checkout.repo.object_store.__contains__,
+            ObjectID(tip.encode()),
+        )
+    assert found is not None
+    at = {sha.hex(): n for n, (sha, _, _) in enumerate(found)}
+    for sha, type_num, raw in found:
+        named = localcopy._reaches(ObjectID(sha.hex().encode()), type_num, raw)
+        assert all(at[n.decode()] < at[sha.hex()] for n in named if n.decode() in at)
+    assert found[-1][0].hex() == tip
+    checkout.repo.close()
