@@ -1,8 +1,9 @@
 """Each fault of the plan acted on the world; what it saw is kept in `Seen`.
 
 A killed or SIGTERMed process is replaced at once (a new runner in its slot, a Queen
-with her name). A killed runner's agents are found by their working directory (under its
-workdir) before the kill, and each one's death is noted as the kernel tells it (a pidfd,
+with her name). A SIGKILL goes to the target slot's runner, or the next one's that runs
+agents now. Its agents are found by their working directory (under its workdir) before
+the kill, and each one's death is noted as the kernel tells it (a pidfd,
 hive/chaos/deaths.py), against the runner's own. A stalled runner gets SIGSTOP
 (its agents run on, as in a network partition), stays stopped past its silent window
 until the orders it held are claimed by another runner, then SIGCONT. A PostgreSQL
@@ -65,20 +66,32 @@ def act(world: World, fault: Fault, seen: Seen, began: float) -> None:
 
 
 def _kill_runner(world: World, fault: Fault, seen: Seen) -> str:
-    old = world.runners[fault.target]
-    workdir = world.workdir(old)
-    agents = tuple(processes_under(workdir))
+    slot, agents = _with_agents(world, fault.target)
+    old = world.runners[slot]
     # each death is noted as it happens: a walk of /proc until they are gone would time
     # the walks, seconds each on a loaded machine (hive/chaos/deaths.py)
     deaths = Deaths((old.pid, *agents))
     old.kill()
     world.killed.append(old)
-    new = world.start_runner(fault.target)
+    new = world.start_runner(slot)
     died = deaths.wait_all(OUTLIVE_BOUND_SECONDS * 3)
     runner_died = died.pop(old.pid)
     gone = None if runner_died is None else outlived(died, runner_died)
     seen.outliving.append(Outliving(old.name, agents, gone))
     return f"{old.name} ({len(agents)} agent processes); {new.name} replaces it"
+
+
+def _with_agents(world: World, target: int) -> tuple[int, tuple[int, ...]]:
+    """The target slot, or the next slot whose runner has agent processes now, with
+    them (a kill of a runner between turns tells nothing of its agents); the target with
+    none when no runner has any."""
+    slots = sorted(world.runners)
+    at = slots.index(target)
+    for slot in slots[at:] + slots[:at]:
+        agents = tuple(processes_under(world.workdir(world.runners[slot])))
+        if agents:
+            return slot, agents
+    return target, ()
 
 
 def _serving(serve: Serve) -> None:

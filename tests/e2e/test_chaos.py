@@ -58,6 +58,9 @@ def test_a_small_chaos_run_keeps_every_invariant(tmp_path: Path):
     assert found["seed"] == SEED and found["ok"] is True
     assert set(found["invariants"]) == set(INVARIANTS)
     assert all(v["ok"] and v["measured"] for v in found["invariants"].values()), found
+    # the SIGKILL goes to a runner whose agents run (one between turns tells nothing)
+    outliving = found["invariants"]["no agent outlives its runner"]["measured"]
+    assert int(outliving.split()[0]) > 0, outliving
     assert len(found["faults"]) == 6
     assert lines[0].startswith(f"hive chaos: seed {SEED} (replay: hive chaos --size small")
     for name in INVARIANTS:
