@@ -75,7 +75,7 @@ def states(db: psycopg.Connection[Any]) -> dict[int, Stand]:
     for order in orders.listing(db):
         issue = issues.get(db, order.issue)
         job = jobs.live(db, JobKind.PUBLISH, order.issue)
-        if issue is not None and IssueState(issue.state) is IssueState.CLOSED:
+        if issue is not None and issue.state is IssueState.CLOSED:
             code = issue.closed_code or ClosedCode.OTHER
             found[order.issue] = Stand(issue.closed_reason or "closed", code)
         elif order.finished_at is None:

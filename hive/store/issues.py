@@ -9,7 +9,7 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from hive.rules.issue_states import ClosedCode
+from hive.rules.issue_states import ClosedCode, IssueState
 from hive.store.db import Db, dicts, one, pick
 
 # NOTIFYed by every write that may let an issue go (added, reopened, edited): the Queen
@@ -36,7 +36,7 @@ class Issue:
     labels: list[str]
     boundary: list[str]
     criteria: list[Any]
-    state: str
+    state: IssueState
     blocked_by: list[int]
     created_at: datetime
     updated_at: datetime
@@ -47,6 +47,7 @@ class Issue:
     forge_updated_at: datetime | None = None  # the GitHub issue's updated_at last followed
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "state", IssueState(self.state))  # the column reads as text
         if self.closed_code is not None:  # the column reads as its text
             object.__setattr__(self, "closed_code", ClosedCode(self.closed_code))
 

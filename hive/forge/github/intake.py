@@ -123,11 +123,11 @@ def _sync(
         issue_rows.upsert(db, number, checked)
         log.info("issue #%d came from GitHub", number, extra={"issue": number})
         return SyncResult(number, Synced.NEW)
-    if local.state == IssueState.OPEN and (not remote_open or not labelled):
+    if local.state is IssueState.OPEN and (not remote_open or not labelled):
         changes.close(db, number)
         log.info("issue #%d closed on GitHub", number, extra={"issue": number})
         return SyncResult(number, Synced.CLOSED)
-    if local.state == IssueState.CLOSED:
+    if local.state is IssueState.CLOSED:
         merged = local.closed_code == ClosedCode.MERGED
         if remote_open and labelled and not merged:
             changes.reopen(db, number)
