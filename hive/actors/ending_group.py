@@ -27,8 +27,7 @@ from hive.rules.text import shown
 from hive.store import credits
 from hive.store.credits import Moved
 from hive.store.db import connection
-from hive.store.endings import end_many, waiting
-from hive.store.orders import OrderEnding
+from hive.store.endings import OrderEnding, end_many, waiting
 from hive.store.transitions import Move
 
 log = logging.getLogger("hive.bee")

@@ -24,7 +24,7 @@ from hive.bench.arguments import whole
 from hive.errors import HiveError, UsageError
 from hive.rules.states import Outcome
 from hive.settings import Settings
-from hive.store import connect, orders, pool, scratch
+from hive.store import connect, endings, orders, pool, scratch
 from hive.store.sql import q
 
 # how long the parent waits for one process's report before calling the run hung
@@ -129,7 +129,7 @@ def _hive_runner(url: str, name: str, barrier: Any, results: Any) -> None:
             latencies.append((time.perf_counter() - t0) * 1000.0)
             if got is None:
                 break
-            orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
+            endings.end(db, endings.OrderEnding(got.fence, Outcome.FINISHED))
             issues.append(got.issue)
         ended = time.monotonic()
     results.put({"issues": issues, "latencies_ms": latencies, "began": began, "ended": ended})
@@ -139,8 +139,8 @@ def _bare_runner(url: str, name: str, barrier: Any, results: Any) -> None:
     """The ceiling: the same two statements on one plain connection, nothing else."""
     claim_sql, end_sql = q("claim_order"), q("end_order")
     # the ending's parameters, made once: the loop only puts each row's issue and attempt in
-    ending = orders.end_params(
-        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
+    ending = endings.end_params(
+        endings.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
     )
     issues, latencies = [], []
     with psycopg.connect(url, autocommit=True) as conn:

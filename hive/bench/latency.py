@@ -21,7 +21,7 @@ from hive.bench.arguments import whole
 from hive.rules.branches import branch_name
 from hive.rules.states import Outcome
 from hive.settings import Settings
-from hive.store import connect, orders, pool, scratch
+from hive.store import connect, endings, orders, pool, scratch
 from hive.store.listen import Listener
 from hive.store.orders import NewOrder
 from hive.store.sql import q
@@ -103,7 +103,7 @@ def _runner(url: str, mode: str, poll_seconds: float, ready: Any, stop: Any, cla
             got = orders.claim(db, "bench")
             if got is not None:
                 claims.put((got.issue, time.monotonic()))
-                orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
+                endings.end(db, endings.OrderEnding(got.fence, Outcome.FINISHED))
             elif listener is not None:
                 listener.wait(NOTIFY_MODE_POLL_SECONDS)
             else:

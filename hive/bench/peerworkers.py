@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import psycopg
 
 from hive.rules.states import Outcome
-from hive.store import orders, pool
+from hive.store import endings, orders, pool
 from hive.store.endings import end_many
 from hive.store.listen import Listener
 
@@ -52,9 +52,9 @@ def drain_hive(url: str, batch: int, barrier: Any, results: Any) -> None:
             claimed = orders.claim_many(db, "peers", batch)
             if not claimed:
                 break
-            ending = [orders.OrderEnding(got.fence, Outcome.FINISHED) for got in claimed]
+            ending = [endings.OrderEnding(got.fence, Outcome.FINISHED) for got in claimed]
             if len(ending) == 1:
-                orders.end(db, ending[0])
+                endings.end(db, ending[0])
             else:
                 end_many(db, ending)
             done += len(claimed)
@@ -72,7 +72,7 @@ def serve_hive(url: str, ready: Any, picks: Any) -> None:
                 listener.wait(SERVE_POLL_SECONDS)
                 continue
             picks.put((str(got.issue), time.time()))
-            orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED))
+            endings.end(db, endings.OrderEnding(got.fence, Outcome.FINISHED))
 
 
 # ---- PgQueuer --------------------------------------------------------------------------

@@ -50,7 +50,7 @@ from hive.rules.branches import branch_name
 from hive.rules.connections import BUSY_CONNECTIONS, IDLE_CONNECTIONS
 from hive.rules.states import Outcome
 from hive.settings import Settings
-from hive.store import embedded, migrate, orders, runners
+from hive.store import embedded, endings, migrate, orders, runners
 from hive.store.orders import NewOrder
 from hive.store.sql import q
 from hive.swarm import Serve, kill_everything_under
@@ -317,8 +317,8 @@ def _bare_listener(url: str, name: str, ready: Any, stop: Any) -> None:
     """LISTEN on one connection; on each notification claim and end on the other
     until nothing is left."""
     claim_sql, end_sql = q("claim_order"), q("end_order")
-    ending = orders.end_params(
-        orders.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
+    ending = endings.end_params(
+        endings.OrderEnding(orders.Fence(0, uuid.UUID(int=0), name), Outcome.FINISHED)
     )
     with (
         psycopg.connect(url, autocommit=True) as conn,

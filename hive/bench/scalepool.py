@@ -37,7 +37,7 @@ from hive.bench import procstat
 from hive.errors import HiveError
 from hive.rules.branches import branch_name
 from hive.rules.states import Outcome
-from hive.store import orders, pgbouncer, pool
+from hive.store import endings, orders, pgbouncer, pool
 from hive.store.db import dicts, one
 from hive.store.listen import Listener, is_ending
 from hive.store.orders import NewOrder
@@ -247,7 +247,7 @@ def _loop(
             claimed = orders.claim_many(db, name, 1)
             for got in claimed:
                 hungry.clear()  # a slot of one: busy while it ends the order
-                if orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED)):
+                if endings.end(db, endings.OrderEnding(got.fence, Outcome.FINISHED)):
                     with lock:
                         ended.append(got.issue)
                 hungry.set()

@@ -1,5 +1,5 @@
 """`queen_bundle`: the git bundle of base..queen-<issue> a turn left. It is written only
-by `orders.end` (one statement with the ending), and read here."""
+by `endings.end` (one statement with the ending), and read here."""
 
 from __future__ import annotations
 

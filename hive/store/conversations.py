@@ -1,5 +1,5 @@
 """`queen_conversation`: the conversation an attempt's agent left (hive/agents/
-conversation.py), one per issue. The ending stores it in its own statement (`orders.end`,
+conversation.py), one per issue. The ending stores it in its own statement (`endings.end`,
 `OrderEnding.keeps_conversation`), so a next attempt, which may start on another runner
 as soon as the ending lands, finds it; that attempt's start reads it with the bundle
 (`earlier`)."""

@@ -1,24 +1,34 @@
-"""Endings in one statement (`end_orders`): several attempts ended at once, each exactly
-as `orders.end` ends one alone (its own fence and states, its bundle, conversation, key
-rest and NOTIFY). A runner's group commit writes what its bees hand over together
-(hive/actors/ending_group.py); `hive.rules.ending_batches` says which endings may share a
+"""An attempt's ending: what it writes (`OrderEnding`), written alone (`end`) or with
+others in one statement (`end_many`), each exactly as it would be alone (its own fence
+and states, its bundle, conversation, key rest and NOTIFY). A bee's ending runs it; a
+runner's group commit writes what its bees hand over together (hive/actors/
+ending_group.py), and `hive.rules.ending_batches` says which endings may share a
 statement."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from hive.agents.conversation import Conversation
 from hive.rules.ending_batches import Waiting, one_statement
-from hive.rules.rests import KeyEnding, moves_rest
-from hive.rules.states import END
+from hive.rules.lifecycle import sources
+from hive.rules.outcome_codes import OutcomeCode, code_of
+from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, moves_rest
+from hive.rules.spend import Cost
+from hive.rules.states import END, Outcome
 from hive.store import keyrests
+from hive.store.bundles import NewBundle
 from hive.store.db import Db, connection
-from hive.store.orders import ENDS_FROM, OrderEnding, end_params
+from hive.store.orders import Fence
 from hive.store.sql import q
-from hive.store.transitions import Move, missed
+from hive.store.transitions import Move, missed, move
+
+ENDS_FROM = [int(s) for s in sources(END)]  # the states an ending may leave
 
 # what `end_orders` takes as arrays, one element an ending (salvaged_files apart: jsonb)
 _MANY_COLUMNS = (
@@ -47,6 +57,124 @@ _MANY_COLUMNS = (
     "conversation_bytes",
     "note",
 )
+
+
+@dataclass(frozen=True)
+class OrderEnding:
+    """How one attempt ends: everything `end` writes, in one statement.
+
+    `bundle` is what the turn left beyond base (None: nothing, and a stale bundle of the
+    issue is dropped); `salvaged_sha` the commit the ending made of what the turn left
+    uncommitted (None: it made none, and the salvage columns stay as they are); a None
+    detail, token count, provider or model keeps the row's (the provider and model the
+    agent reported replace the Queen's guess from her settings); a None `cost` leaves
+    the cost unknown.
+
+    An ending in `refused` or `quota exhausted` rests the order's key (hive/store/
+    keyrests.py): a quota until `resets_at` when the agent gave it, else for
+    `quota_rest_seconds`; any other ending ends the key's run of refusals.
+
+    `keeps_conversation` (the agent resumes conversations, hive/agents/conversation.py):
+    the ending stores `conversation` as the issue's for the next attempt, or drops the
+    issue's earlier one when it is None; otherwise the issue's conversation is left as
+    it is. Stored with the ending: a next attempt may be claimed elsewhere as soon as
+    the ending lands."""
+
+    fence: Fence
+    outcome: Outcome
+    detail: str | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    provider: str | None = None
+    model: str | None = None
+    cost: Cost | None = None
+    resets_at: datetime | None = None
+    quota_rest_seconds: int = QUOTA_REST_SECONDS
+    salvaged_sha: str | None = None
+    salvaged_files: tuple[str, ...] = ()
+    bundle: NewBundle | None = None
+    keeps_conversation: bool = False
+    conversation: Conversation | None = None
+
+    @property
+    def code(self) -> OutcomeCode:
+        """The ending's code, which the store and the rules decide on (the outcome
+        sentence is for people)."""
+        return code_of(self.outcome)
+
+
+def end_params(ending: OrderEnding) -> dict[str, Any]:
+    """`ending` as the parameters of `end_order` (also what the claim bench's bare loop
+    sends), the states END may leave included."""
+    bundle, kept = ending.bundle, ending.conversation
+    code = ending.code
+    return {
+        "issue": ending.fence.issue,
+        "conversation_id": ending.fence.conversation_id,
+        "runner": ending.fence.runner,
+        "from_states": ENDS_FROM,
+        "outcome": str(ending.outcome),
+        "outcome_code": code,
+        "detail": ending.detail,
+        "input_tokens": ending.input_tokens,
+        "output_tokens": ending.output_tokens,
+        "provider": ending.provider,
+        "model": ending.model,
+        "ends_rest": not moves_rest(code),
+        "cost_usd": ending.cost.usd if ending.cost else None,
+        "cost_source": ending.cost.source.value if ending.cost else None,
+        "salvaged_sha": ending.salvaged_sha,
+        "salvaged_files": list(ending.salvaged_files),
+        "branch": bundle.branch if bundle else None,
+        "base": bundle.base if bundle else None,
+        "base_sha": bundle.base_sha if bundle else None,
+        "head_sha": bundle.head_sha if bundle else None,
+        "bytes": bundle.data if bundle else None,
+        "size": len(bundle.data) if bundle else None,
+        "keeps_conversation": ending.keeps_conversation,
+        "agent": kept.agent if kept else None,
+        "session_id": kept.session_id if kept else None,
+        "conversation_bytes": kept.data if kept else None,
+        "note": kept.note if kept else None,
+    }
+
+
+def end(db: Db, ending: OrderEnding) -> Move:
+    """End the attempt as `ending` says (event END), storing its bundle and its
+    conversation and NOTIFYing `hive_orders` ('ended:<issue>': a Queen elsewhere rounds
+    at once) in the same statement, one round trip (no ended row without its bundle and
+    conversation, no NOTIFY without the ending). The Move is false when it did not land:
+    the fence no longer matches (reaped, re-dispatched, another claimant), or the
+    attempt is in a state END may not leave (`illegal`: logged, the caller counts it).
+
+    An ending that is no refusal ends its key's rest in the same statement; a refusal rests the key
+    (`keyrests.after_ending`) in the same transaction as the ending: no refused ending
+    lands without resting its key."""
+    fence, code = ending.fence, ending.code
+    if not moves_rest(code):  # the hot path: one statement
+        return _end(db, ending)
+    with connection(db) as conn, conn.transaction():
+        moved = _end(conn, ending)
+        if moved.landed:
+            keyrests.after_ending(
+                conn,
+                fence.issue,
+                fence.conversation_id,
+                KeyEnding(code, ending.resets_at, ending.quota_rest_seconds),
+            )
+    return moved
+
+
+def _end(db: Db, ending: OrderEnding) -> Move:
+    fence = ending.fence
+    return move(
+        db,
+        "end_order",
+        end_params(ending),
+        issue=fence.issue,
+        conversation_id=fence.conversation_id,
+        event=END,
+    )
 
 
 def end_many(db: Db, endings: Sequence[OrderEnding]) -> list[Move]:

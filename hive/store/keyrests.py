@@ -1,7 +1,7 @@
 """`queen_key_rest`: keys resting after their provider refused a turn (RULES 7).
 
 The ending that meets a refusal rests its key here, in the ending's own transaction
-(`orders.end`), so every Queen (a restarted one, a standby that takes over) reads the
+(`endings.end`), so every Queen (a restarted one, a standby that takes over) reads the
 same rests, and endings on one key move its rest in the order they land. The rule is
 `hive.rules.rests.rest_after`; this module only reads and writes its answer.
 """

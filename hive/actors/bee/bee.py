@@ -41,8 +41,9 @@ from hive.agents.transcript import HIVE
 from hive.git.worktrees import park_worktree, worktree_path
 from hive.rules.drain import HAND_BACK_SECONDS, WK_BEE
 from hive.rules.states import ENDED_BADLY, HANDED_BACK
-from hive.store import conversations, orders
-from hive.store.orders import Insertion, OrderEnding
+from hive.store import conversations, endings, orders
+from hive.store.endings import OrderEnding
+from hive.store.orders import Insertion
 from hive.store.transcript_writer import TranscriptWriter
 from supervisors import SupervisedActor
 from supervisors.warden import warden
@@ -372,7 +373,7 @@ class Bee:
             return  # the Queen's row was never written: her round reports it
         try:
             ending = OrderEnding(self.order.fence, ENDED_BADLY, self.start_error)
-            orders.end(self.ports.db, ending)
+            endings.end(self.ports.db, ending)
         except Exception:
             log.exception("could not end the order", extra={"issue": self.issue})
 

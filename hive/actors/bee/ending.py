@@ -38,11 +38,12 @@ from hive.rules.states import (
     Outcome,
 )
 from hive.rules.text import shown
-from hive.store import credits, orders
+from hive.store import credits, endings
 from hive.store.bundles import NewBundle
 from hive.store.credits import Moved
 from hive.store.db import connection
-from hive.store.orders import Fence, OrderEnding
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence
 from hive.store.transitions import Move
 
 if TYPE_CHECKING:
@@ -276,7 +277,7 @@ def end_and_sell(db: ConnectionPool[Any], ending: OrderEnding) -> tuple[Move, Mo
     order names (hive/store/credits.py): no ending lands without its sale, and no sale
     without its ending; a redelivered ending is fenced out and sells nothing."""
     with connection(db) as conn, conn.transaction():
-        moved = orders.end(conn, ending)
+        moved = endings.end(conn, ending)
         if not moved.landed:
             return moved, None
         fence, cost = ending.fence, ending.cost
@@ -345,7 +346,7 @@ def _plainer(ending: OrderEnding) -> list[tuple[str, Callable[[str], OrderEnding
 def _end_retrying(
     db: ConnectionPool[Any], ending: OrderEnding, deadline: float, sells: bool
 ) -> tuple[Move, Moved | None]:
-    """`orders.end` (with its sale when `sells`), tried again while the store is away,
+    """`endings.end` (with its sale when `sells`), tried again while the store is away,
     until `deadline`."""
     pause = threading.Event()  # never set: a bounded pause between attempts
     wait = END_RETRY_FIRST_SECONDS
@@ -353,7 +354,7 @@ def _end_retrying(
         try:
             if sells:
                 return end_and_sell(db, ending)
-            return orders.end(db, ending), None
+            return endings.end(db, ending), None
         except psycopg.OperationalError as err:  # the store is away; anything else is a bug
             if time.monotonic() + wait > deadline:
                 raise

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from hive.rules.states import Outcome
-from hive.store import orders
+from hive.store import endings, orders
 from hive.swarm import pid_alive
 
 from .harness import World
@@ -63,11 +63,11 @@ def test_a_runner_killed_mid_turn_loses_its_order_to_another_runner_and_its_turn
     old = orders.Fence(1, first.conversation_id, "runner-a")
     assert not orders.heartbeat(world.db, old)
     assert not orders.mark_started(world.db, old)
-    assert not orders.end(world.db, orders.OrderEnding(old, Outcome.FINISHED))
+    assert not endings.end(world.db, endings.OrderEnding(old, Outcome.FINISHED))
     # not even under the name of the runner holding it now (a restart under one name)
     renamed = orders.Fence(1, first.conversation_id, "runner-b")
     assert not orders.heartbeat(world.db, renamed)
-    assert not orders.end(world.db, orders.OrderEnding(renamed, Outcome.FINISHED))
+    assert not endings.end(world.db, endings.OrderEnding(renamed, Outcome.FINISHED))
     still = world.claimed(1, "runner-b")
     assert still is not None and still.conversation_id == second.conversation_id
 

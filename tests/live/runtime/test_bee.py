@@ -23,7 +23,7 @@ from hive.rules.drain import WK_BEE
 from hive.rules.lifecycle import ReviewState
 from hive.rules.states import VERDICT_SENDBACK, Outcome
 from hive.runtime import bee_ports
-from hive.store import bundles, orders, reaping, reviews, transcript
+from hive.store import bundles, endings, orders, reaping, reviews, transcript
 from hive.store.orders import Fence
 from hive.store.reviews import Verdict
 from hive.testing import wait_for_ending
@@ -240,7 +240,7 @@ def test_a_runner_bee_whose_start_did_not_land_leaves_no_worktree(make_runtime):
     queue(rt, 12)
     claimed = orders.claim(rt.db, rt.settings.runner_name)
     assert claimed is not None
-    assert orders.end(rt.db, orders.OrderEnding(claimed.fence, Outcome.REAPED_RUNNER_SILENT))
+    assert endings.end(rt.db, endings.OrderEnding(claimed.fence, Outcome.REAPED_RUNNER_SILENT))
     plan = plan_of(
         rt.bee.start, issue=12, title="t", body="", base="main", base_sha=None,
         boundary=("src/app.py",), brief="", key="",

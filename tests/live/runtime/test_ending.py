@@ -15,7 +15,8 @@ from hive.git.repo import resolve
 from hive.git.worktrees import cut_worktree
 from hive.rules.states import Outcome
 from hive.store import bundles, orders
-from hive.store.orders import Fence, NewOrder, OrderEnding
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence, NewOrder
 from tests.live.runtime.conftest import add_issue
 
 

@@ -17,7 +17,8 @@ from hive.actors.ending_group import EndingGroup, Written
 from hive.rules.spend import Cost, CostSource
 from hive.rules.states import Outcome
 from hive.store import credits, orders, pool
-from hive.store.orders import Fence, NewOrder, OrderEnding
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence, NewOrder
 from hive.store.pool import make_pool
 from tests.live.runtime.conftest import eventually
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hive.actors.bee import ending
 from hive.rules.states import Outcome
-from hive.store import embedded, migrate, orders
+from hive.store import embedded, endings, migrate, orders
 from hive.store.orders import NewOrder
 from hive.store.pool import HeldConnection
 
@@ -53,7 +53,7 @@ def test_an_ending_that_meets_the_store_away_lands_once_it_is_back():
             landed: list[bool] = []
             worker = threading.Thread(
                 target=lambda: landed.append(
-                    ending.write_ending(db, orders.OrderEnding(claimed.fence, Outcome.FINISHED))[
+                    ending.write_ending(db, endings.OrderEnding(claimed.fence, Outcome.FINISHED))[
                         0
                     ].landed
                 ),

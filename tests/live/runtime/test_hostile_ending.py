@@ -13,7 +13,8 @@ from hive.git.worktrees import cut_worktree
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports, reaper_ports
 from hive.store import bundles, orders
-from hive.store.orders import Fence, NewOrder, OrderEnding
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence, NewOrder
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import AGENT, add_issue
 from tests.live.runtime.test_runner import claimer_of

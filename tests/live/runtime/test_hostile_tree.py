@@ -18,7 +18,8 @@ from hive.git.worktrees import cut_worktree
 from hive.rules.states import Outcome
 from hive.runtime import reaper_ports
 from hive.store import bundles, orders, transcript
-from hive.store.orders import Fence, NewOrder, OrderEnding
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence, NewOrder
 from hive.testing import git, wait_for_ending
 from tests.live.runtime.conftest import add_issue, eventually
 from tests.live.runtime.test_bee import run_one

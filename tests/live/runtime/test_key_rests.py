@@ -11,7 +11,7 @@ from hive.actors.queen.queen import Queen
 from hive.rules.keys import key_slots
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports
-from hive.store import orders
+from hive.store import endings, orders
 from hive.store.orders import Fence
 from tests.live.runtime.conftest import add_issue
 
@@ -26,7 +26,7 @@ def end_as(rt, issue: int, outcome: Outcome, **fields) -> None:
     order = orders.get(rt.db, issue)
     assert order is not None
     fence = Fence(issue, order.conversation_id, None)
-    assert orders.end(rt.db, orders.OrderEnding(fence, outcome, **fields))
+    assert endings.end(rt.db, endings.OrderEnding(fence, outcome, **fields))
 
 
 def test_an_older_ending_that_lands_after_a_newer_one_still_rests_its_key(make_runtime):

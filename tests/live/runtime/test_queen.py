@@ -21,7 +21,7 @@ from hive.rules.keys import key_slots
 from hive.rules.round import Stop, render
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports, reaper_ports
-from hive.store import leases, orders, reports
+from hive.store import endings, leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
@@ -278,7 +278,9 @@ def end_as(rt, issue: int, outcome: Outcome) -> None:
     """End `issue`'s unclaimed order as a runner's bee would have, with `outcome`."""
     order = orders.get(rt.db, issue)
     assert order is not None
-    assert orders.end(rt.db, orders.OrderEnding(Fence(issue, order.conversation_id, None), outcome))
+    assert endings.end(
+        rt.db, endings.OrderEnding(Fence(issue, order.conversation_id, None), outcome)
+    )
 
 
 def test_a_key_rests_after_a_transient_refusal_and_the_next_key_is_used(make_runtime):

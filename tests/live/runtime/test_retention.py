@@ -22,7 +22,7 @@ from hive.git.housekeeping import pack_bytes, queen_branches
 from hive.git.storing import store_objects
 from hive.git.worktrees import cut_worktree, list_worktrees
 from hive.rules.states import Outcome
-from hive.store import orders
+from hive.store import endings, orders
 from hive.store import retention as store
 from hive.store.bundles import NewBundle
 
@@ -105,8 +105,8 @@ def work(rt: Any, first: int, count: int, *, closed_days_ago: float) -> None:
         claimed = orders.claim(rt.db, "runner-1")
         assert claimed is not None and claimed.issue == n
         bundle = NewBundle(f"queen-{n}", "main", None, heads[n].decode(), os.urandom(4096))
-        ending = orders.OrderEnding(claimed.fence, Outcome.FINISHED, bundle=bundle)
-        assert orders.end(rt.db, ending).landed
+        ending = endings.OrderEnding(claimed.fence, Outcome.FINISHED, bundle=bundle)
+        assert endings.end(rt.db, ending).landed
     with rt.db.connection() as conn, conn.cursor() as cur:
         cur.executemany(
             "INSERT INTO hive.queen_transcript (conversation_id, seq, issue, kind, text)"

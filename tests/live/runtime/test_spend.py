@@ -16,7 +16,7 @@ from hive.actors.queen.queen import Queen
 from hive.rules.spend import capped_sentence, day_start
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports
-from hive.store import orders, reports, spend
+from hive.store import endings, orders, reports, spend
 from hive.store.orders import Fence
 from hive.swarm import wait_for
 from hive.testing import wait_for_ending
@@ -84,12 +84,12 @@ def _end(db, issue: int, cost: float | None) -> None:
 
     order = orders.get(db, issue)
     assert order is not None
-    ending = orders.OrderEnding(
+    ending = endings.OrderEnding(
         Fence(issue, order.conversation_id, order.claimed_by),
         Outcome.ENDED_BADLY,
         cost=None if cost is None else Cost(cost, CostSource.AGENT),
     )
-    assert orders.end(db, ending)
+    assert endings.end(db, ending)
 
 
 def _queen(rt, cap: float) -> Queen:

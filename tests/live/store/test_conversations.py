@@ -11,8 +11,8 @@ import pytest
 
 from hive.agents.conversation import Conversation, not_kept
 from hive.rules.states import Outcome
-from hive.store import conversations, orders
-from hive.store.orders import OrderEnding
+from hive.store import conversations, endings, orders
+from hive.store.endings import OrderEnding
 
 from .conftest import queue
 
@@ -26,7 +26,7 @@ def test_an_ending_keeps_its_conversation_and_the_next_one_reads_it(conn: Any) -
         ending = OrderEnding(
             fence.fence, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=conversation
         )
-        assert orders.end(conn, ending).landed
+        assert endings.end(conn, ending).landed
 
     queue(conn, 1)
     ended(1, SESSION)

@@ -26,9 +26,10 @@ from hive.rules.states import Outcome
 from hive.store import credits, orders, spend
 from hive.store.credits import Sale
 from hive.store.db import connection
+from hive.store.endings import OrderEnding
 from hive.store.issues import ISSUES_CHANNEL
 from hive.store.listen import Listener
-from hive.store.orders import NewOrder, OrderEnding
+from hive.store.orders import NewOrder
 from hive.store.reviews import ReviewRow
 
 DAY = timedelta(days=1)

@@ -19,9 +19,9 @@ from hive.rules.spend import Cost, CostSource
 from hive.rules.states import Outcome
 from hive.store import orders, pool
 from hive.store.bundles import NewBundle
-from hive.store.endings import end_many
+from hive.store.endings import OrderEnding, end, end_many
 from hive.store.listen import Listener
-from hive.store.orders import Fence, NewOrder, OrderEnding
+from hive.store.orders import Fence, NewOrder
 from hive.testing import migrated_database
 
 from . import workers
@@ -73,13 +73,13 @@ def story(conn: psycopg.Connection[Any]) -> list[OrderEnding]:
         ending = OrderEnding(
             earlier, Outcome.ENDED_BADLY, bundle=old, keeps_conversation=True, conversation=said
         )
-        assert orders.end(conn, ending).landed
+        assert end(conn, ending).landed
     for issue in (3, 5):
         earlier = claimed(conn, issue, 0)
         keep = OrderEnding(
             earlier, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=SESSION
         )
-        assert orders.end(conn, keep).landed
+        assert end(conn, keep).landed
     for index, strikes in ((0, 2), (1, 1)):
         conn.execute(
             "INSERT INTO hive.queen_key_rest (key_index, key_fingerprint, strikes, rests_until)"
@@ -96,7 +96,7 @@ def story(conn: psycopg.Connection[Any]) -> list[OrderEnding]:
         7: claimed(conn, 7, 1, key_index=1, key_fingerprint=KEY),
         8: claimed(conn, 8, 1, key_index=2, key_fingerprint=KEY),
     }
-    assert orders.end(conn, OrderEnding(fences[6], Outcome.FINISHED)).landed  # ended before
+    assert end(conn, OrderEnding(fences[6], Outcome.FINISHED)).landed  # ended before
     return [
         OrderEnding(
             fences[1],
@@ -165,7 +165,7 @@ def test_endings_in_one_statement_leave_the_rows_single_endings_leave(
     with Listener(hive_db_url) as alone_heard:
         endings = story(conn)
         heard(alone_heard, STORY_ENDINGS)
-        alone = [orders.end(conn, e) for e in endings]
+        alone = [end(conn, e) for e in endings]
         alone_payloads = heard(alone_heard, 5)
     with pool.connect(twin_url) as twin, Listener(twin_url) as together_heard:
         assert story(twin) == endings

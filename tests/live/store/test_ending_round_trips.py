@@ -12,10 +12,11 @@ import psycopg
 
 from hive.agents.conversation import Conversation
 from hive.rules.states import Outcome
-from hive.store import bundles, conversations, orders
+from hive.store import bundles, conversations, endings, orders
 from hive.store.bundles import NewBundle
+from hive.store.endings import OrderEnding
 from hive.store.listen import Listener
-from hive.store.orders import Fence, OrderEnding
+from hive.store.orders import Fence
 
 from .conftest import queue
 from .roundtrips import round_trips
@@ -41,7 +42,7 @@ def test_an_ending_with_its_bundle_conversation_and_notify_is_one_round_trip(
     )
     with Listener(hive_db_url) as queen:
         with round_trips(conn) as trips:
-            assert orders.end(conn, ending).landed
+            assert endings.end(conn, ending).landed
         assert trips.count == 1, trips.trace
         assert queen.wait(WAIT_SECONDS).payloads == ("ended:1",)
     assert conversations.get(conn, 1) == SESSION
@@ -58,16 +59,16 @@ def test_a_fenced_out_ending_stores_no_conversation_and_notifies_nothing(
         lost = OrderEnding(
             stranger, Outcome.FINISHED, keeps_conversation=True, conversation=SESSION
         )
-        assert not orders.end(conn, lost).landed
+        assert not endings.end(conn, lost).landed
         assert conversations.get(conn, 2) is None
         ours = OrderEnding(fence, Outcome.FINISHED, keeps_conversation=True, conversation=SESSION)
-        assert orders.end(conn, ours).landed
+        assert endings.end(conn, ours).landed
         # the first NOTIFY heard is the landed ending's: the refused one sent none
         assert queen.wait(WAIT_SECONDS).payloads == ("ended:2",)
     assert conversations.get(conn, 2) == SESSION
     later = Conversation("claude", "s-2", b'{"sessionId":"s-2"}\n')
     again = OrderEnding(fence, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=later)
-    assert not orders.end(conn, again).landed  # ended already: too late
+    assert not endings.end(conn, again).landed  # ended already: too late
     assert conversations.get(conn, 2) == SESSION
 
 
@@ -76,12 +77,12 @@ def test_an_agent_that_left_none_drops_the_earlier_and_one_that_resumes_none_kee
 ) -> None:
     first = claimed(conn, 3)
     ending = OrderEnding(first, Outcome.ENDED_BADLY, keeps_conversation=True, conversation=SESSION)
-    assert orders.end(conn, ending).landed
+    assert endings.end(conn, ending).landed
     second = claimed(conn, 3)
-    assert orders.end(conn, OrderEnding(second, Outcome.ENDED_BADLY)).landed  # resumes none
+    assert endings.end(conn, OrderEnding(second, Outcome.ENDED_BADLY)).landed  # resumes none
     assert conversations.get(conn, 3) == SESSION
     third = claimed(conn, 3)
-    assert orders.end(conn, OrderEnding(third, Outcome.FINISHED, keeps_conversation=True)).landed
+    assert endings.end(conn, OrderEnding(third, Outcome.FINISHED, keeps_conversation=True)).landed
     assert conversations.get(conn, 3) is None
 
 
@@ -89,7 +90,7 @@ def test_a_refused_ending_rests_its_key_in_five_round_trips(conn: Any) -> None:
     # BEGIN, the ending, the key's rest (made and locked), the rest written, COMMIT
     fence = claimed(conn, 4, key_index=0, key_fingerprint="f" * 16)
     with round_trips(conn) as trips:
-        assert orders.end(conn, OrderEnding(fence, Outcome.REFUSED)).landed
+        assert endings.end(conn, OrderEnding(fence, Outcome.REFUSED)).landed
     assert trips.count == 5, trips.trace
     row = conn.execute(
         "SELECT strikes, rests_until > now() FROM hive.queen_key_rest WHERE key_index = 0"
@@ -102,7 +103,7 @@ def test_a_start_reads_the_bundle_and_the_conversation_in_one_round_trip(conn: A
     ending = OrderEnding(
         fence, Outcome.FINISHED, bundle=BUNDLE, keeps_conversation=True, conversation=SESSION
     )
-    assert orders.end(conn, ending).landed
+    assert endings.end(conn, ending).landed
     with round_trips(conn) as trips:
         left = conversations.earlier(conn, 5, bundle=True, conversation=True)
     assert trips.count == 1, trips.trace

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from hive.rules.states import Outcome
-from hive.store import orders, pool
+from hive.store import endings, orders, pool
 from hive.store.board import BOARD_CHANNEL
 from hive.store.connect import named
 from hive.store.listen import Listener, Reason, is_ending
@@ -46,7 +46,7 @@ def test_a_claimer_skips_an_ending_and_hears_the_next_queued_order(hive_db_url):
         assert made is not None
     with Listener(hive_db_url, is_ending) as claimer, Listener(hive_db_url) as queen:
         with pool.connect(hive_db_url) as conn:
-            assert orders.end(conn, orders.OrderEnding(made.fence, Outcome.FINISHED))
+            assert endings.end(conn, endings.OrderEnding(made.fence, Outcome.FINISHED))
             conn.execute("SELECT pg_notify('hive_orders', '4')")
         assert queen.wait(5.0).payloads == ("ended:3",)
         assert claimer.wait(5.0).payloads == ("4",)  # the ending never reached it

@@ -23,8 +23,9 @@ from hive.rules.states import (
     Outcome,
     State,
 )
-from hive.store import orders, reaping
-from hive.store.orders import Fence, Insertion, NewOrder, OrderEnding
+from hive.store import endings, orders, reaping
+from hive.store.endings import OrderEnding
+from hive.store.orders import Fence, Insertion, NewOrder
 
 from .conftest import backdate, local, queue
 
@@ -67,7 +68,7 @@ def order_in(conn: psycopg.Connection, issue: int, state: State) -> orders.Order
         made = queue(conn, issue)
         if state != RUNNING:
             outcome, review_state = ENDED_AS[state]
-            assert orders.end(conn, OrderEnding(made.fence, outcome))
+            assert endings.end(conn, OrderEnding(made.fence, outcome))
             conn.execute(
                 "UPDATE hive.queen_dispatch SET review_state = %s, review_failures = 2"
                 " WHERE issue = %s",
@@ -108,7 +109,7 @@ def test_an_ending_lands_only_on_a_running_attempt_and_names_the_state_it_refuse
     conn, state, caplog
 ):
     before = order_in(conn, 1, state)
-    moved = orders.end(conn, OrderEnding(Fence(1, before.conversation_id, None), Outcome.FINISHED))
+    moved = endings.end(conn, OrderEnding(Fence(1, before.conversation_id, None), Outcome.FINISHED))
     if state == RUNNING:
         assert moved.landed and state_now(conn, 1) == ENDED
         return
@@ -119,7 +120,7 @@ def test_an_ending_lands_only_on_a_running_attempt_and_names_the_state_it_refuse
 
 def test_an_ending_fenced_out_is_gone_not_illegal(conn):
     made = queue(conn, 1)
-    moved = orders.end(conn, OrderEnding(Fence(1, made.conversation_id, "r9"), Outcome.FINISHED))
+    moved = endings.end(conn, OrderEnding(Fence(1, made.conversation_id, "r9"), Outcome.FINISHED))
     assert not moved and not moved.illegal
 
 

@@ -2,10 +2,11 @@ import re
 import uuid
 
 from hive.rules.states import Outcome
-from hive.store import bundles, leases, orders, reaping
+from hive.store import bundles, endings, leases, orders, reaping
 from hive.store.bundles import NewBundle
+from hive.store.endings import OrderEnding
 from hive.store.listen import Listener, Reason
-from hive.store.orders import ClaimedOrder, Fence, Insertion, NewOrder, Order, OrderEnding
+from hive.store.orders import ClaimedOrder, Fence, Insertion, NewOrder, Order
 from hive.store.sql import q
 
 from .conftest import backdate, local, queue
@@ -82,7 +83,9 @@ def test_an_order_under_a_released_queen_lease_writes_nothing_nor_replaces_one(c
     lease = queen_lease(conn)
     first = NewOrder(1, "queen-1", "main")
     assert orders.insert(conn, first, queued=True, lease=lease) is Insertion.WRITTEN
-    assert orders.end(conn, OrderEnding(Fence(1, first.conversation_id, None), Outcome.ENDED_BADLY))
+    assert endings.end(
+        conn, OrderEnding(Fence(1, first.conversation_id, None), Outcome.ENDED_BADLY)
+    )
     assert leases.release(conn, lease)
     for issue in (1, 2):  # a finished row is not replaced, a new one not written
         new = NewOrder(issue, f"queen-{issue}", "main")
@@ -95,7 +98,7 @@ def test_a_new_attempt_archives_the_ended_row_and_gets_a_new_conversation(conn):
     first = queue(conn, 1, brief="first")
     claimed = orders.claim(conn, "r1")
     assert claimed is not None
-    orders.end(conn, OrderEnding(claimed.fence, Outcome.ENDED_BADLY))
+    endings.end(conn, OrderEnding(claimed.fence, Outcome.ENDED_BADLY))
     second = queue(conn, 1, brief="second")
     assert second.attempt == 2 and second.conversation_id != first.conversation_id
     assert (second.claimed_by, second.finished_at, second.outcome) == (None, None, None)
@@ -163,7 +166,7 @@ def test_claimed_finished_and_unstarted_orders_are_not_claimable(conn):
     queue(conn, 1)
     assert orders.claim(conn, "r1") is not None
     claimed_2 = (queue(conn, 2), orders.claim(conn, "r1"))[1]
-    orders.end(conn, OrderEnding(claimed_2.fence, Outcome.FINISHED))
+    endings.end(conn, OrderEnding(claimed_2.fence, Outcome.FINISHED))
     queue(conn, 3)
     conn.execute("UPDATE hive.queen_dispatch SET started = false WHERE issue = 3")
     assert orders.claim(conn, "r2") is None
@@ -206,22 +209,24 @@ def test_a_heartbeat_renews_only_its_own_claim_of_this_attempt(conn):
 def test_a_heartbeat_after_the_ending_says_the_order_is_gone(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(conn, OrderEnding(mine.fence, Outcome.FINISHED))
+    assert endings.end(conn, OrderEnding(mine.fence, Outcome.FINISHED))
     assert not orders.heartbeat(conn, mine.fence)
 
 
 def test_an_ending_from_another_runner_or_an_older_conversation_changes_nothing(conn):
     queue(conn, 1)
     old = orders.claim(conn, "r1")
-    orders.end(conn, OrderEnding(old.fence, Outcome.ENDED_BADLY))
+    endings.end(conn, OrderEnding(old.fence, Outcome.ENDED_BADLY))
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
     before = orders.get(conn, 1)
-    assert not orders.end(conn, OrderEnding(old.fence, Outcome.FINISHED, bundle=BUNDLE))
-    assert not orders.end(
+    assert not endings.end(conn, OrderEnding(old.fence, Outcome.FINISHED, bundle=BUNDLE))
+    assert not endings.end(
         conn, OrderEnding(Fence(1, mine.conversation_id, "r2"), Outcome.FINISHED, bundle=BUNDLE)
     )
-    assert not orders.end(conn, OrderEnding(Fence(1, mine.conversation_id, None), Outcome.FINISHED))
+    assert not endings.end(
+        conn, OrderEnding(Fence(1, mine.conversation_id, None), Outcome.FINISHED)
+    )
     assert orders.get(conn, 1) == before
     assert bundles.get(conn, 1) is None
 
@@ -229,7 +234,7 @@ def test_an_ending_from_another_runner_or_an_older_conversation_changes_nothing(
 def test_the_ending_stores_its_bundle_in_the_same_statement(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(
+    assert endings.end(
         conn, OrderEnding(mine.fence, Outcome.FINISHED, bundle=BUNDLE, input_tokens=10)
     )
     row, stored = orders.get(conn, 1), bundles.get(conn, 1)
@@ -254,7 +259,7 @@ def test_every_field_of_an_ending_lands_in_its_column(conn):
         salvaged_files=("src/app.py",),
         bundle=BUNDLE,
     )
-    assert orders.end(conn, ending)
+    assert endings.end(conn, ending)
     row, stored = orders.get(conn, 1), bundles.get(conn, 1)
     assert (row.outcome, row.detail) == ("handed back", "stopped by the drain")
     assert (row.input_tokens, row.output_tokens) == (10, 20)
@@ -273,36 +278,36 @@ def test_every_field_of_an_ending_lands_in_its_column(conn):
 def test_the_endings_parameters_are_exactly_the_ones_end_order_names():
     named = set(re.findall(r"%\((\w+)\)s", q("end_order")))
     fence = Fence(1, uuid.uuid4(), "r1")
-    assert set(orders.end_params(OrderEnding(fence, Outcome.FINISHED))) == named
-    assert set(orders.end_params(OrderEnding(fence, Outcome.FINISHED, bundle=BUNDLE))) == named
+    assert set(endings.end_params(OrderEnding(fence, Outcome.FINISHED))) == named
+    assert set(endings.end_params(OrderEnding(fence, Outcome.FINISHED, bundle=BUNDLE))) == named
 
 
 def test_an_ending_with_nothing_beyond_base_stores_no_bundle_and_drops_a_stale_one(conn):
     queue(conn, 1)
-    orders.end(
+    endings.end(
         conn, OrderEnding(orders.claim(conn, "r1").fence, Outcome.HANDED_BACK, bundle=BUNDLE)
     )
     queue(conn, 1)  # the next attempt continues the handed-back branch
-    assert orders.end(conn, OrderEnding(orders.claim(conn, "r1").fence, Outcome.FINISHED))
+    assert endings.end(conn, OrderEnding(orders.claim(conn, "r1").fence, Outcome.FINISHED))
     assert bundles.get(conn, 1) is None
 
 
 def test_the_queen_ends_her_own_order_with_no_runner(conn):
     made = local(conn, 1)
-    assert orders.end(conn, OrderEnding(made.fence, Outcome.FINISHED))
+    assert endings.end(conn, OrderEnding(made.fence, Outcome.FINISHED))
     assert orders.get(conn, 1).outcome == "finished"
 
 
 def test_an_ending_records_its_salvage_commit_and_one_without_leaves_none(conn):
     salvaging, plain = local(conn, 1), local(conn, 2)
     sha = "a" * 40
-    assert orders.end(
+    assert endings.end(
         conn,
         OrderEnding(
             salvaging.fence, Outcome.HANDED_BACK, salvaged_sha=sha, salvaged_files=("x.py", "y.py")
         ),
     )
-    assert orders.end(conn, OrderEnding(plain.fence, Outcome.FINISHED))
+    assert endings.end(conn, OrderEnding(plain.fence, Outcome.FINISHED))
     kept, none = orders.get(conn, 1), orders.get(conn, 2)
     assert (kept.salvaged_sha, kept.salvaged_files) == (sha, ["x.py", "y.py"])
     assert kept.salvaged_at is not None
@@ -333,7 +338,7 @@ def test_the_boot_reaper_ends_only_the_queens_own_unfinished_orders(conn):
     local(conn, 1)
     local(conn, 2)
     local(conn, 3)
-    orders.end(conn, OrderEnding(orders.get(conn, 3).fence, Outcome.FINISHED))
+    endings.end(conn, OrderEnding(orders.get(conn, 3).fence, Outcome.FINISHED))
     queue(conn, 4)
     queue(conn, 5)
     orders.claim(conn, "r1")
@@ -385,16 +390,16 @@ def test_the_two_hour_rule_measures_the_turn_and_never_reaps_a_queued_order(conn
 
 def test_a_queued_order_the_queen_cancelled_is_not_claimed(conn):
     made = queue(conn, 1)
-    assert orders.end(conn, OrderEnding(Fence(1, made.conversation_id, None), Outcome.CANCELLED))
+    assert endings.end(conn, OrderEnding(Fence(1, made.conversation_id, None), Outcome.CANCELLED))
     assert orders.claim(conn, "r1") is None
 
 
 def test_an_order_ends_once(conn):
     queue(conn, 1)
     mine = orders.claim(conn, "r1")
-    assert orders.end(conn, OrderEnding(mine.fence, Outcome.FINISHED))
+    assert endings.end(conn, OrderEnding(mine.fence, Outcome.FINISHED))
     ended = orders.get(conn, 1)
-    assert not orders.end(conn, OrderEnding(mine.fence, Outcome.ENDED_BADLY))
+    assert not endings.end(conn, OrderEnding(mine.fence, Outcome.ENDED_BADLY))
     assert orders.get(conn, 1) == ended
 
 

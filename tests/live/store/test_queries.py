@@ -185,7 +185,7 @@ _PARAM = re.compile(r"%\((\w+)\)s")
 # queries whose parameters are arrays of the samples' kinds (one element an ending)
 WHOLE = {
     "end_orders": endings.end_many_params(
-        [orders.OrderEnding(orders.Fence(1, uuid.uuid4(), "r1"), Outcome.FINISHED)]
+        [endings.OrderEnding(orders.Fence(1, uuid.uuid4(), "r1"), Outcome.FINISHED)]
     ),
     "add_turn_spend": spend.TurnSpend(
         spend.REVIEW, 1, uuid.uuid4(), 0, 1, 2, 0.5, "agent"

@@ -12,7 +12,7 @@ import psycopg
 
 from hive.rules.states import Outcome
 from hive.store import orders, pool
-from hive.store.endings import end_many
+from hive.store.endings import OrderEnding, end, end_many
 from hive.store.listen import Listener
 
 # between a failed call and the next try while the server is away
@@ -53,7 +53,7 @@ def drain(url: str, name: str, conn: Connection) -> None:
         conn.send(READY)
         wait_for(conn, GO)
         while (got := orders.claim(db, name)) is not None:
-            if not orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED)):
+            if not end(db, OrderEnding(got.fence, Outcome.FINISHED)):
                 raise AssertionError(f"{name} lost its own claim of {got.issue}")
             mine.append(got.issue)
     conn.send(mine)
@@ -68,7 +68,7 @@ def drain_batches(url: str, name: str, batch: int, conn: Connection) -> None:
         wait_for(conn, GO)
         while claimed := orders.claim_many(db, name, batch):
             for got in claimed:
-                if not orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED)):
+                if not end(db, OrderEnding(got.fence, Outcome.FINISHED)):
                     raise AssertionError(f"{name} lost its own claim of {got.issue}")
                 mine.append(got.issue)
     conn.send(mine)
@@ -87,7 +87,7 @@ def runner(url: str, name: str, poll_seconds: float, conn: Connection) -> None:
                 got = orders.claim(db, name)
                 if got is None:
                     listener.wait(poll_seconds)
-                elif orders.end(db, orders.OrderEnding(got.fence, Outcome.FINISHED)):
+                elif end(db, OrderEnding(got.fence, Outcome.FINISHED)):
                     mine.append(got.issue)
             except psycopg.OperationalError:
                 failed += 1
@@ -103,7 +103,7 @@ def end_batches(url: str, fences: list[orders.Fence], batch: int, conn: Connecti
         conn.send(READY)
         wait_for(conn, GO)
         for at in range(0, len(fences), batch):
-            endings = [orders.OrderEnding(f, Outcome.FINISHED) for f in fences[at : at + batch]]
+            endings = [OrderEnding(f, Outcome.FINISHED) for f in fences[at : at + batch]]
             moves = end_many(db, endings)
             mine.extend(m.issue for m in moves if m.landed)
     conn.send(mine)

@@ -17,7 +17,7 @@ from hive.metrics import HiveMetrics
 from hive.rules.states import Outcome
 from hive.services.orders import queue_numbers
 from hive.settings import Settings
-from hive.store import orders
+from hive.store import endings, orders
 from hive.store.bundles import NewBundle
 from hive.testing import git, make_repo
 
@@ -65,7 +65,7 @@ class World:
         assert orders.claim(self.db, "runner-1") is not None
         data = NewBundle(branch, BASE, None, head, path.read_bytes())
         fence = orders.Fence(issue, order.conversation_id, "runner-1")
-        assert orders.end(self.db, orders.OrderEnding(fence, Outcome.FINISHED, bundle=data))
+        assert endings.end(self.db, endings.OrderEnding(fence, Outcome.FINISHED, bundle=data))
         return head
 
     def queue_order(self, issue: int) -> orders.Order:

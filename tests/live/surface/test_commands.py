@@ -15,7 +15,7 @@ from psycopg import sql
 
 from hive.rules.keys import key_fingerprint
 from hive.rules.states import Outcome
-from hive.store import orders, runners
+from hive.store import endings, orders, runners
 
 from .conftest import World
 
@@ -190,8 +190,8 @@ def test_export_of_an_unknown_issue_exits_3_and_of_a_branch_at_base_exits_4(worl
     new = orders.NewOrder(5, "queen-5", "main")
     assert orders.insert(world.db, new, queued=True) is orders.Insertion.WRITTEN
     orders.claim(world.db, "r")
-    orders.end(
-        world.db, orders.OrderEnding(orders.Fence(5, new.conversation_id, "r"), Outcome.FINISHED)
+    endings.end(
+        world.db, endings.OrderEnding(orders.Fence(5, new.conversation_id, "r"), Outcome.FINISHED)
     )
     empty = hive(world, "export", "5")
     assert empty.returncode == 4

@@ -76,13 +76,13 @@ def test_a_branch_at_base_is_409(world, serve):
 
 
 def test_an_order_that_ended_without_a_bundle_is_409(world, serve):
-    from hive.store import orders
+    from hive.store import endings, orders
 
     order = world.queue_order(4)
     orders.claim(world.db, "runner-1")
-    assert orders.end(
+    assert endings.end(
         world.db,
-        orders.OrderEnding(orders.Fence(4, order.conversation_id, "runner-1"), Outcome.FINISHED),
+        endings.OrderEnding(orders.Fence(4, order.conversation_id, "runner-1"), Outcome.FINISHED),
     )
     answer = call(serve(), "GET", "/queen/export/4")
     assert answer.status == 409

@@ -14,7 +14,7 @@ from typing import IO
 import pytest
 
 from hive.rules.states import Outcome
-from hive.store import orders, reports, shapes, transcript
+from hive.store import endings, orders, reports, shapes, transcript
 
 from .conftest import World
 from .test_commands import hive, one_line_error
@@ -77,7 +77,7 @@ def test_reject_sends_finished_work_back_and_unknown_issues_exit_3(world):
     number, order = issue_with_order(world)
     assert orders.claim(world.db, "runner-1") is not None
     fence = orders.Fence(number, order.conversation_id, "runner-1")
-    assert orders.end(world.db, orders.OrderEnding(fence, Outcome.FINISHED))
+    assert endings.end(world.db, endings.OrderEnding(fence, Outcome.FINISHED))
     done = hive(world, "reject", str(number), "--note", "say hello, not hi")
     assert done.returncode == 0, done.stderr
     assert "sent back with your note" in done.stdout.decode()

@@ -10,7 +10,7 @@ from hive.commands.status import table
 from hive.rules.spend import Cost, CostSource
 from hive.rules.states import Outcome
 from hive.services.status import report
-from hive.store import issues, orders
+from hive.store import endings, issues, orders
 from hive.store.issues import NewIssue
 from hive.store.orders import Fence
 from tests.unit.surface.helpers import bearer, call
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.live
 def _attempt(world, issue: int, outcome: Outcome, cost: float | None, tokens: int = 0) -> None:
     made = world.queue_order(issue)
     priced = None if cost is None else Cost(cost, CostSource.PRICES)
-    ending = orders.OrderEnding(
+    ending = endings.OrderEnding(
         Fence(issue, made.conversation_id, None),
         outcome,
         input_tokens=tokens,
@@ -32,7 +32,7 @@ def _attempt(world, issue: int, outcome: Outcome, cost: float | None, tokens: in
         model="claude-sonnet-4-5",
         cost=priced,
     )
-    assert orders.end(world.db, ending)
+    assert endings.end(world.db, ending)
 
 
 def test_the_api_shows_each_attempts_cost_and_every_attempt_of_an_issue(world, serve):
@@ -67,12 +67,12 @@ def test_status_shows_the_days_spend_against_the_cap_and_each_keys_rest(world):
     assert orders.insert(world.db, new, queued=True) is orders.Insertion.WRITTEN
     made = orders.get(world.db, 1)
     assert made is not None
-    ending = orders.OrderEnding(
+    ending = endings.OrderEnding(
         Fence(1, made.conversation_id, None),
         Outcome.QUOTA_EXHAUSTED,
         cost=Cost(1.5, CostSource.AGENT),
     )
-    assert orders.end(world.db, ending)
+    assert endings.end(world.db, ending)
     _attempt(world, 2, Outcome.ENDED_BADLY, None)
     shown = report(settings, world.db)
     spend = shown["spend"]
