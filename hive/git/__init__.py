@@ -22,4 +22,5 @@ bundle and import the hive makes. One concept per module:
 - `textmerge`: the line-level three-way merge of one text file
 - `push`: a new base tip to the remote, compare-and-swap on the old sha
 - `scratch`: a commit's files in a fresh directory, for checks and reviews
+- `treechange`: the change between two trees, which a kept tree (`kept`) writes
 """

@@ -19,7 +19,8 @@ verification cannot explain (a failed removal, a root that is not a directory) w
 tree and writes it whole.
 
 `KeptTrees` is a pool of them under one directory, one tree per caller at a time
-(`take` and `give_back`), a new one made when all are in use.
+(`take` and `give_back`), a new one made when all are in use. The change between the two
+trees is `hive.git.treechange`.
 """
 
 from __future__ import annotations
@@ -32,11 +33,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dulwich.index import validate_path_element_default
 from dulwich.objects import ObjectID
 from dulwich.repo import Repo
 
-from hive.git.repo import GitError
 from hive.git.scratch import (
     ScratchTree,
     commit_of,
@@ -45,12 +44,12 @@ from hive.git.scratch import (
     remove_scratch_tree,
 )
 from hive.git.sizes import read_stream
-from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, SpecialFile, blob_id, tree_entries
+from hive.git.status import EXEC_MODE, GITLINK_MODE, LINK_MODE, SpecialFile, blob_id
+from hive.git.treechange import Entry, tree_change
 
 KEPT_PREFIX = "kept-"
 _CLEARED_XATTRS = ("user.", "system.posix_acl_")  # what a program may set and we clear
 
-Entry = tuple[int, bytes]  # (mode, hex sha) of a file, symlink or gitlink
 Sig = tuple[int, int, int, int, int, int, int]
 
 
@@ -138,7 +137,7 @@ class KeptTree:
         removed: list[str] = []
         added: dict[str, Entry] = {}
         made_dirs: list[str] = []
-        _diff(repo, self.tree, tree, "", removed, added, made_dirs)
+        tree_change(repo, self.tree, tree, "", removed, added, made_dirs)
         written = self._apply(repo, root, stale, removed, added, made_dirs)
         written |= self._links(repo, root)
         self._seal(root, written)
@@ -322,54 +321,6 @@ def _same(full: str, st: os.stat_result, held: _Held) -> bool:
         return blob_id(full, st) == held.entry[1]
     except SpecialFile:
         return False
-
-
-def _diff(
-    repo: Repo,
-    old: bytes | None,
-    new: bytes,
-    prefix: str,
-    removed: list[str],
-    added: dict[str, Entry],
-    made_dirs: list[str],
-) -> None:
-    """The change from tree `old` to tree `new` under `prefix`: paths removed (a
-    directory as itself), entries added or changed, directories to make (parents
-    first). Every name of a tree read on the new side is checked as `scratch_tree`
-    checks it; a subtree the same on both sides is not read."""
-    if old == new:
-        return
-    store = repo.object_store
-    before = {name: (mode, sha) for name, mode, sha in tree_entries(store, old)} if old else {}
-    after: dict[bytes, tuple[int, bytes]] = {}
-    for name, mode, sha in tree_entries(store, new):
-        if not name or b"/" in name or b"\0" in name or not validate_path_element_default(name):
-            raise GitError(f"refusing to write the path element {name!r}")
-        after[name] = (mode, sha)
-    for name, (mode, _sha) in before.items():
-        now = after.get(name)
-        if now is None or stat.S_ISDIR(mode) != stat.S_ISDIR(now[0]):
-            removed.append(prefix + os.fsdecode(name))
-    for name, (mode, sha) in after.items():
-        if before.get(name) == (mode, sha):
-            continue
-        path = prefix + os.fsdecode(name)
-        was = before.get(name)
-        if stat.S_ISDIR(mode):
-            kept_dir = was is not None and stat.S_ISDIR(was[0])
-            if not kept_dir:
-                made_dirs.append(path)
-            _diff(
-                repo,
-                was[1] if kept_dir and was else None,
-                sha,
-                path + "/",
-                removed,
-                added,
-                made_dirs,
-            )
-        else:
-            added[path] = (mode, sha)
 
 
 class KeptTrees:
