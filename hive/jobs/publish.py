@@ -6,8 +6,8 @@ runs its steps here, each answering a `hive.rules.jobs.Result`:
 - CHECKS: fetch the base tip, merge the branch into it with dulwich (`hive.git.merge`;
   the merge commit's time is the job's creation, so the same base and head always give
   the same merge sha), and run every `HIVE_CHECK_<NAME>` not yet run on that merge in a
-  scratch tree of it (a kept tree, `hive.git.kept`: brought to the merge by its changes
-  and verified against what a check may have left, not written whole each job). A
+  scratch tree of it (`hive.jobs.checkruns`: a kept tree, `hive.git.kept`, brought to
+  the merge by its changes and verified against what a check may have left). A
   conflict or a red check sends the work back with the paths or the check's output tail
   (or escalates it at the send-back ceiling).
 - GATE: asks `hive.rules.jobs.gate_answer`: open only when at least one check ran on
@@ -39,18 +39,16 @@ GATE and CLOSE stay here, and the forge hears of the close (`after_close`).
 from __future__ import annotations
 
 import logging
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from dulwich.repo import Repo
 
-from hive.agents.checks import CheckTurn
-from hive.git.kept import KeptTrees
 from hive.git.merge import MERGE_TEXT_MAX_BYTES, Conflict, Merged, merge
 from hive.git.push import Moved, push
 from hive.git.repo import Checkout, own_repo, refresh_base, resolve
+from hive.jobs.checkruns import CheckRuns
 from hive.jobs.engine import Handler, StepContext
 from hive.jobs.forge_steps import ForgeSteps, Gone
 from hive.jobs.heads import head_here
@@ -110,12 +108,10 @@ class Publisher:
         self.metrics = metrics
         self.config = config
         self.on_merged = on_merged
-        self._lock = threading.Lock()
-        self._running: list[CheckTurn] = []
-        self._closed = False
         self._known: RunMemo[_Known] = RunMemo()
-        # the checks' trees, kept between jobs and brought to each merge by its changes
-        self._trees = KeptTrees(checkout.workdir / SCRATCH_DIRNAME)
+        self._checks = CheckRuns(
+            db, metrics, config.checks_timeout_seconds, checkout.workdir / SCRATCH_DIRNAME
+        )
 
     def handlers(self) -> dict[str, Handler]:
         steps: dict[Step, Callable[[StepContext], Result]] = {
@@ -129,11 +125,7 @@ class Publisher:
 
     def close(self) -> None:
         """Stop the checks running now (safe twice); their job is run again later."""
-        with self._lock:
-            self._closed = True
-            running = list(self._running)
-        for check in running:
-            check.stop("the process is stopping")
+        self._checks.close()
 
     # ---- the steps ------------------------------------------------------------------
 
@@ -152,13 +144,9 @@ class Publisher:
                 c.name for c in publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
             }
             todo = [(name, cmd) for name, cmd in self.config.checks if name not in done]
-            scratch = self._trees.take(repo, merged.sha) if todo else None
+            scratch = self._checks.take(repo, merged.sha) if todo else None
         if scratch is not None:
-            try:
-                for name, command in todo:
-                    self._run_check(ctx, facts, merged.sha, name, command, scratch.path)
-            finally:
-                self._trees.give_back(scratch)
+            self._checks.run_all(ctx, facts, merged.sha, todo, scratch)
         runs = publish.checks_on(self.db, facts.issue, facts.attempt, merged.sha)
         red = [run for run in runs if run.result != CheckResult.PASS]
         if red:
@@ -338,48 +326,6 @@ class Publisher:
         names = {name for name, _ in self.config.checks}
         passed = {run.name for run in runs if run.result == CheckResult.PASS}
         return names <= passed
-
-    def _run_check(
-        self,
-        ctx: StepContext,
-        facts: PublishFacts,
-        merge_sha: str,
-        name: str,
-        command: str,
-        scratch: Any,
-    ) -> None:
-        check = CheckTurn(
-            name,
-            command,
-            scratch,
-            issue=facts.issue,
-            timeout_seconds=self.config.checks_timeout_seconds,
-        )
-        with self._lock:
-            if self._closed:
-                raise RuntimeError("the publisher is stopping")
-            self._running.append(check)
-        try:
-            run = ctx.held_while(check.run, lambda: check.stop("the job's claim was lost"))
-        finally:
-            with self._lock:
-                self._running.remove(check)
-        if self._closed:
-            raise RuntimeError("the publisher stopped during a check")
-        publish.record_check(
-            self.db,
-            issue=facts.issue,
-            attempt=facts.attempt,
-            job=ctx.job.id,
-            merge_sha=merge_sha,
-            name=name,
-            result=run.result.value,
-            exit_code=run.exit_code,
-            seconds=run.seconds,
-            output_tail=run.tail,
-        )
-        self.metrics.checks.labels(check=name, result=run.result.value).inc()
-        ctx.renew()
 
     def _red(self, ctx: StepContext, facts: PublishFacts, note: str) -> Result:
         """Send the work back with `note` (or escalate it at the ceiling): RED."""
