@@ -13,6 +13,7 @@ user or password (`origin_of`).
 
 from __future__ import annotations
 
+import logging
 import os
 import tempfile
 import time
@@ -38,11 +39,16 @@ from hive.git.packfiles import land_whole
 from hive.git.repo import GitError, origin_of, why
 from hive.git.safety import check_url
 
+log = logging.getLogger("hive.git")
+
 # A refusal that left the branch at the old sha (another pusher held the ref's lock) is
 # tried again this many times, pausing RETRY_PAUSE_SECONDS, doubled each time.
 PUSH_TRIES = 6
 RETRY_PAUSE_SECONDS = 0.01
 UNPACK_LIMIT = 100  # git's transfer.unpackLimit: fewer objects are written loose
+# A ref's lock file in a repository on this machine older than this was left by a writer
+# killed mid-update (a ref write takes milliseconds): it is removed and the push goes on.
+STALE_LOCK_SECONDS = 10.0
 
 
 class PushError(GitError):
@@ -126,6 +132,8 @@ def push(
             status = (result.ref_status or {}).get(ref)
         except FileLocked:
             status = "the ref is locked by another update"
+            if isinstance(client, LocalGitClient) and _remove_stale_lock(text_path, ref):
+                continue
         except Exception as err:  # dulwich raises many kinds; the caller needs one line
             raise PushError(f"cannot push {branch} to {where}: {why(err, url, auth)}") from err
         current = seen[-1] if seen else _remote_sha(client, path, ref, where, url, auth)
@@ -141,6 +149,23 @@ def push(
         time.sleep(pause)
         pause *= 2
     raise PushError(f"{where} refused {branch} -> {new_sha}: {refusal}")
+
+
+def _remove_stale_lock(path: str, ref: Ref) -> bool:
+    """Remove `ref`'s lock file in the repository at `path` when it is older than
+    STALE_LOCK_SECONDS (its writer was killed: nothing else would ever remove it, and
+    every push after would be refused); whether one was removed."""
+    try:
+        with Repo(path) as target:
+            lock = Path(os.fsdecode(target.refs.refpath(ref)) + ".lock")  # type: ignore[attr-defined]
+        age = time.time() - lock.stat().st_mtime
+        if age < STALE_LOCK_SECONDS:
+            return False
+        lock.unlink()
+    except (NotGitRepository, OSError):
+        return False
+    log.warning("removed %s, a lock %.0f s old left by a killed writer", lock, age)
+    return True
 
 
 def _remote_sha(

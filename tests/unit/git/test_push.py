@@ -144,10 +144,13 @@ def _reaches_only_what_is_there(remote: Path) -> None:
 
 
 def test_a_push_killed_mid_copy_leaves_no_object_without_what_it_names(
-    source: Repo, remote: Path
+    source: Repo, remote: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Queen killed (SIGKILL) while her push copies objects into the remote one by one
     leaves it with no object that names a missing one; her next push lands whole."""
+    # a kill in the ref's update leaves its lock: the next push here comes at once, not
+    # the seconds later a job's next try would, so any lock left counts as stale
+    monkeypatch.setattr(push_module, "STALE_LOCK_SECONDS", 0.0)
     start = source.head().decode()
     push(source, str(remote), "main", start, None)
     for kill in range(KILLS):
@@ -269,3 +272,32 @@ def test_over_git_daemon_a_push_lands_where_it_takes_pushes_and_a_stale_one_is_m
     with GitDaemon(remote.parent, "git", env) as daemon, pytest.raises(PushError):
         push(source, daemon.url(remote.name), "main", third, second)
     assert remote_main(remote) == second
+
+
+def _lock_main(remote: Path, age_seconds: float) -> Path:
+    lock = remote / "refs" / "heads" / "main.lock"
+    lock.write_bytes(b"")
+    at = time.time() - age_seconds
+    os.utime(lock, (at, at))
+    return lock
+
+
+def test_a_refs_lock_left_by_a_killed_writer_is_removed_and_the_push_lands(
+    source: Repo, remote: Path
+) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    new = child(source, start, {"b.txt": "b\n"})
+    lock = _lock_main(remote, push_module.STALE_LOCK_SECONDS + 5)
+    assert push(source, str(remote), "main", new, start) == Pushed(new)
+    assert not lock.exists() and remote_main(remote) == new
+
+
+def test_a_fresh_refs_lock_is_another_writers_and_is_left(source: Repo, remote: Path) -> None:
+    start = source.head().decode()
+    push(source, str(remote), "main", start, None)
+    new = child(source, start, {"b.txt": "b\n"})
+    lock = _lock_main(remote, 0)
+    with pytest.raises(PushError, match="locked by another update"):
+        push(source, str(remote), "main", new, start)
+    assert lock.exists() and remote_main(remote) == start
