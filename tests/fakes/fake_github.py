@@ -30,6 +30,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 from wsgiref.simple_server import WSGIServer, make_server
 
+from dulwich.errors import GitProtocolError, HangupException
 from dulwich.graph import can_fast_forward
 from dulwich.repo import Repo
 from dulwich.server import DictBackend
@@ -86,6 +87,16 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
+def went_away(err: BaseException) -> bool:
+    """Whether a git request failed because its client hung up in the middle (a pusher
+    killed, or one that gave up): writing to it broke the pipe or it reset the
+    connection. Such a request failed on the client's side, not the endpoint's."""
+    gone = (BrokenPipeError, ConnectionResetError)
+    if isinstance(err, (HangupException, *gone)):
+        return True
+    return isinstance(err, GitProtocolError) and isinstance(err.__cause__, gone)
+
+
 class FakeGitHub:
     """See the module. `calls` lists (method, path, status) of every API request;
     `rate_used` counts the requests that cost rate limit (a 304 costs none)."""
@@ -128,6 +139,7 @@ class FakeGitHub:
         self.unreachable_ok = False
         self.closed_issues: list[int] = []  # each open -> closed of an issue, in order
         self.git_errors: list[str] = []  # what each git request that failed raised (a 500)
+        self.git_hangups: list[str] = []  # git requests whose client hung up midway
         self.reset_epoch = int(time.time()) + 3600
         self.remaining = RATE_LIMIT
         self._server = make_server(
@@ -362,7 +374,10 @@ class FakeGitHub:
                     git = make_wsgi_chain(DictBackend({f"/{self.full_name}.git": repo}))
                     answer = list(git(environ, start))
             except Exception as err:
-                self.git_errors.append(f"{path}: {err!r}")
+                if went_away(err):  # its client hung up (killed, or gave up): not ours
+                    self.git_hangups.append(f"{path}: {err!r}")
+                else:
+                    self.git_errors.append(f"{path}: {err!r}")
                 raise
             if path.endswith("/git-receive-pack") and self.ci is not None:
                 self._run_ci()
