@@ -42,6 +42,7 @@ from hive.chaos.person import Person
 from hive.chaos.plan import Plan, Shape, looped, make_plan
 from hive.chaos.priority import labels, went_in_order
 from hive.chaos.world import ACCOUNT, World, issue_file
+from hive.rules.outcome_codes import OutcomeCode
 from hive.services import history
 from hive.store import orders
 from hive.swarm import WaitTimeout, kill_everything_under, processes_under, wait_for
@@ -252,7 +253,8 @@ def _wait_serving(world: World) -> None:
 
 def _not_finished(db: psycopg.Connection[Any], issues: set[int]) -> int:
     """How many issues have no finished order yet."""
-    return len(issues - {o.issue for o in orders.listing(db) if o.outcome == "finished"})
+    finished = {o.issue for o in orders.listing(db) if o.outcome_code is OutcomeCode.FINISHED}
+    return len(issues - finished)
 
 
 def _not_ended(db: psycopg.Connection[Any], issues: set[int]) -> int:
