@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 from hive.chaos.agent import TurnEvent, parse_log, work_line
-from hive.chaos.invariants import FINISHED, BundleCheck, Ledger
+from hive.chaos.invariants import BundleCheck, Ledger
 from hive.chaos.loop import IssueEnd, PushKept
 from hive.chaos.person import Pushed
 from hive.chaos.world import issue_file
@@ -23,32 +23,39 @@ from hive.errors import HiveError
 from hive.git.safety import git_environment
 from hive.rules.branches import branch_name
 from hive.rules.credits import LedgerError, replay
+from hive.rules.issue_states import IssueState
+from hive.rules.lifecycle import ReviewState
+from hive.rules.outcome_codes import OutcomeCode
 from hive.store import bundles, credits, orders
 
 GIT_TIMEOUT_SECONDS = 60
 
 
-def attempts(db: psycopg.Connection[Any], issues: Iterable[int]) -> dict[int, list[str | None]]:
-    """Each issue's attempts' outcomes, oldest first (its archived rows, then its row)."""
-    found: dict[int, list[str | None]] = {}
+def attempts(
+    db: psycopg.Connection[Any], issues: Iterable[int]
+) -> dict[int, list[OutcomeCode | None]]:
+    """Each issue's attempts' codes, oldest first (its archived rows, then its row)."""
+    found: dict[int, list[OutcomeCode | None]] = {}
     for issue in issues:
-        seen: list[str | None] = [a.snapshot.get("outcome") for a in orders.history(db, issue)]
+        seen = [a.outcome_code for a in orders.history(db, issue)]
         current = orders.get(db, issue)
         if current is not None:
-            seen.append(current.outcome)
+            seen.append(current.outcome_code)
         found[issue] = seen
     return found
 
 
-def conversations(db: psycopg.Connection[Any], issues: Iterable[int]) -> dict[str, str | None]:
-    """Each attempt's outcome by its conversation id (its archived rows and its row)."""
-    found: dict[str, str | None] = {}
+def conversations(
+    db: psycopg.Connection[Any], issues: Iterable[int]
+) -> dict[str, OutcomeCode | None]:
+    """Each attempt's code by its conversation id (its archived rows and its row)."""
+    found: dict[str, OutcomeCode | None] = {}
     for issue in issues:
         for a in orders.history(db, issue):
-            found[str(a.snapshot.get("conversation_id"))] = a.snapshot.get("outcome")
+            found[str(a.snapshot.get("conversation_id"))] = a.outcome_code
         current = orders.get(db, issue)
         if current is not None:
-            found[str(current.conversation_id)] = current.outcome
+            found[str(current.conversation_id)] = current.outcome_code
     return found
 
 
@@ -114,8 +121,13 @@ def check_bundles(
     return found
 
 
-def finished_issues(outcomes: dict[int, list[str | None]]) -> list[int]:
-    return [issue for issue, seen in sorted(outcomes.items()) if seen and seen[-1] == FINISHED]
+def finished_issues(outcomes: dict[int, list[OutcomeCode | None]]) -> list[int]:
+    """The issues whose last attempt finished (its code FINISHED), by number."""
+    return [
+        issue
+        for issue, seen in sorted(outcomes.items())
+        if seen and seen[-1] is OutcomeCode.FINISHED
+    ]
 
 
 def _git(*args: str, cwd: Path) -> str | None:
@@ -146,10 +158,14 @@ def issue_ends(db: psycopg.Connection[Any], issues: Iterable[int]) -> list[Issue
         if row is None:
             found.append(IssueEnd(n, None, False))
             continue
-        state, sha, review, note = row
-        escalated = (note or "") if review == "escalate" else None
-        found.append(IssueEnd(n, sha, state == "closed", escalated))
+        state, sha, review, note = row  # the columns' text, read as their members
+        escalated = (note or "") if _review(review) is ReviewState.ESCALATE else None
+        found.append(IssueEnd(n, sha, IssueState(state) is IssueState.CLOSED, escalated))
     return found
+
+
+def _review(text: str | None) -> ReviewState | None:
+    return None if text is None else ReviewState(text)
 
 
 def main_changes(

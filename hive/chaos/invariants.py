@@ -1,7 +1,7 @@
 """The chaos run's invariants, each a pure function from what the run left to a `Check`
 (what was measured, and every violation in one line), and the table they print as.
 
-- `ended_once`: every order ended exactly once as `finished`, and that is its last
+- `ended_once`: every order ended exactly once with the code FINISHED, and that is its last
   attempt (reviews are the demo reviewer's; an issue without criteria is escalated,
   so a finished order is never dispatched again).
 - `overlapping_turns`: no two turns of one issue were alive at once, as the agents' own
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hive.chaos.agent import TurnEvent
+from hive.rules.outcome_codes import OutcomeCode
 
-FINISHED = "finished"
 # the warden kills a dead runner's groups at once; this much is slack for a loaded machine
 OUTLIVE_BOUND_SECONDS = 5.0
 _SHOWN = 5  # violations named in the table; the count says how many there were
@@ -58,12 +58,12 @@ class Outliving:
     gone_after_seconds: float | None  # None: still alive when the check gave up
 
 
-def ended_once(outcomes: Mapping[int, Sequence[str | None]]) -> Check:
-    """`outcomes`: each issue's attempts, oldest first (None: not ended)."""
+def ended_once(outcomes: Mapping[int, Sequence[OutcomeCode | None]]) -> Check:
+    """`outcomes`: each issue's attempts' codes, oldest first (None: not ended)."""
     bad = []
     for issue, seen in sorted(outcomes.items()):
-        finished = sum(1 for outcome in seen if outcome == FINISHED)
-        if finished != 1 or not seen or seen[-1] != FINISHED:
+        finished = sum(1 for code in seen if code is OutcomeCode.FINISHED)
+        if finished != 1 or not seen or seen[-1] is not OutcomeCode.FINISHED:
             bad.append(f"#{issue}: {finished} finished in {_attempts(seen)}")
     attempts = sum(len(seen) for seen in outcomes.values())
     return Check(
@@ -82,8 +82,8 @@ class Ledger:
     problem: str | None = None
 
 
-def sold_once(attempts: Mapping[str, str | None], ledger: Ledger) -> Check:
-    """`attempts`: each attempt's outcome by its conversation id (None: not ended)."""
+def sold_once(attempts: Mapping[str, OutcomeCode | None], ledger: Ledger) -> Check:
+    """`attempts`: each attempt's code by its conversation id (None: not ended)."""
     bad = []
     sold: dict[str, int] = {}
     reviews = 0
@@ -96,14 +96,14 @@ def sold_once(attempts: Mapping[str, str | None], ledger: Ledger) -> Check:
                 bad.append(f"{turn} reviewed no ended attempt of the run")
             continue
         sold[turn] = sold.get(turn, 0) + 1
-    for conversation, outcome in sorted(attempts.items()):
+    for conversation, code in sorted(attempts.items()):
         times = sold.pop(f"bee:{conversation}", 0)
-        if outcome == FINISHED and times != 1:
+        if code is OutcomeCode.FINISHED and times != 1:
             bad.append(f"attempt {conversation} finished and was sold {times} times")
-        elif outcome is None and times:
+        elif code is None and times:
             bad.append(f"attempt {conversation} was sold before it ended")
         elif times > 1:
-            bad.append(f"attempt {conversation} ({outcome}) was sold {times} times")
+            bad.append(f"attempt {conversation} ({code}) was sold {times} times")
     bad += [f"{turn} was sold but is no attempt of the run" for turn in sorted(sold)]
     if ledger.problem is not None:
         bad.append(ledger.problem)
@@ -115,8 +115,8 @@ def sold_once(attempts: Mapping[str, str | None], ledger: Ledger) -> Check:
     )
 
 
-def _attempts(seen: Sequence[str | None]) -> str:
-    return "[" + ", ".join(outcome or "not ended" for outcome in seen) + "]"
+def _attempts(seen: Sequence[OutcomeCode | None]) -> str:
+    return "[" + ", ".join(code or "not ended" for code in seen) + "]"
 
 
 def overlapping_turns(events: Sequence[TurnEvent]) -> Check:

@@ -139,10 +139,22 @@ class Order:
 
 @dataclass(frozen=True)
 class ArchivedOrder:
+    """An attempt a later one replaced: its row as JSON (`to_jsonb`), so its values are
+    text; read its code through `outcome_code`, never from the snapshot."""
+
     id: int
     issue: int
     archived_at: datetime
     snapshot: dict[str, Any]
+
+    @property
+    def outcome_code(self) -> OutcomeCode | None:
+        """How the attempt ended, as the member (None: it had not ended). A snapshot
+        archived before the code existed (migration 0013) has only its sentence: OTHER."""
+        code = self.snapshot.get("outcome_code")
+        if code is not None:
+            return OutcomeCode(code)
+        return None if self.snapshot.get("outcome") is None else OutcomeCode.OTHER
 
 
 class Insertion(enum.Enum):
