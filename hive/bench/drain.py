@@ -151,7 +151,9 @@ def _capped(hive: LocalHive, run: int, bees: int, cap_seconds: int) -> dict[str,
     hive.wait(lambda: all(hive.ended(n) for n in numbers), deadline, "the hand-backs")
     landed = time.monotonic()
     exited = _exited(hive, serve)
-    handed = sum(1 for n in numbers if (o := hive.ended(n)) and o.outcome == "handed back")
+    handed = sum(
+        1 for n in numbers if (o := hive.ended(n)) and o.outcome_code is OutcomeCode.HANDED_BACK
+    )
     hive.release(*numbers)
     return {
         "handback_s": landed - sent - cap_seconds,

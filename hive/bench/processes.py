@@ -22,6 +22,7 @@ import psycopg
 
 from hive import demo_data
 from hive.errors import HiveError
+from hive.rules.outcome_codes import OutcomeCode
 from hive.settings import Settings
 from hive.store import connect, issues, orders, runners, scratch
 from hive.store.issues import NewIssue
@@ -134,10 +135,11 @@ class LocalHive:
     def registered(self, name: str) -> bool:
         return any(r.name == name for r in runners.listing(self.db))
 
-    def outcomes(self, n: int) -> list[str | None]:
+    def outcomes(self, n: int) -> list[OutcomeCode | None]:
+        """Issue `n`'s attempts' codes, oldest first (None: not ended, or no order)."""
         current = orders.get(self.db, n)
-        archived = [a.snapshot.get("outcome") for a in orders.history(self.db, n)]
-        return [*archived, current.outcome if current else None]
+        archived = [a.outcome_code for a in orders.history(self.db, n)]
+        return [*archived, current.outcome_code if current else None]
 
     def wait(
         self, condition: Callable[[], T | None], seconds: float, what: str, poll: float = 0.01

@@ -25,7 +25,7 @@ from hive.errors import HiveError
 from hive.rules.outcome_codes import OutcomeCode
 from hive.settings import Settings
 
-REAPED = "reaped: runner silent"
+REAPED = OutcomeCode.REAPED_RUNNER_SILENT
 SILENT_RUNS_FOR_TIMEOUT = 10  # how many silent windows the bench waits for a reap
 
 
@@ -71,7 +71,7 @@ def _one(hive: LocalHive, run: int, silent_minutes: str, silent_seconds: float) 
 
     killed = victim.send(signal.SIGKILL)
     timeout = START_SECONDS + SILENT_RUNS_FOR_TIMEOUT * silent_seconds
-    hive.wait(lambda: REAPED in hive.outcomes(n), timeout, f"issue {n} freed")
+    hive.wait(lambda: any(c is REAPED for c in hive.outcomes(n)), timeout, f"issue {n} freed")
     freed = time.monotonic()
     hive.wait(lambda: hive.claimed_by(n, rescuer.name), timeout, f"{rescuer.name} claims #{n}")
     reclaimed = time.monotonic()
