@@ -104,6 +104,8 @@ class Supervisor(Nested):
         self._lock = threading.RLock()
         self._events: queue.Queue[Message] = queue.Queue()
         self._state = Phase.NEW
+        # a stop was asked: calls are refused from now on, not queued behind the stop
+        self._stop_asked = False
         self._thread: threading.Thread | None = None
         self._started = threading.Event()
         self._start_error: children_.StartError | None = None
@@ -137,6 +139,7 @@ class Supervisor(Nested):
         when not blocking or the timeout passed."""
         reason = reason or ExitReason.shutdown()
         with self._lock:
+            self._stop_asked = True
             if self._state is Phase.NEW:
                 self._state = Phase.STOPPED
                 self.exit_signal.set(reason)
@@ -371,7 +374,10 @@ class Supervisor(Nested):
             return fn()  # a hook running in our own thread: queueing would deadlock
         answer: queue.Queue[Answer] = queue.Queue(1)
         with self._lock:
-            if self._state not in (Phase.RUNNING, Phase.STARTING) or self.exit_signal.is_set():
+            # once a stop is asked a call fails at once: queued behind the stop it would
+            # wait for every child's shutdown, only to fail then
+            stopped = self._stop_asked or self.exit_signal.is_set()
+            if stopped or self._state not in (Phase.RUNNING, Phase.STARTING):
                 raise SupervisorStopped(f"supervisor {self.name!r} is not running")
             self._events.put(Call(fn, answer))
         got = answer.get()

@@ -144,6 +144,16 @@ class Bee:
             started.turn.stop(HANDED_BACK)  # within LANE_FREE_MS: abort, grace, SIGKILL
         return self.wait(max(0.0, deadline - time.monotonic()))
 
+    def withdraw(self) -> bool:
+        """Its caller gave up on its start: True when the bee had not begun its order
+        (it then writes nothing and leaves as soon as it runs); False when it had, and
+        runs it to its end."""
+        return self.order.gate.withdraw()
+
+    @property
+    def withdrawn(self) -> bool:
+        return self.order.gate.withdrawn
+
     def _answer(self, reply: StartReply) -> None:
         """Answer the order's start, once (a later answer is dropped)."""
         with self._changed:
@@ -155,6 +165,9 @@ class Bee:
     def _ledger(self) -> bool:
         """Write the order's ledger (on the bee's own thread); whether it landed."""
         db, ledger = self.ports.db, self.order.ledger
+        if not self.order.gate.commit():
+            self._ledger_said = Start.WITHDRAWN
+            return False
         if isinstance(ledger, InsertOrder):
             written = orders.insert(db, ledger.new, queued=False, lease=ledger.lease)
             self._ledger_said = _INSERTED[written]
@@ -188,7 +201,9 @@ class Bee:
             # are free. A Queen's bee that never started wrote no row; her round already
             # reported it, and waking her would retry it at once, again and again: the
             # next try waits for the tick
-            self._leave(self.start_error is None or self.order.fence.runner is not None)
+            # a withdrawn bee ended nothing: its caller gave the order back itself
+            ran = self.start_error is None or self.order.fence.runner is not None
+            self._leave(ran and not self.withdrawn)
             on_done()
 
     def _tell_left(self, order_ended: bool) -> None:
@@ -197,6 +212,12 @@ class Bee:
 
     def _run(self, owner: SupervisedActor | None) -> None:
         rt, order = self.ports, self.order
+        if order.gate.withdrawn:  # started after its caller gave up: it cuts nothing
+            log.info(
+                "its start was given up before it ran: nothing written", extra={"issue": self.issue}
+            )
+            self._answer(StartReply(Start.WITHDRAWN))
+            return
         writer = TranscriptWriter(rt.db, order.fence.conversation_id, self.issue)
         spawned: list[Turn] = []
 
@@ -371,6 +392,8 @@ class Bee:
         self._answer(StartReply(Start.FAILED, self.start_error))
         if self.order.fence.runner is None:
             return  # the Queen's row was never written: her round reports it
+        if not self.order.gate.commit():
+            return  # its caller gave up on it and gives the claim back itself
         try:
             ending = OrderEnding(self.order.fence, ENDED_BADLY, self.start_error)
             endings.end(self.ports.db, ending)

@@ -33,9 +33,18 @@ from supervisors import Pool, Registry, StartError, SupervisedActor, SupervisorS
 
 log = logging.getLogger("hive.host")
 
+# how long the Queen or the claimer waits for the host to start a bee; a start takes
+# milliseconds, but a host busy with a stopping pool would hold them for its whole stop
+START_ASK_SECONDS = 10.0
+
 
 class HostedBee(WorkItem, Protocol):
     issue: int
+
+    def withdraw(self) -> bool: ...
+
+    @property
+    def withdrawn(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -59,7 +68,8 @@ class BeeHost:
     `ready`, `running` and `issues` from their own threads; the seats change only on the
     `HostActor`'s thread."""
 
-    def __init__(self, work: WorkRegistry) -> None:
+    def __init__(self, work: WorkRegistry, start_ask_seconds: float = START_ASK_SECONDS) -> None:
+        self.start_ask_seconds = start_ask_seconds
         self._lock = threading.Lock()
         self._pool: Pool | None = None
         self._owner: pykka.ActorRef[Any] | None = None
@@ -105,16 +115,28 @@ class BeeHost:
 
     def start(self, bee: HostedBee) -> bool:
         """Start `bee` in the pool (asked of the `HostActor`); False when no pool or owner
-        runs here or the drain began. A bee counts from here until it has left."""
+        runs here or the drain began. A bee counts from here until it has left.
+
+        The ask waits up to `start_ask_seconds`. A host that did not answer by then may
+        still start the bee, so the bee is withdrawn: False, and if it runs later it
+        writes nothing and leaves. A bee that already began its order cannot be
+        withdrawn: True, it runs to its end."""
         with self._lock:
             owner = self._owner
         if owner is None:
             return False
         try:
-            started = owner.ask(StartBee(bee), block=True)
-        except pykka.ActorDeadError:
-            return False
-        return bool(started)
+            return bool(owner.ask(StartBee(bee), timeout=self.start_ask_seconds))
+        except (pykka.ActorDeadError, pykka.Timeout):
+            pass
+        if not bee.withdraw():
+            return True  # past its ledger: the order is the bee's
+        log.warning(
+            "the bee host did not start the bee within %gs: given up",
+            self.start_ask_seconds,
+            extra={"issue": bee.issue},
+        )
+        return False
 
     def running(self) -> int:
         return len(self.work.bees())
@@ -130,7 +152,10 @@ class BeeHost:
     def seat(self, bee: HostedBee, owner: pykka.ActorRef[Any]) -> bool:
         """Admit `bee` to the work registry and start it in the pool
         (`BeeActor.start(bee, leave)`; at its end the bee calls `leave(order_ended)`, which
-        tells `owner` `BeeLeft`). False when no pool runs or the drain began."""
+        tells `owner` `BeeLeft`). False when no pool runs, the drain began, or its asker
+        gave up on it already."""
+        if bee.withdrawn:
+            return False
         with self._lock:
             pool = self._pool
         removed = None if pool is None else self.work.admit(bee)

@@ -5,10 +5,15 @@ order names its ledger as data: the bee writes it itself, on its own thread, bet
 the turn's start and its first line. The bee then answers once, with a `StartReply`,
 on the order's future: the caller waits on that future and runs no code of its own on
 the bee's thread.
+
+A caller that gave up waiting for the bee's start withdraws the order (`StartGate`).
+The bee commits to it just before its ledger; whichever comes first holds. A withdrawn
+bee writes nothing and leaves; a committed one runs its order to its end.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -44,6 +49,42 @@ class Start(Enum):
     LEASE_GONE = "lease gone"  # the Queen's insert: her lease no longer holds
     TAKEN = "taken"  # a runner's ledger: the row is no longer its claim
     FAILED = "failed"  # the cut or the turn did not start, or the ledger raised
+    WITHDRAWN = "withdrawn"  # its caller gave up before the ledger: nothing was written
+
+
+class Gate(Enum):
+    OPEN = "open"
+    COMMITTED = "committed"  # the bee is writing its ledger: it runs the order
+    WITHDRAWN = "withdrawn"  # the caller gave up: the bee writes nothing
+
+
+class StartGate:
+    """Who settles a start the caller gave up on. Thread-safe. `commit` (the bee,
+    before its ledger) and `withdraw` (the caller, once its wait ran out) each succeed
+    only if the other has not: exactly one of them wins."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._gate = Gate.OPEN
+
+    def commit(self) -> bool:
+        """The bee may write its ledger (the caller can no longer withdraw it)."""
+        return self._move(Gate.COMMITTED)
+
+    def withdraw(self) -> bool:
+        """The bee will write nothing (it had not committed)."""
+        return self._move(Gate.WITHDRAWN)
+
+    @property
+    def withdrawn(self) -> bool:
+        with self._lock:
+            return self._gate is Gate.WITHDRAWN
+
+    def _move(self, to: Gate) -> bool:
+        with self._lock:
+            if self._gate is Gate.OPEN:
+                self._gate = to
+            return self._gate is to
 
 
 @dataclass(frozen=True)
@@ -67,3 +108,4 @@ class BeeOrder:
     reply: pykka.Future[StartReply] = field(
         default_factory=pykka.ThreadingFuture, compare=False, repr=False
     )
+    gate: StartGate = field(default_factory=StartGate, compare=False, repr=False)

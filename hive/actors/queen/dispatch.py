@@ -176,6 +176,7 @@ _STARTED = {
     Start.LEASE_GONE: Dispatched.LEASE_GONE,
     Start.TAKEN: Dispatched.FAILED,  # a runner's ledger: never the Queen's
     Start.FAILED: Dispatched.FAILED,
+    Start.WITHDRAWN: Dispatched.NO_BEE,  # the round gave up on its start: never written
 }
 
 _WORDS = {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import threading
 
 import pytest
 
@@ -18,7 +19,7 @@ from supervisors import (
     SupervisorStopped,
 )
 
-from .helpers import Crash, Journal, Worker, ref_of, worker
+from .helpers import DEADLINE_SECONDS, Crash, Journal, Worker, ref_of, worker
 
 # how long a child's stop waits for the other fifteen to be stopping too: under the
 # worker's default shutdown, so the wait never turns into a kill
@@ -113,3 +114,43 @@ def test_pool_as_a_child_of_a_rest_for_one_supervisor(journal: Journal) -> None:
     pool.start_child("b1")
     root.stop()
     assert journal.of("stop") == ["claimer", "b1"]
+
+
+def test_a_start_asked_once_the_pool_is_stopping_fails_at_once(journal: Journal) -> None:
+    # the pool's thread is busy (a child still starting) when its stop is asked: a start
+    # asked after that used to queue behind the stop and wait out every child's shutdown
+    # (a bee pool's is the drain's hold), only to fail then
+    opened = threading.Event()
+    starting = threading.Event()
+
+    def start(name: str, gate: bool = False) -> object:
+        if gate:
+            starting.set()
+            opened.wait()
+        return Worker.start(name, journal)
+
+    pool = Pool("bees", ChildSpec("bee", start, restart=Restart.TEMPORARY)).start()
+    first = threading.Thread(target=pool.start_child, args=("slow", True))
+    first.start()
+    try:
+        assert starting.wait(DEADLINE_SECONDS)
+        pool.stop(block=False)
+        late: list[BaseException] = []
+        asker = threading.Thread(target=lambda: late.append(_refusal(pool)))
+        asker.start()
+        asker.join(DEADLINE_SECONDS)
+        assert not asker.is_alive(), "the late start waited on the stopping pool"
+        assert isinstance(late[0], SupervisorStopped)
+    finally:
+        opened.set()
+        first.join(DEADLINE_SECONDS)
+    assert pool.wait(DEADLINE_SECONDS) is not None
+    assert journal.of("start") == ["slow"] and journal.of("stop") == ["slow"]
+
+
+def _refusal(pool: Pool) -> BaseException:
+    try:
+        pool.start_child("late")
+    except BaseException as err:
+        return err
+    raise AssertionError("a stopping pool started a child")

@@ -1,0 +1,89 @@
+"""A start the host answers too late: the Queen or the claimer gives up after
+`start_ask_seconds` instead of waiting as long as the host is held (a stopping pool
+held it for its whole stop). The bee it gave up on is withdrawn: if the host starts it
+later it writes nothing and leaves its seat, and the order is not lost."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from hive.actors.bee.order import Start
+from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
+from hive.git.repo import resolve
+from hive.git.worktrees import worktree_path
+from hive.rules.keys import key_slots
+from hive.runtime import queen_ports
+from hive.store import issues, leases, orders
+from hive.testing import wait_for_ending
+from tests.live.runtime.conftest import add_issue, eventually, queue
+from tests.live.runtime.test_runner import claimer_of
+
+ASK_SECONDS = 0.5
+HELD_SECONDS = 30.0  # the host's hold, if nothing opens it first (the old code waits it)
+
+
+def _hold_the_host(rt) -> tuple[threading.Event, list]:
+    """Hold the host's thread in its next start, once the bee is admitted (where it fits
+    the store pool to the bees running). Returns the opener and the bees it held."""
+    opened = threading.Event()
+    held: list = []
+
+    def fit(running: int) -> None:
+        if not held and running == 1:
+            held.extend(rt.work.bees())
+            opened.wait(HELD_SECONDS)
+
+    rt.host.watch(fit)
+    rt.host.start_ask_seconds = ASK_SECONDS
+    return opened, held
+
+
+def _late_bee_writes_nothing(rt, opened: threading.Event, held: list, issue: int) -> None:
+    [bee] = held
+    opened.set()  # the host starts the bee now, after its asker gave up
+    assert bee.wait(10)
+    assert bee.order.reply.get(timeout=0).start is Start.WITHDRAWN
+    assert not bee.landed
+    eventually(lambda: rt.host.running() == 0)  # its seat is free
+    assert not worktree_path(rt.checkout.workdir, issue).exists()
+
+
+def test_a_claim_whose_bee_the_host_starts_too_late_is_given_back(make_runtime):
+    rt = make_runtime()
+    opened, held = _hold_the_host(rt)
+    queue(rt, 5)
+    try:
+        assert claimer_of(rt).run_once().started == ()
+        order = orders.get(rt.db, 5)
+        assert order is not None and order.claimed_by is None and order.finished_at is None
+        _late_bee_writes_nothing(rt, opened, held, 5)
+    finally:
+        opened.set()
+    order = orders.get(rt.db, 5)  # still queued, untouched by the late bee
+    assert order is not None and order.claimed_by is None and order.finished_at is None
+    assert claimer_of(rt).run_once().started == (5,)
+    assert wait_for_ending(rt.db, 5).outcome == "finished"
+
+
+def test_a_queens_bee_the_host_starts_too_late_writes_no_order(make_runtime):
+    rt = make_runtime()
+    opened, held = _hold_the_host(rt)
+    add_issue(rt.db, 3)
+    lease = leases.claim(rt.db, leases.QUEEN_LEASE, "queen-a", 180)
+    issue = issues.get(rt.db, 3)
+    [key] = key_slots(rt.settings.worker_keys)
+    assert lease is not None and issue is not None
+    new: Callable[[], object] = lambda: new_order(  # noqa: E731
+        rt.checkout.base, issue, key, resolve(rt.checkout.repo, "main"), "", ""
+    )
+    try:
+        answer = dispatch(queen_ports(rt), new(), issue, key, lease, elsewhere=False, bee=rt.bee)
+        assert answer.code is Dispatched.NO_BEE and not answer.counts
+        _late_bee_writes_nothing(rt, opened, held, 3)
+    finally:
+        opened.set()
+    assert orders.get(rt.db, 3) is None
+    again = dispatch(queen_ports(rt), new(), issue, key, lease, elsewhere=False, bee=rt.bee)
+    assert again.code is Dispatched.WRITTEN
+    assert wait_for_ending(rt.db, 3).outcome == "finished"
