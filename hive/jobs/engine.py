@@ -152,6 +152,23 @@ def _name(job: Job) -> str:
     return f"job {job.id} ({job.kind}, issue {job.issue})"
 
 
+def _lost_before_run(db: Db, job: Job) -> str:
+    """Why a run found its claim gone as it began, as the job's row says now: its
+    thread started after the claim ran out and another claimant took the job, or the
+    job was ended (cancelled) meanwhile."""
+    now = jobs.get(db, job.id)
+    if now is None:
+        return "the job is gone"
+    if now.state is not JobState.READY:
+        return f"it was {now.state} before its run began"
+    if now.epoch != job.epoch:
+        return (
+            f"its run began after its claim ran out, and {now.claimed_by or 'another'}"
+            " claimed it again"
+        )
+    return "its claim was lost before its run began"
+
+
 def run_claimed(
     db: Db,
     job: Job,
@@ -167,7 +184,7 @@ def run_claimed(
     # run under a claim that ran out meanwhile
     renewed = jobs.renew(db, job, ttl_seconds=ttl_seconds)
     if renewed is None:
-        log.warning("%s: claim lost before its turn in the batch", _name(job))
+        log.warning("%s: not run: %s", _name(job), _lost_before_run(db, job))
         return RunResult(lost=1)
     job = renewed
     while True:

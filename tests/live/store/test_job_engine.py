@@ -300,3 +300,34 @@ def test_a_held_step_that_loses_its_claim_is_stopped_and_acts_on_nothing_more(co
     assert got == RunResult(claimed=1, lost=1)
     held = jobs.get(conn, job.id)
     assert held is not None and (held.step, held.claimed_by) == (Step.CHECKS, "other")
+
+
+def test_a_run_that_began_after_its_claim_ran_out_says_so_and_runs_nothing(conn, caplog):
+    # a job's run starts on a thread of its own: one that began after its claim ran out
+    # (and another claimed the job) runs nothing, and the log says why
+    make_tables(conn)
+    created = jobs.create(conn, PUBLISH, 1, Step.MERGE).job
+    [late] = jobs.claim(conn, "slow", kind=PUBLISH)
+    run_out(conn, created.id)
+    assert len(jobs.claim(conn, "other", kind=PUBLISH)) == 1
+    with caplog.at_level(logging.WARNING, logger="hive.jobs"):
+        got = run_claimed(conn, late, handlers("slow"))
+    assert got == RunResult(lost=1)
+    assert acts(conn, created.id) == []
+    assert caplog.messages == [
+        f"job {created.id} (publish, issue 1): not run: its run began after its claim ran"
+        " out, and other claimed it again"
+    ]
+
+
+def test_a_run_whose_job_was_cancelled_before_it_began_says_so(conn, caplog):
+    make_tables(conn)
+    created = jobs.create(conn, PUBLISH, 1, Step.MERGE).job
+    [late] = jobs.claim(conn, "slow", kind=PUBLISH)
+    assert len(jobs.cancel(conn, 1, "cancelled by hand")) == 1
+    with caplog.at_level(logging.WARNING, logger="hive.jobs"):
+        got = run_claimed(conn, late, handlers("slow"))
+    assert got == RunResult(lost=1)
+    assert caplog.messages == [
+        f"job {created.id} (publish, issue 1): not run: it was cancelled before its run began"
+    ]
