@@ -24,13 +24,25 @@ spawner thread that lives as long as the process, its leader gets SIGKILL as its
 parent-death signal, and the process's warden holds the group until its leader has
 exited and the group is empty (a group its owner left running is killed by the warden
 when this process dies).
+
+The leader's first steps run no Python in the child, so that ``subprocess`` starts it
+with ``vfork`` instead of copying this whole process (a ``preexec_fn`` forces the full
+fork, under the interpreter's lock): ``setpriv --pdeathsig KILL`` sets the parent-death
+signal, then a shell kills itself when its parent is already another process (this one
+died before the signal was set), then execs the program in its own place (the same pid:
+the group's leader). A ``child_setup`` (a sandbox's, Python between fork and exec) takes
+the full fork as before, the two steps then in Python; so does a machine without a
+``setpriv`` that knows ``--pdeathsig`` (util-linux 2.33 or newer).
 """
 
 from __future__ import annotations
 
 import ctypes
+import errno
+import functools
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import sys
@@ -77,6 +89,83 @@ def _die_with_parent(parent: int, then: Callable[[], None] | None = None) -> Cal
             then()
 
     return setup
+
+
+SHELL = "/bin/sh"
+# the shell's first step in a leader: its parent is still the starter, else it dies
+# (after setpriv set the parent-death signal: a starter that dies later sends it)
+_PARENT_CHECK = '[ "$PPID" = {parent} ] || kill -9 $$; '
+# what the shell then runs for an argv that is not a shell's own `-c` script
+_EXEC_ARGV = 'exec "$0" "$@"'
+# Popen arguments the wrapped start does not express: they take the full fork
+_UNWRAPPED_KWARGS = ("executable", "shell")
+SETPRIV_PROBE_SECONDS = 10.0
+
+
+@functools.cache
+def setpriv() -> str | None:
+    """The ``setpriv`` that sets a parent-death signal (probed once); None without one."""
+    program = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    if program is None:
+        return None
+    try:
+        done = subprocess.run(
+            [program, "--pdeathsig", "KILL", "--", "true"],
+            capture_output=True,
+            timeout=SETPRIV_PROBE_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return program if done.returncode == 0 else None
+
+
+def wrapped(argv: Sequence[str], parent: int, program: str) -> list[str]:
+    """``argv`` started through ``program`` (setpriv) and the shell's parent check (see
+    the module). A shell's own ``-c`` script takes the check in front, one shell fewer."""
+    check = _PARENT_CHECK.format(parent=parent)
+    prefix = [program, "--pdeathsig", "KILL", "--", SHELL, "-c"]
+    if len(argv) >= 3 and argv[0] == SHELL and argv[1] == "-c":
+        return [*prefix, check + argv[2], *argv[3:]]
+    return [*prefix, check + _EXEC_ARGV, *argv]
+
+
+def _check_program(argv: Sequence[str], popen_kwargs: dict[str, Any]) -> None:
+    """Raise as Popen would for a program that cannot start (the shell would say it
+    in the child instead)."""
+    program = argv[0]
+    found: str | None
+    if os.sep in program:
+        candidate = os.path.join(popen_kwargs.get("cwd") or "", program)
+        found = candidate if os.path.exists(candidate) else None
+    else:
+        path = os.pathsep.join(os.get_exec_path(popen_kwargs.get("env")))
+        found = shutil.which(program, mode=os.F_OK, path=path)
+    if found is None:
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    if os.path.isdir(found) or not os.access(found, os.X_OK):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), program)
+
+
+def _popen(
+    argv: Sequence[str], child_setup: Callable[[], None] | None, popen_kwargs: dict[str, Any]
+) -> subprocess.Popen[Any]:
+    """Start the leader (on the spawner thread): wrapped when it can be, else with the
+    two steps as ``preexec_fn`` (see the module)."""
+    parent = os.getpid()
+    program = setpriv()
+    if (
+        child_setup is None
+        and program is not None
+        and argv
+        and not any(name in popen_kwargs for name in _UNWRAPPED_KWARGS)
+    ):
+        _check_program(argv, popen_kwargs)
+        return subprocess.Popen(
+            wrapped(argv, parent, program), start_new_session=True, **popen_kwargs
+        )
+    setup = _die_with_parent(parent, child_setup)
+    return subprocess.Popen(list(argv), start_new_session=True, preexec_fn=setup, **popen_kwargs)
 
 
 class _Spawner:
@@ -144,12 +233,7 @@ class WatchedProcess:
         empty (see the module)."""
         if "preexec_fn" in popen_kwargs:
             raise TypeError("WatchedProcess.start sets its own preexec_fn")
-        setup = _die_with_parent(os.getpid(), child_setup)
-        popen: subprocess.Popen[Any] = _spawner.run(
-            lambda: subprocess.Popen(
-                list(argv), start_new_session=True, preexec_fn=setup, **popen_kwargs
-            )
-        )
+        popen: subprocess.Popen[Any] = _spawner.run(lambda: _popen(argv, child_setup, popen_kwargs))
         watched = cls(popen, owner)
         warden().watch(watched.pgid)
         if owner is not None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from supervisors import (
     ChildSpec,
@@ -17,6 +21,7 @@ from supervisors import (
     Supervisor,
     WatchedProcess,
 )
+from supervisors.work import setpriv, wrapped
 
 from .helpers import DEADLINE_SECONDS, ref_of
 
@@ -91,3 +96,73 @@ def test_terminate_asks_the_group_first() -> None:
     watched = WatchedProcess.start([sys.executable, "-c", _SLEEPER])
     assert watched.terminate(grace_seconds=DEADLINE_SECONDS) is GroupStop.ENDED
     assert watched.popen.returncode == -15
+
+
+def test_a_leader_starts_without_python_in_the_child_and_becomes_its_program() -> None:
+    """setpriv and the shell's check, then the program in the same pid: the group's
+    leader (no preexec_fn, so subprocess may vfork)."""
+    assert setpriv() is not None, "this machine's setpriv sets a parent-death signal"
+    watched = WatchedProcess.start(["sleep", "60"])
+    try:
+        assert watched.popen.args[0] == setpriv()
+        assert os.getpgid(watched.popen.pid) == watched.pgid == watched.popen.pid
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        cmdline = b""
+        while cmdline != b"sleep\x0060\x00":
+            assert time.monotonic() < deadline, f"the leader runs {cmdline!r}"
+            cmdline = Path(f"/proc/{watched.pgid}/cmdline").read_bytes()
+            time.sleep(0.01)  # polling a real condition with a deadline
+    finally:
+        watched.kill()
+    assert watched.exited.wait(DEADLINE_SECONDS)
+
+
+def test_a_shell_script_takes_the_check_in_front_and_keeps_its_arguments(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    exits: queue.Queue[ProcessExited] = queue.Queue()
+    WatchedProcess.start(
+        ["/bin/sh", "-c", 'echo "$0 $1 $2" > "$3"', "name", "a b", "c", str(out)],
+        on_exit=exits.put,
+    )
+    assert exits.get(timeout=DEADLINE_SECONDS).returncode == 0
+    assert out.read_text() == "name a b c\n"
+    program = str(tmp_path / "program")
+    Path(program).write_text('#!/bin/sh\necho "$0|$1|$#" > "$1"\n')
+    os.chmod(program, 0o755)
+    WatchedProcess.start([program, str(out)], on_exit=exits.put)
+    assert exits.get(timeout=DEADLINE_SECONDS).returncode == 0
+    assert out.read_text() == f"{program}|{out}|1\n"
+
+
+@pytest.mark.parametrize("script", [False, True])
+def test_a_leader_whose_starter_is_already_gone_kills_itself_before_its_program(
+    tmp_path: Path, script: bool
+) -> None:
+    """The starter died before setpriv set the signal: the shell finds another parent."""
+    ran = tmp_path / "ran"
+    argv = ["/bin/sh", "-c", f"touch {ran}"] if script else ["touch", str(ran)]
+    program = setpriv()
+    assert program is not None
+    not_the_parent = os.getppid()  # this process's own parent: never the child's
+    done = subprocess.run(wrapped(argv, not_the_parent, program), check=False)
+    assert done.returncode == -signal.SIGKILL
+    assert not ran.exists()
+    assert subprocess.run(wrapped(argv, os.getpid(), program), check=False).returncode == 0
+    assert ran.exists()
+
+
+def test_a_program_that_cannot_start_raises_in_the_starter(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        WatchedProcess.start(["hive-no-such-program"])
+    with pytest.raises(FileNotFoundError):
+        WatchedProcess.start([str(tmp_path / "absent")])
+    with pytest.raises(FileNotFoundError):
+        WatchedProcess.start(["./absent"], cwd=tmp_path)
+    plain = tmp_path / "plain"
+    plain.write_text("echo\n")
+    with pytest.raises(PermissionError):
+        WatchedProcess.start([str(plain)])
+    with pytest.raises(PermissionError):
+        WatchedProcess.start([str(tmp_path)])
+    with pytest.raises(FileNotFoundError):
+        WatchedProcess.start(["true"], env={"PATH": str(tmp_path)})
