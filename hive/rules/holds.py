@@ -34,6 +34,8 @@ _HOLD_AFTER_FINISH: dict[int, int] = {
     PH_AWAITING_REVIEW: AWAITING_REVIEW_HOLD_SECONDS,
     PH_SENT_BACK: SENT_BACK_HOLD_SECONDS,
 }
+# the longest an ended order holds its files (a Queen round reads every order ended since)
+HELD_AFTER_FINISH_MAX_SECONDS = max(_HOLD_AFTER_FINISH.values())
 
 
 def holds_files(phase: int, since_finish_seconds: int) -> bool:

@@ -126,6 +126,8 @@ _FLOORS: dict[int, int] = {
     SENDBACK: SENDBACK_FLOOR_SECONDS,
     WAIT: WAIT_FLOOR_SECONDS,
 }
+# the states with a floor (a Queen round reads every order resting in one)
+FLOOR_STATES: tuple[int, ...] = tuple(_FLOORS)
 # After this many send-backs a red CI escalates instead of sending back again.
 SENDBACK_CEILING = 2
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import logging
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -21,7 +21,7 @@ from typing import Any
 from hive.rules.lifecycle import may_replace
 from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.retry import FAILED_CODES
-from hive.rules.states import END, NONE, RUNNING, State
+from hive.rules.states import END, FLOOR_STATES, NONE, RUNNING, State
 from hive.store.db import Db, dicts, one, one_dict, pick
 from hive.store.leases import Lease
 from hive.store.transitions import Move, move
@@ -289,6 +289,17 @@ def get(db: Db, issue: int) -> Order | None:
 def listing(db: Db, *, unfinished_only: bool = False) -> list[Order]:
     """Every order by issue (the status listing); only in-flight ones if asked."""
     return _orders(db, "list_orders", {"unfinished_only": unfinished_only})
+
+
+def live(db: Db, open_issues: Iterable[int], held_since: datetime) -> list[Order]:
+    """The orders a Queen round decides by (the `live_orders` query says which), by
+    issue: every order that may hold files ended after `held_since`."""
+    params = {
+        "open_issues": list(open_issues),
+        "held_since": held_since,
+        "floor_states": [int(state) for state in FLOOR_STATES],
+    }
+    return _orders(db, "live_orders", params)
 
 
 def history(db: Db, issue: int) -> list[ArchivedOrder]:

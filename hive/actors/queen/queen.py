@@ -10,8 +10,10 @@ A round does this, in order:
 1. It takes or renews the Queen lease. Without it, the round does nothing, since
    another Queen decides. Holding it for the first time, she tells the reaper
    `ReapAtBoot` and decides nothing until it answers `BootReaped`.
-2. It releases the orders whose floor passed (RULES 4).
-3. It reads its facts and asks `plan_round` for a plan.
+2. It reads the open issues and the orders it decides by (`Queen._orders`: the live
+   ones, not every order ever dispatched), and releases the orders whose floor passed
+   (RULES 4).
+3. It reads its other facts and asks `plan_round` for a plan.
 4. It writes each planned order with `dispatch`. Once the lease is gone it writes no
    more.
 5. It writes one row of `queen_report`, with what it dispatched and why others
@@ -29,6 +31,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from hive.actors.loop import LoopActor
@@ -42,6 +45,7 @@ from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
 from hive.git.facts import BaseFacts, base_facts
 from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
+from hive.rules.holds import HELD_AFTER_FINISH_MAX_SECONDS
 from hive.rules.keys import KeySlot
 from hive.rules.report import report_lines
 from hive.rules.round import (
@@ -168,12 +172,14 @@ class Queen:
             return RoundResult(idle="waiting for the boot reaper")
         if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
             return RoundResult(idle="draining")
+        state.at("reading issues")
+        open_issues = issues.listing(rt.db, open_only=True)
         state.at("reading orders")
-        all_orders = orders.listing(rt.db)
+        round_orders = self._orders(open_issues)
         state.at("releasing work past its floor")
-        if self._release_floors(all_orders):
-            all_orders = orders.listing(rt.db)  # as the releases left them
-        gathered = self._gather(state, all_orders)
+        if self._release_floors(round_orders):
+            round_orders = self._orders(open_issues)  # as the releases left them
+        gathered = self._gather(state, open_issues, round_orders)
         plan = plan_round(gathered.facts)
         dispatched, refusals = self._write(plan, gathered, lease, state)
         state.at("writing the report")
@@ -187,12 +193,12 @@ class Queen:
         rt.metrics.rounds.inc()
         return result
 
-    def _release_floors(self, all_orders: list[orders.Order]) -> bool:
+    def _release_floors(self, round_orders: list[orders.Order]) -> bool:
         """Release the orders whose floor passed (RULES 4), each held to the state table:
         their issues may go again in this round. Whether one was released."""
         rt = self.ports
         released = False
-        for order, judged in facts.past_floor(all_orders, facts.utcnow()):
+        for order, judged in facts.past_floor(round_orders, facts.utcnow()):
             moved = floors.release(rt.db, order.issue, order.conversation_id, state=judged)
             released = released or moved.landed
             if moved.landed:
@@ -205,15 +211,27 @@ class Queen:
                 rt.metrics.illegal_transitions.inc()
         return released
 
-    def _gather(self, state: Progress, all_orders: list[orders.Order]) -> Gathered:
-        """Read the store, the base and this process: the open issues, the round's
-        facts (over `all_orders`, read once a round), the base commit its orders are
-        judged against, and the review notes the next attempts carry."""
-        rt, cfg = self.ports, self.config
-        state.at("reading issues")
-        open_issues = issues.listing(rt.db, open_only=True)
+    def _orders(self, open_issues: list[Issue]) -> list[orders.Order]:
+        """The orders a round decides by: every one in this process's first round (the
+        key scan starts after the newest order's key), then the live ones
+        (`orders.live`): in flight, of an open issue, ended recently enough to hold its
+        files, or resting in a state with a floor. The ended orders of closed issues,
+        which grow with the history, change none of the round's decisions."""
+        db = self.ports.db
         if not self._seeded:
-            self._last_key, self._seeded = facts.last_key(all_orders), True
+            return orders.listing(db)
+        held_since = facts.utcnow() - timedelta(seconds=HELD_AFTER_FINISH_MAX_SECONDS)
+        return orders.live(db, [issue.number for issue in open_issues], held_since)
+
+    def _gather(
+        self, state: Progress, open_issues: list[Issue], round_orders: list[orders.Order]
+    ) -> Gathered:
+        """Read the base, the rest of the store and this process: the round's facts
+        (over `open_issues` and `round_orders`, read once a round), the base commit its
+        orders are judged against, and the review notes the next attempts carry."""
+        rt, cfg = self.ports, self.config
+        if not self._seeded:
+            self._last_key, self._seeded = facts.last_key(round_orders), True
         state.at("reading base")
         base = self._base_facts()
         now = facts.utcnow()
@@ -222,7 +240,7 @@ class Queen:
         spent = spend.since(rt.db, day_start(now)) if cfg.spend_cap_usd > 0 else 0.0
         found = facts.round_facts(
             open_issues,
-            all_orders,
+            round_orders,
             base,
             now,
             limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
@@ -237,7 +255,7 @@ class Queen:
         state.at("reading credit")
         owed = credit_facts(rt.db, cfg.credits, open_issues, now)
         found = replace(found, payers=owed.payers, balances=owed.balances)
-        return Gathered(open_issues, found, base.sha, facts.carried_notes(all_orders))
+        return Gathered(open_issues, found, base.sha, facts.carried_notes(round_orders))
 
     def _write(
         self, plan: Plan, gathered: Gathered, lease: leases.Lease, state: Progress

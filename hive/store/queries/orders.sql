@@ -353,6 +353,15 @@ SELECT * FROM hive.queen_dispatch
 WHERE %(unfinished_only)s = false OR finished_at IS NULL
 ORDER BY issue;
 
+-- name: live_orders
+-- The orders a Queen round decides by, by issue: in flight, of an open issue, ended since `held_since` (one may still hold its files), or resting in a state with a floor (`floor_states`); not the ended orders of closed issues, which grow with the history and change no decision.
+SELECT * FROM hive.queen_dispatch
+WHERE finished_at IS NULL
+   OR issue = ANY (%(open_issues)s)
+   OR finished_at > %(held_since)s
+   OR hive.order_state(started, finished_at, outcome_code, review_state) = ANY (%(floor_states)s)
+ORDER BY issue;
+
 -- name: order_history
 -- The archived attempts of one issue, oldest first.
 SELECT id, issue, archived_at, snapshot FROM hive.queen_dispatch_history

@@ -13,15 +13,16 @@ import pytest
 
 from hive import configs
 from hive.actors.messages import CLAIMER, QUEEN, REAPER, BootReaped, OrderEnded, ReapAtBoot
+from hive.actors.queen import facts
 from hive.actors.queen.config import QueenConfig
 from hive.actors.queen.queen import Queen
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
-from hive.rules.round import Stop, render
+from hive.rules.round import Limits, Stop, plan_round, render
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports, reaper_ports
-from hive.store import endings, leases, orders, reports
+from hive.store import endings, issues, leases, orders, reports
 from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import AGENT, Inbox, add_issue, eventually
@@ -404,3 +405,118 @@ def test_the_next_round_scans_the_keys_from_just_after_the_last_one_used(make_ru
     add_issue(rt.db, 2, boundary=("src/util.py",))
     assert queen.run_once().dispatched == (2,)  # both keys free: the scan starts after 0
     assert orders.get(rt.db, 2).key_index == 1  # type: ignore[union-attr]
+
+
+# (issue, open, minutes since its end (None: in flight), outcome, review state, failures):
+# an ended order of each kind, on an open issue and on a closed one, recent and old
+_HISTORY = [
+    (10, True, None, None, None, 0),
+    (11, False, None, None, None, 0),  # closed while its bee still runs: holds its files
+    (12, False, 5, "finished", None, 0),  # awaiting review: holds for 30 minutes
+    (13, False, 150, "finished", None, 0),
+    (14, False, 30, "finished", "sendback", 0),  # holds for two hours, floor at one
+    (15, False, 90, "finished", "sendback", 0),  # past its floor: released this round
+    (16, False, 180, "finished", "sendback", 0),
+    (17, False, 600, "finished", "accept", 0),  # merged long ago: not read any more
+    (18, False, 600, "finished", "escalate", 0),
+    (19, False, 600, "finished", "empty", 0),
+    (20, False, 420, "finished", "wait", 0),  # past the six-hour floor of WAIT
+    (21, False, 60, "finished", "wait", 0),
+    (22, False, 900, "finished", "released", 0),
+    (23, False, 700, "ended badly", None, 2),
+    (24, True, 1, "ended badly", None, 2),  # backing off
+    (25, True, 600, "finished", "sendback", 1),  # its note goes in the next brief
+    (26, True, 600, "finished", "accept", 0),
+    (27, True, 20, "finished", None, 0),
+    (28, True, 300, "handed back", None, 0),
+    (29, False, 20, "finished", "escalate", 0),
+]
+_CODES = {"finished": "finished", "ended badly": "ended_badly", "handed back": "handed_back"}
+
+
+def _history(rt) -> None:
+    """The orders of `_HISTORY`, each owning `src/cN.py`, and an open issue without one
+    on each of those files (held or not by the order)."""
+    for issue, is_open, minutes, outcome, review, failures in _HISTORY:
+        add_issue(rt.db, issue, boundary=(f"src/c{issue}.py",), body=f"add src/c{issue}.py")
+        new = orders.NewOrder(issue, f"queen-{issue}", "main", owned_paths=(f"src/c{issue}.py",))
+        assert orders.insert(rt.db, new, queued=True) is orders.Insertion.WRITTEN
+        with rt.db.connection() as conn:
+            conn.execute(
+                "UPDATE hive.queen_dispatch SET key_index = 0, failures_in_a_row = %s,"
+                " created_at = now() - make_interval(mins => %s) WHERE issue = %s",
+                (failures, (minutes or 0) + 1000 - issue, issue),
+            )
+            if minutes is not None:
+                conn.execute(
+                    "UPDATE hive.queen_dispatch"
+                    " SET finished_at = now() - make_interval(mins => %s),"
+                    " reviewed_at = CASE WHEN %s::text IS NULL THEN NULL"
+                    " ELSE now() - make_interval(mins => %s) END,"
+                    " outcome = %s, outcome_code = %s, review_state = %s, review_note = %s"
+                    " WHERE issue = %s",
+                    (
+                        minutes,
+                        review,
+                        minutes,
+                        outcome,
+                        _CODES[outcome],
+                        review,
+                        f"note of #{issue}" if review else None,
+                        issue,
+                    ),
+                )
+        if not is_open:
+            issues.set_state(rt.db, issue, "closed")
+        add_issue(rt.db, 100 + issue, boundary=(f"src/c{issue}.py",), body=f"add src/c{issue}.py")
+
+
+def _decisions(queen: Queen, open_issues, round_orders, now):
+    """What a round decides from these orders at `now`: the releases, the plan, the
+    notes its orders carry (an open issue's: only an open issue gets an order)."""
+    base = queen._base_facts()
+    found = facts.round_facts(
+        open_issues,
+        round_orders,
+        base,
+        now,
+        limits=Limits(max_workers=50, lanes_per_key=50, bee_memory_mb=0, elsewhere=True),
+        keys=[0],
+        resting={},
+        last_key=None,
+        host_ready=True,
+        free_memory_mb=None,
+    )
+    released = [(o.issue, state) for o, state in facts.past_floor(round_orders, now)]
+    open_numbers = {issue.number for issue in open_issues}
+    notes = facts.carried_notes(round_orders)
+    return released, plan_round(found), {n: notes[n] for n in notes if n in open_numbers}
+
+
+def test_a_round_reads_only_the_live_orders_and_decides_as_from_every_order(make_runtime):
+    """Issue 28: not every order ever dispatched each round. The ended orders of closed
+    issues that hold nothing and rest in no floor are left out, and the releases, the
+    plan (holds, back-offs, states) and the notes are those of the whole table."""
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    _history(rt)
+    queen = queen_of(rt)
+    open_issues = issues.listing(rt.db, open_only=True)
+    every = orders.listing(rt.db)
+    assert queen._orders(open_issues) == every, "the first round reads every order"
+    queen._seeded = True
+    live = queen._orders(open_issues)
+    assert sorted({o.issue for o in every} - {o.issue for o in live}) == [13, 17, 18, 22, 23]
+    now = facts.utcnow()
+    decided = _decisions(queen, open_issues, every, now)
+    assert _decisions(queen, open_issues, live, now) == decided
+    released, plan, notes = decided
+    assert [issue for issue, _ in released] == [15, 16, 19, 20, 25]
+    planned = [p.number for p in plan.orders]
+    assert 112 not in planned and 111 not in planned and 114 not in planned, "held files"
+    assert 113 in planned and 116 in planned and 117 in planned
+    assert 24 not in planned, "backing off"
+    assert notes == {25: "note of #25"}
+    # the round itself releases what passed its floor
+    queen.run_once()
+    released_rows = {o.issue for o in orders.listing(rt.db) if o.review_state == "released"}
+    assert released_rows == {15, 16, 19, 20, 22, 25}
