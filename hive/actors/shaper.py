@@ -228,13 +228,10 @@ class Shaper:
         usd = cost.usd if cost else None
         key_index = self.config.keys[0].index if self.config.keys else None  # its key
         with connection(self.db) as conn, conn.transaction():
-            if usage is not None:
-                source = cost.source.value if cost else None
-                turn_spend = spend.TurnSpend(
-                    spend.SHAPING, issue.number, None, key_index,
-                    usage.input_tokens, usage.output_tokens, usd, source,
-                )  # fmt: skip
-                spend.add(conn, turn_spend)
+            # a turn that reported no usage is a row too: it counts, as unpriced
+            spend.add(
+                conn, spend.turn_spend(spend.SHAPING, issue.number, None, key_index, usage, cost)
+            )
             if self.credit_terms is not None:
                 turn = credits.shaping_turn(issue.number)
                 credits.sell_issue_turn(conn, self.credit_terms, issue, turn, usd)

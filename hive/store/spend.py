@@ -11,6 +11,8 @@ import uuid
 from dataclasses import dataclass
 from datetime import datetime
 
+from hive.agents.protocol import Usage
+from hive.rules.spend import Cost
 from hive.store.db import Db, dicts, one, one_dict, pick
 
 REVIEW = "review"
@@ -60,6 +62,28 @@ class TurnSpend:
     output_tokens: int
     cost_usd: float | None
     cost_source: str | None
+
+
+def turn_spend(
+    kind: str,
+    issue: int,
+    conversation_id: uuid.UUID | None,
+    key_index: int | None,
+    usage: Usage | None,
+    cost: Cost | None,
+) -> TurnSpend:
+    """The row of a review or shaping turn that reported `usage` (None: none, so no
+    tokens) and cost `cost` (None: unknown, counted as unpriced)."""
+    return TurnSpend(
+        kind,
+        issue,
+        conversation_id,
+        key_index,
+        usage.input_tokens if usage else 0,
+        usage.output_tokens if usage else 0,
+        cost.usd if cost else None,
+        cost.source.value if cost else None,
+    )
 
 
 def add(db: Db, turn: TurnSpend) -> None:

@@ -104,20 +104,11 @@ def settle(
     usage = ending.usage
     cost = accounting.cost(usage)
     with connection(db) as conn, conn.transaction():
-        if usage is not None:
-            spend.add(
-                conn,
-                spend.TurnSpend(
-                    spend.REVIEW,
-                    row.issue,
-                    row.conversation_id,
-                    row.key_index,
-                    usage.input_tokens,
-                    usage.output_tokens,
-                    cost.usd if cost else None,
-                    cost.source.value if cost else None,
-                ),
-            )
+        # a turn that reported no usage is a row too: it counts, as unpriced
+        turn = spend.turn_spend(
+            spend.REVIEW, row.issue, row.conversation_id, row.key_index, usage, cost
+        )
+        spend.add(conn, turn)
         credits.sell_order_turn(
             conn,
             row.issue,

@@ -186,3 +186,14 @@ def test_a_shaping_turns_spend_counts_in_the_days_spend_and_the_issues(
     assert spend.of_issue(db, number).cost_usd == 0.25
     metric = 'hive_spend_usd_total{key_index="none"} 0.25'
     assert metric in generate_latest(shaper.metrics.registry).decode().splitlines()
+
+
+def test_a_shaping_turn_that_reported_no_usage_counts_as_an_unpriced_turn(
+    db: Any, queen_checkout: Checkout
+) -> None:
+    number = _issue(db)
+    shaper = _shaper(db, queen_checkout, agent="command:true")  # no usage, no proposal
+    assert shaper.run_once().issue == number
+    spent = spend.of_issue(db, number)
+    assert (spent.attempts, spent.unpriced, spent.cost_usd) == (1, 1, 0.0)
+    assert (spent.input_tokens, spent.output_tokens) == (0, 0)

@@ -82,3 +82,19 @@ def test_each_turn_counts_once_the_bee_its_reviews_and_a_chat_turn(db: Any) -> N
     assert (issue.attempts, issue.unpriced, issue.cost_usd) == (5, 1, 1.4375)
     assert spend.of_issue(db, 2).attempts == 0
     assert spend.since(db, today + DAY) == 0.0  # nothing was spent tomorrow
+
+
+def test_a_review_turn_that_reported_no_usage_counts_as_an_unpriced_turn(db: Any) -> None:
+    # every turn is accounted for: one the agent gave no usage for is a row with no
+    # tokens and an unknown cost, so the day's spend says its sum is a floor
+    with connection(db) as conn:
+        got = claimed_order(conn, 1, None)
+    end_and_sell(db, finished(got.fence, 0.5))
+    row = review_row(1, got.conversation_id)
+    settle(db, row, Ending(TurnOutcome.FINISHED, 1.0), HiveMetrics(), Accounting())
+    today = day_start(datetime.now(UTC))
+    (key,) = spend.by_key_since(db, today)
+    assert (key.attempts, key.unpriced, key.cost_usd) == (2, 1, 0.5)
+    assert (key.input_tokens, key.output_tokens) == (0, 0)
+    issue = spend.of_issue(db, 1)
+    assert (issue.attempts, issue.unpriced) == (2, 1)
