@@ -14,6 +14,16 @@ mechanism this machine has (`sandbox_<kind>`), interleaved with the plain one;
 `sandbox_<kind>_over_ms` = its p50 - the plain p50 is what the sandbox adds to a turn's
 start and end (bubblewrap's namespaces, the launcher's Landlock, the wait for
 bubblewrap's own processes to go).
+
+How a turn's process starts (issue 28), side by side in the same process, interleaved:
+`--spawns` starts of `true` as a group's leader (`supervisors.WatchedProcess`), each
+the way the hive starts it now (`spawn_wrapped`: setpriv and a shell's parent check,
+no Python in the child, so subprocess uses vfork) and the way it did (`spawn_preexec`:
+the same guarantees as a `preexec_fn`, which forces a full fork of this process). Per
+start: `*_start_ms`, the caller's wait in `start()`; `*_exit_ms`, from the start to the
+leader's exit seen (the child's own steps included); `*_cpu_ms`, this process's CPU
+(the fork's copy of its memory map is its own); `*_child_cpu_ms`, the child's.
+`spawn_parent_rss_mb` is this process's size, which the full fork's cost follows.
 """
 
 from __future__ import annotations
@@ -35,6 +45,7 @@ from hive.agents.sandbox_choice import available, bwrap_program
 from hive.bench.arguments import whole
 from hive.errors import HiveError
 from hive.settings import Settings
+from supervisors.work import WatchedProcess
 
 INPUT_TOKENS = 100
 OUTPUT_TOKENS = 20
@@ -70,6 +81,12 @@ CODEX_STREAM: list[dict[str, Any]] = [
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--turns", type=whole(1, 10_000), default=200, help="turns of each (interleaved)"
+    )
+    parser.add_argument(
+        "--spawns",
+        type=whole(0, 100_000),
+        default=200,
+        help="process starts of each kind, wrapped and preexec (interleaved; 0: none)",
     )
 
 
@@ -121,6 +138,45 @@ def run(args: argparse.Namespace, settings: Settings) -> dict[str, Any]:
         result[f"{name}_cpu_ms"] = statistics.median(cpu[name])
         result[f"{name}_cpu_over_ms"] = statistics.median(cpu[name]) - unboxed_cpu
     result["sandboxes"] = [str(sandbox.kind) for sandbox in kinds]
+    if args.spawns:
+        result |= spawns(args.spawns)
+    return result
+
+
+def _nothing() -> None:
+    """A child step that does nothing: it makes the start take the preexec_fn path."""
+
+
+def spawns(count: int) -> dict[str, Any]:
+    """`count` starts of each kind, interleaved (see the module)."""
+    kinds = {"wrapped": None, "preexec": _nothing}
+    started: dict[str, list[float]] = {name: [] for name in kinds}
+    exited: dict[str, list[float]] = {name: [] for name in kinds}
+    cpu: dict[str, list[float]] = {name: [] for name in kinds}
+    child_cpu: dict[str, list[float]] = {name: [] for name in kinds}
+    for _ in range(count):
+        for name, setup in kinds.items():
+            children_before, self_before = _children_cpu_seconds(), _self_cpu_seconds()
+            began = time.perf_counter()
+            watched = WatchedProcess.start(["true"], child_setup=setup)
+            started[name].append((time.perf_counter() - began) * 1000)
+            cpu[name].append((_self_cpu_seconds() - self_before) * 1000)
+            if not watched.exited.wait(TURN_SECONDS):
+                raise HiveError(f"a started `true` did not exit in {TURN_SECONDS:.0f} s")
+            exited[name].append((time.perf_counter() - began) * 1000)
+            child_cpu[name].append((_children_cpu_seconds() - children_before) * 1000)
+    result: dict[str, Any] = {"spawns": count}
+    for name in kinds:
+        result[f"spawn_{name}_start_ms"] = statistics.median(started[name])
+        result[f"spawn_{name}_start_p99_ms"] = _p99(started[name])
+        result[f"spawn_{name}_exit_ms"] = statistics.median(exited[name])
+        result[f"spawn_{name}_cpu_ms"] = statistics.mean(cpu[name])
+        result[f"spawn_{name}_child_cpu_ms"] = statistics.mean(child_cpu[name])
+    result["spawn_start_ratio"] = (
+        result["spawn_wrapped_start_ms"] / result["spawn_preexec_start_ms"]
+    )
+    result["spawn_cpu_ratio"] = result["spawn_wrapped_cpu_ms"] / result["spawn_preexec_cpu_ms"]
+    result["spawn_parent_rss_mb"] = _rss_mb()
     return result
 
 
@@ -170,6 +226,20 @@ def _children_cpu_seconds() -> float:
     """CPU time of this process's ended children (and theirs, once reaped)."""
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     return used.ru_utime + used.ru_stime
+
+
+def _self_cpu_seconds() -> float:
+    """CPU time of this process (every thread)."""
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    return used.ru_utime + used.ru_stime
+
+
+def _rss_mb() -> float:
+    """This process's resident size now, in MB."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
 
 
 def _p99(values: list[float]) -> float:

@@ -1,6 +1,7 @@
 """`hive bench adapters` runs as a user runs it: every turn of each adapter and of
 `command:` on the same fake finished, and each adapter read its usage from the stream
-(so the figures are the adapters' own, not a start that failed early)."""
+(so the figures are the adapters' own, not a start that failed early); the process
+starts, wrapped and preexec, each measured."""
 
 from __future__ import annotations
 
@@ -18,13 +19,15 @@ from hive.swarm import processes_under
 pytestmark = [pytest.mark.e2e]
 
 TURNS = 5
+SPAWNS = 5
+BENCH = [sys.executable, "-m", "hive", "bench", "adapters"]
 
 
 def test_bench_adapters_runs_each_adapter_beside_command_on_the_same_fake(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HIVE_")}
     env["TMPDIR"] = str(tmp_path)  # every fake and turn lives under it
     done = subprocess.run(
-        [sys.executable, "-m", "hive", "bench", "adapters", "--turns", str(TURNS), "--json"],
+        [*BENCH, "--turns", str(TURNS), "--spawns", str(SPAWNS), "--json"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -45,6 +48,14 @@ def test_bench_adapters_runs_each_adapter_beside_command_on_the_same_fake(tmp_pa
         assert result[f"sandbox_{kind}_over_ms"] == pytest.approx(
             result[f"sandbox_{kind}_p50_ms"] - result["command_claude_p50_ms"]
         )
+    assert result["spawns"] == SPAWNS
+    for kind in ("wrapped", "preexec"):
+        assert result[f"spawn_{kind}_exit_ms"] >= result[f"spawn_{kind}_start_ms"] > 0
+        assert result[f"spawn_{kind}_child_cpu_ms"] > 0
+    assert result["spawn_start_ratio"] == pytest.approx(
+        result["spawn_wrapped_start_ms"] / result["spawn_preexec_start_ms"]
+    )
+    assert result["spawn_parent_rss_mb"] > 0
     assert processes_under(tmp_path) == []
 
 
