@@ -1,4 +1,4 @@
-"""`queen_report`: one row per Queen round."""
+"""`queen_report`: a Queen round's report (one per round, but for repeats: hive.rules.report)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,8 @@ A round does this, in order:
 4. It writes each planned order with `dispatch`. Once the lease is gone it writes no
    more.
 5. It writes one row of `queen_report`, with what it dispatched and why others
-   waited.
+   waited, when that differs from the last one she wrote or that one is
+   REPORT_REPEAT_SECONDS old (`hive.rules.report.report_due`).
 
 A round that passes its bound is abandoned: it writes nothing more, lets the lease go,
 and counts in `hive_rounds_stalled_total`. A round that raises (a store error) writes
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import timedelta
@@ -47,7 +49,7 @@ from hive.git.repo import refresh_base, resolve
 from hive.rules.drain import WK_ROUND, takes_new_work
 from hive.rules.holds import HELD_AFTER_FINISH_MAX_SECONDS
 from hive.rules.keys import KeySlot
-from hive.rules.report import report_lines
+from hive.rules.report import Said, report_due, report_lines
 from hive.rules.round import (
     Limits,
     NotStarted,
@@ -109,10 +111,16 @@ class Queen:
         config: QueenConfig,
         free_memory: Callable[[], int | None] = free_memory_bytes,
         reaps_at_boot: bool = False,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.ports = ports
         self.config = config
         self.free_memory = free_memory
+        self.clock = clock
+        # the last report written, and when (by `clock`): one that says the same is not
+        # written again until it is REPORT_REPEAT_SECONDS old
+        self._said: Said | None = None
+        self._said_at = 0.0
         # the boot reaper: asked for once this process holds the lease, so a standby
         # replica never ends the orders of the Queen that holds it; set once it ran
         self._booted = threading.Event()
@@ -331,7 +339,8 @@ class Queen:
 
     def _report(self, result: RoundResult) -> None:
         """One row in `queen_report`: the headline, each refusal and skip named (at most
-        REPORT_LINES_MAX lines, then a count of the rest)."""
+        REPORT_LINES_MAX lines, then a count of the rest); none when the last one said
+        the same and is not REPORT_REPEAT_SECONDS old yet (`report_due`)."""
         if result.dispatched:
             headline = "dispatched " + ", ".join(f"#{n}" for n in result.dispatched)
         elif result.refusals:
@@ -341,7 +350,13 @@ class Queen:
         body = report_lines(
             [*result.refusals, *(f"#{n}: {reason}" for n, reason in result.skipped)]
         )
-        reports.add(self.ports.db, headline, "\n".join(body), needs_you=result.needs_you)
+        text = "\n".join(body)
+        said: Said = (headline, text, result.needs_you)
+        now = self.clock()
+        if not report_due(self._said, said, now - self._said_at):
+            return
+        reports.add(self.ports.db, headline, text, needs_you=result.needs_you)
+        self._said, self._said_at = said, now
 
 
 class QueenActor(LoopActor):

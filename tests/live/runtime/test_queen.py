@@ -19,6 +19,7 @@ from hive.actors.queen.queen import Queen
 from hive.actors.work import Standing
 from hive.rules.drain import WK_BEE
 from hive.rules.keys import key_slots
+from hive.rules.report import REPORT_REPEAT_SECONDS
 from hive.rules.round import Limits, Stop, plan_round, render
 from hive.rules.states import Outcome
 from hive.runtime import queen_ports, reaper_ports
@@ -225,13 +226,47 @@ def test_an_order_ending_here_wakes_the_queen(make_runtime):
     assert queen.messages() == [OrderEnded(5)]
 
 
-def test_every_round_writes_a_report_even_when_it_did_nothing(make_runtime):
+def test_a_round_reports_what_changed_and_a_repeat_only_once_the_last_report_is_old(
+    make_runtime,
+):
+    """Issue 28: a round whose report says what the last one said writes no row until
+    that one is REPORT_REPEAT_SECONDS old; every round counts, and a new Queen's first
+    round writes."""
     rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
-    queen = queen_of(rt)
+    now = [1000.0]
+    queen = Queen(
+        queen_ports(rt),
+        configs.queen_config(rt.settings),
+        free_memory=lambda: None,
+        clock=lambda: now[0],
+    )
     queen.run_once()
+    queen.run_once()  # the same, at once
+    assert [r.headline for r in reports.latest(rt.db, 5)] == ["nothing to dispatch"]
+    now[0] += REPORT_REPEAT_SECONDS - 1
     queen.run_once()
-    assert [r.headline for r in reports.latest(rt.db, 5)] == ["nothing to dispatch"] * 2
-    assert rt.metrics.rounds._value.get() == 2
+    assert len(reports.latest(rt.db, 5)) == 1
+    add_issue(rt.db, 1)  # something else to say
+    queen.run_once()
+    assert [r.headline for r in reports.latest(rt.db, 5)] == [
+        "dispatched #1",
+        "nothing to dispatch",
+    ]
+    queen.run_once()  # nothing to dispatch: it differs from the last one written
+    now[0] += 1
+    queen.run_once()
+    assert [r.headline for r in reports.latest(rt.db, 5)][:2] == [
+        "nothing to dispatch",
+        "dispatched #1",
+    ]
+    assert len(reports.latest(rt.db, 9)) == 3
+    now[0] += REPORT_REPEAT_SECONDS
+    queen.run_once()  # the same, once the last is old
+    assert len(reports.latest(rt.db, 9)) == 4
+    assert rt.metrics.rounds._value.get() == 7
+    queen.close()
+    queen_of(rt).run_once()  # another Queen (a restart): her first round writes
+    assert len(reports.latest(rt.db, 9)) == 5
 
 
 def test_the_boot_reaper_waits_for_the_lease_then_runs_before_the_first_decision(make_runtime):
