@@ -79,6 +79,16 @@ def test_the_linters_are_pinned():
         assert version(name) == spec.version, f"{name}: installed {version(name)}"
 
 
+def test_make_installs_the_profiler_the_benchmarks_profile_with():
+    # docs/benchmarks.md's profiles are py-spy's: a developer's `make` brings it, pinned
+    dev = requirements(PROJECT["optional-dependencies"]["dev"])
+    (spec,) = dev["py-spy"].specifier
+    assert spec.operator == "==" and version("py-spy") == spec.version
+    spy = Path(sys.executable).parent / "py-spy"
+    done = subprocess.run([str(spy), "--version"], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["py-spy", spec.version]
+
+
 def build_stage() -> str:
     text = (ROOT / "Dockerfile").read_text()
     return text[: text.index("\nFROM ", text.index("FROM ") + 1)]
