@@ -116,7 +116,7 @@ def reopen(db: Db, issue: int) -> Reopened:
         if f.order_state == ACCEPT and f.merged_sha is None:
             made = jobs.create(conn, JobKind.PUBLISH, issue, Step.CHECKS, attempt=f.attempt)
             job = made.job.id
-        stands = standing(replace(f, issue_state="open"))
+        stands = standing(replace(f, issue_state=IssueState.OPEN))
         return Reopened(issue, stands, job)
 
 

@@ -9,7 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from hive.store.db import Db, dicts, one, pick
+from hive.rules.issue_states import IssueState
+from hive.rules.lifecycle import ReviewState
+from hive.rules.states import State
+from hive.store.db import Db, as_members, dicts, one, pick
 from hive.store.people import TranscriptLine
 
 BOARD_CHANNEL = "hive_board"
@@ -24,7 +27,7 @@ class CardRow:
 
     number: int
     title: str
-    issue_state: str
+    issue_state: IssueState
     labels: list[str]
     created_at: datetime
     closed_at: datetime | None
@@ -39,14 +42,17 @@ class CardRow:
     finished_at: datetime | None
     outcome: str | None
     detail: str | None
-    review_state: str | None
+    review_state: ReviewState | None
     reviewed_at: datetime | None
     approved_at: datetime | None
     merged_sha: str | None
     merged_at: datetime | None
-    order_state: int | None
+    order_state: State | None
     said_at: datetime | None
     said: str | None
+
+    def __post_init__(self) -> None:
+        as_members(self, issue_state=IssueState, review_state=ReviewState, order_state=State)
 
 
 @dataclass(frozen=True)

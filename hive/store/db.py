@@ -8,6 +8,7 @@ and `pool.connect` give) that statement is its own transaction; inside the calle
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -58,6 +59,17 @@ def dicts(db: Db, name: str, params: Params | None = None) -> list[dict[str, Any
     """Every row of the named query, as dicts keyed by column name."""
     with connection(db) as conn, conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(q(name), params).fetchall()
+
+
+def as_members(row: object, **kinds: type[enum.Enum]) -> None:
+    """Called from a frozen row's `__post_init__`: each named field becomes the member of
+    its enum. psycopg reads a text or enum column as str and an integer as int, and a
+    StrEnum's member equals its text, so a missed conversion passes `==` and fails `is`.
+    None stays None; a value outside the enum raises ValueError."""
+    for name, kind in kinds.items():
+        value = getattr(row, name)
+        if value is not None:
+            object.__setattr__(row, name, kind(value))
 
 
 def pick(kind: type[T], row: Mapping[str, Any]) -> T:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hive.store.db import Db, dicts
+from hive.rules.states import State
+from hive.store.db import Db, as_members, dicts
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,11 @@ class Merge:
 class WatchFact:
     issue: int
     attempt: int | None
-    order_state: int | None
+    order_state: State | None
     review_note: str | None
+
+    def __post_init__(self) -> None:
+        as_members(self, order_state=State)
 
 
 def note(db: Db, subject: str, kind: str) -> NoteRow | None:

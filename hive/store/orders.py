@@ -18,11 +18,11 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from hive.rules.lifecycle import may_replace
+from hive.rules.lifecycle import ReviewState, may_replace
 from hive.rules.outcome_codes import OutcomeCode
 from hive.rules.retry import FAILED_CODES
 from hive.rules.states import END, FLOOR_STATES, NONE, RUNNING, State
-from hive.store.db import Db, dicts, one, one_dict, pick
+from hive.store.db import Db, as_members, dicts, one, one_dict, pick
 from hive.store.leases import Lease
 from hive.store.transitions import Move, move
 
@@ -111,7 +111,7 @@ class Order:
     salvaged_at: datetime | None
     salvaged_sha: str | None
     salvaged_files: list[str] | None
-    review_state: str | None
+    review_state: ReviewState | None
     review_note: str | None
     reviewed_at: datetime | None
     sendbacks: int
@@ -129,8 +129,7 @@ class Order:
     key_owner: str | None = None  # who lent its key (HIVE_WORKER_KEY_OWNERS)
 
     def __post_init__(self) -> None:
-        if self.outcome_code is not None:  # the column reads as its text
-            object.__setattr__(self, "outcome_code", OutcomeCode(self.outcome_code))
+        as_members(self, outcome_code=OutcomeCode, review_state=ReviewState)
 
     @property
     def fence(self) -> Fence:

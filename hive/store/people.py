@@ -17,9 +17,11 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
+from hive.rules.issue_states import IssueState
+from hive.rules.jobs import JobState
 from hive.rules.lifecycle import ReviewState
-from hive.rules.states import CRITERIA_CHANGED, REAP_STALL
-from hive.store.db import Db, dicts, pick
+from hive.rules.states import CRITERIA_CHANGED, REAP_STALL, State
+from hive.store.db import Db, as_members, dicts, pick
 from hive.store.transitions import Move, move
 
 # a cycle check walks at most this many issues deep
@@ -35,7 +37,7 @@ class Facts:
 
     number: int
     title: str
-    issue_state: str
+    issue_state: IssueState
     criteria: list[Any]
     blocked_by: list[int]
     closed_reason: str | None
@@ -50,7 +52,7 @@ class Facts:
     dispatched_at: datetime | None
     finished_at: datetime | None
     outcome: str | None
-    review_state: str | None
+    review_state: ReviewState | None
     review_note: str | None
     reviewed_at: datetime | None
     sendbacks: int | None
@@ -59,7 +61,10 @@ class Facts:
     approved_by: str | None
     merged_sha: str | None
     merged_at: datetime | None
-    order_state: int | None  # hive.order_state of the row; None: no order
+    order_state: State | None  # hive.order_state of the row; None: no order
+
+    def __post_init__(self) -> None:
+        as_members(self, issue_state=IssueState, review_state=ReviewState, order_state=State)
 
 
 @dataclass(frozen=True)
@@ -87,11 +92,14 @@ class JobRow:
     kind: str
     attempt: int | None
     step: str
-    state: str
+    state: JobState
     detail: str | None
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+
+    def __post_init__(self) -> None:
+        as_members(self, state=JobState)
 
 
 @dataclass(frozen=True)

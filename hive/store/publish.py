@@ -10,8 +10,11 @@ from typing import Any
 
 from psycopg_pool import ConnectionPool
 
+from hive.rules.issue_states import IssueState
 from hive.rules.lifecycle import ReviewState
-from hive.store.db import Db, dicts, pick
+from hive.rules.modes import CheckResult
+from hive.rules.states import State
+from hive.store.db import Db, as_members, dicts, pick
 from hive.store.transitions import Move, move
 
 
@@ -25,23 +28,29 @@ class PublishFacts:
     sendbacks: int
     approved_at: datetime | None
     merged_sha: str | None
-    state: int
+    state: State
     head_sha: str | None
     title: str
-    issue_state: str
+    issue_state: IssueState
     issue_created_at: datetime
+
+    def __post_init__(self) -> None:
+        as_members(self, state=State, issue_state=IssueState)
 
 
 @dataclass(frozen=True)
 class CheckRow:
     name: str
-    result: str
+    result: CheckResult
     exit_code: int | None
     seconds: float
     output_tail: str
     merge_sha: str | None
     at: datetime
     inherited: bool = False  # red on the base too: not the work's fault
+
+    def __post_init__(self) -> None:
+        as_members(self, result=CheckResult)
 
 
 def facts(db: ConnectionPool[Any], issue: int) -> PublishFacts | None:

@@ -16,8 +16,14 @@ from typing import Any
 
 from psycopg.types.json import Jsonb
 
-from hive.rules.waits import CLAIM_BATCH, CLAIM_TTL_SECONDS, wait_problem, wakes_owner
-from hive.store.db import Db, dicts, pick
+from hive.rules.waits import (
+    CLAIM_BATCH,
+    CLAIM_TTL_SECONDS,
+    WaitState,
+    wait_problem,
+    wakes_owner,
+)
+from hive.store.db import Db, as_members, dicts, pick
 
 WAITS_CHANNEL = "hive_waits"
 JOBS_CHANNEL = "hive_jobs"
@@ -29,13 +35,16 @@ class Wait:
     owner: str  # who is woken: `job:<id>` for a parked job
     key: str | None  # the event that resolves it
     wake_at: datetime | None  # when it expires
-    state: int  # hive.rules.waits: WAITING, RESOLVED, EXPIRED, CANCELLED
+    state: WaitState
     epoch: int  # the fence of a scheduler's claim
     claimed_by: str | None
     claim_due_at: datetime | None
     payload: Any
     created_at: datetime
     resolved_at: datetime | None
+
+    def __post_init__(self) -> None:
+        as_members(self, state=WaitState)
 
 
 @dataclass(frozen=True)
