@@ -1,32 +1,29 @@
-"""A process's groups never outlive it: the warden, the leader's parent-death signal,
-and the sweep of what an earlier incarnation left.
+"""The warden: a process's groups never outlive it.
 
 A group started with ``start_new_session=True`` is out of reach of whatever kills its
-starter, so a process killed by SIGKILL (or the OOM killer) would leave its groups
-running. Three things stop that:
+starter. A process killed by SIGKILL or the OOM killer would leave its groups running.
+Three things stop that.
 
-- The **warden**: a small helper process (``warden_main.py``, started at the first
-  group) that holds the read end of a pipe only this process writes to. It is told of
-  each group as it starts and once it is gone; the end of the pipe is its owner's death,
-  and it then SIGKILLs every group it still holds, at once. It also removes the
-  scratch directories it was given (``remove_at_death``) and not told of again. It
-  ignores SIGINT, SIGTERM and SIGHUP: it ends when its owner does.
-- The **parent-death signal** (``PR_SET_PDEATHSIG``) of each group's leader: SIGKILL to
-  the leader when the thread that started it ends. Groups are started from one spawner
-  thread that lives as long as the process (``supervisors.work``), so that is the
-  process's death. It reaches the leader only: the warden reaches the rest.
-- The **records**: with ``keep_records(root)`` the warden keeps one file per held group
-  under ``root/<pid>/``, a directory this process holds a lock on. A later process with
-  the same root calls ``sweep(root)`` at start: every directory whose lock is free
-  belonged to a process that died (with its warden), and its groups are killed (and its
-  scratch directories right under the temporary directory removed). A
-  process killed a moment ago may still hold its lock while its last threads exit
-  (the thread that started its groups already gone, its leader thread perhaps not yet
-  a zombie): a locked directory whose owner is exiting is waited for, up to
-  ``EXITING_WAIT_SECONDS``.
+- The **warden** is a small helper process (``warden_main.py``). It starts with the
+  first group. It holds the read end of a pipe that only this process writes to. It is
+  told of each group when it starts and when it is gone. When the pipe closes, its
+  owner is dead, and it SIGKILLs every group it still holds at once. It also removes
+  the scratch directories it was given (``remove_at_death``) and not told of again.
+  It ignores SIGINT, SIGTERM and SIGHUP, so it ends only when its owner does.
+- The **parent-death signal** (``PR_SET_PDEATHSIG``) sends SIGKILL to a group's leader
+  when the thread that started it ends. One spawner thread starts every group and lives
+  as long as the process (``supervisors.work``). So the signal comes at the process's
+  death. It reaches the leader only; the warden reaches the rest.
+- The **records** are kept with ``keep_records(root)``. The warden writes one file per
+  held group under ``root/<pid>/``, a directory this process holds a lock on. A later
+  process with the same root calls ``sweep(root)`` when it starts. A directory whose
+  lock is free belonged to a dead process. Its groups are killed, and its scratch
+  directories right under the temporary directory are removed. A process killed a
+  moment ago may still hold its lock while its last threads exit. The sweep waits for
+  such an owner up to ``EXITING_WAIT_SECONDS``.
 
-A group is killed only while it is the one recorded: its leader is the same process
-(same start time), or the leader is gone and the group still has members.
+A group is killed only while it is the one recorded. Either its leader is the same
+process (same start time), or the leader is gone and the group still has members.
 """
 
 from __future__ import annotations
@@ -93,27 +90,28 @@ class Warden:
             self._tell(f"+ {pgid} {started}\n")
 
     def fence(self, pgid: int, seconds: float) -> None:
-        """Group ``pgid`` is SIGKILLed by the warden unless ``fence`` is called for it
-        again within ``seconds``: the owner calls it each time it proves it still holds
-        the group's work (a renewed claim), so a group whose owner is stopped (SIGSTOP)
-        or cut off dies on time even though the owner lives."""
+        """Arm a deadline for group ``pgid``. The warden SIGKILLs the group unless
+        ``fence`` is called for it again within ``seconds``. The owner calls it each time
+        it proves it still holds the group's work (a renewed claim). So a group dies on
+        time when its owner is stopped (SIGSTOP) or cut off, even though the owner lives."""
         with self._lock:
             if pgid in self._held:
                 self._fences[pgid] = seconds
                 self._tell(f"f {pgid} {seconds:.3f}\n")
 
     def release(self, pgid: int) -> None:
-        """Group ``pgid`` is gone: forget it (its number may be handed out again)."""
+        """Forget group ``pgid``, which is gone. Its number may be handed out again."""
         with self._lock:
             self._fences.pop(pgid, None)
             if self._held.pop(pgid, None) is not None:
                 self._tell(f"- {pgid}\n")
 
     def remove_at_death(self, directory: Path) -> None:
-        """Scratch ``directory`` is removed by the warden if this process dies (SIGKILL,
-        the OOM killer) before it removes it itself and calls ``forget``; with records
-        kept, by a later sweep if the warden died too (only one right under the
-        temporary directory)."""
+        """Have scratch ``directory`` removed if this process dies first (SIGKILL, the OOM
+        killer). The warden removes it unless this process removed it and called
+        ``forget``. With records kept, a later sweep removes it if the warden died too;
+        it does so only for a directory right under the temporary directory. Raises
+        ValueError for a path holding a newline."""
         path = str(Path(directory).absolute())
         if "\n" in path:
             raise ValueError(f"a scratch directory's path holds a newline: {path!r}")
@@ -130,8 +128,8 @@ class Warden:
                 self._tell(f"u {path}\n")
 
     def keep_records(self, root: Path) -> Path:
-        """Keep a record of each held group under ``root/<pid>/`` (see the module) and
-        hold that directory's lock while this process lives; returns the directory."""
+        """Keep a record of each held group under ``root/<pid>/`` (see the module). This
+        process holds that directory's lock while it lives. Returns the directory."""
         mine = Path(root) / str(os.getpid())
         mine.mkdir(parents=True, exist_ok=True)
         lock_file = (mine / LOCK_NAME).open("ab")
@@ -144,8 +142,8 @@ class Warden:
         return mine
 
     def close(self) -> None:
-        """Close the pipe: the warden kills what it still holds and removes its scratch
-        directories, as at this process's death, and exits."""
+        """Close the pipe. The warden then does what it does at this process's death: it
+        kills what it still holds, removes its scratch directories and exits."""
         with self._lock:
             popen, self._popen = self._popen, None
             self._held.clear()
@@ -158,8 +156,9 @@ class Warden:
             popen.wait()
 
     def _tell(self, line: str) -> None:
-        """Send one line, starting the warden first (or again, if it died: it is then
-        told every group held and the record directory)."""
+        """Send the warden one line. Start it first if it is not running. A warden
+        started again after a death is first told every group held and the record
+        directory."""
         for _attempt in range(2):
             if self._popen is None or self._popen.poll() is not None:
                 self._start()
@@ -206,8 +205,9 @@ def warden() -> Warden:
 
 
 def sweep(root: Path) -> list[int]:
-    """Kill the groups recorded under ``root`` by processes that are gone (their lock is
-    free), and remove their records; the groups killed. Call it before ``keep_records``."""
+    """Kill the groups recorded under ``root`` by processes that are gone, and remove
+    their records. A process is gone when its directory's lock is free. Returns the
+    groups killed. Call it before ``keep_records``."""
     killed: list[int] = []
     root = Path(root)
     if not root.is_dir():
@@ -238,9 +238,9 @@ def sweep(root: Path) -> list[int]:
 
 
 def _remove_scratch(record: Path) -> None:
-    """Remove the scratch directory a dead owner's record names: only one right under
-    the temporary directory, where scratch directories live (rmtree refuses a symlink);
-    a record naming anything else is left alone (and goes with the records)."""
+    """Remove the scratch directory a dead owner's record names. Only a directory right
+    under the temporary directory is removed; rmtree refuses a symlink. A record naming
+    anything else is left alone and goes with the records."""
     with contextlib.suppress(OSError):
         directory = Path(record.read_text())
         if directory.parent != Path(tempfile.gettempdir()):
@@ -250,9 +250,10 @@ def _remove_scratch(record: Path) -> None:
 
 
 def _lock_of_dead_owner(lock_file: IO[bytes], owner: str) -> bool:
-    """Take the lock of records directory ``owner`` (its process's pid); False while its
-    process lives. An owner that holds it while it exits (`process_exiting`): its lock
-    goes with its last thread, waited for up to EXITING_WAIT_SECONDS."""
+    """Take the lock of records directory ``owner`` (its process's pid). Returns False
+    while that process lives. An owner may hold the lock while it exits
+    (`process_exiting`). Its lock goes with its last thread, so it is waited for, up to
+    EXITING_WAIT_SECONDS."""
     deadline = time.monotonic() + EXITING_WAIT_SECONDS
     pause = threading.Event()  # never set: a bounded pause between tries
     while True:

@@ -1,9 +1,11 @@
-"""An attempt's ending: what it writes (`OrderEnding`), written alone (`end`) or with
-others in one statement (`end_many`), each exactly as it would be alone (its own fence
-and states, its bundle, conversation, key rest and NOTIFY). A bee's ending runs it; a
-runner's group commit writes what its bees hand over together (hive/actors/
-ending_group.py), and `hive.rules.ending_batches` says which endings may share a
-statement."""
+"""An attempt's ending, as the store writes it.
+
+`OrderEnding` is what an ending writes. `end` writes one alone. `end_many` writes
+several in one statement, each exactly as it would be written alone: its own fence and
+states, its bundle, conversation, key rest and NOTIFY. A bee's ending calls `end`. A
+runner's group commit calls `end_many` for what its bees hand over together
+(hive/actors/ending_group.py). `hive.rules.ending_batches` says which endings may share
+a statement."""
 
 from __future__ import annotations
 
@@ -63,22 +65,22 @@ _MANY_COLUMNS = (
 class OrderEnding:
     """How one attempt ends: everything `end` writes, in one statement.
 
-    `bundle` is what the turn left beyond base (None: nothing, and a stale bundle of the
-    issue is dropped); `salvaged_sha` the commit the ending made of what the turn left
-    uncommitted (None: it made none, and the salvage columns stay as they are); a None
-    detail, token count, provider or model keeps the row's (the provider and model the
-    agent reported replace the Queen's guess from her settings); a None `cost` leaves
-    the cost unknown.
+    `bundle` is what the turn left beyond base. None means nothing, and a stale bundle of
+    the issue is dropped. `salvaged_sha` is the commit the ending made of what the turn
+    left uncommitted. None means it made none, and the salvage columns stay as they are.
+    A None detail, token count, provider or model keeps the row's value. The provider
+    and model the agent reported replace the Queen's guess from her settings. A None
+    `cost` leaves the cost unknown.
 
-    An ending in `refused` or `quota exhausted` rests the order's key (hive/store/
-    keyrests.py): a quota until `resets_at` when the agent gave it, else for
-    `quota_rest_seconds`; any other ending ends the key's run of refusals.
+    An ending in `refused` or `quota exhausted` rests the order's key
+    (hive/store/keyrests.py). A quota rests it until `resets_at` when the agent gave
+    one, else for `quota_rest_seconds`. Any other ending ends the key's run of refusals.
 
-    `keeps_conversation` (the agent resumes conversations, hive/agents/conversation.py):
-    the ending stores `conversation` as the issue's for the next attempt, or drops the
-    issue's earlier one when it is None; otherwise the issue's conversation is left as
-    it is. Stored with the ending: a next attempt may be claimed elsewhere as soon as
-    the ending lands."""
+    `keeps_conversation` is set when the agent resumes conversations
+    (hive/agents/conversation.py). Then the ending stores `conversation` as the issue's
+    for the next attempt, or drops the issue's earlier one when it is None. Otherwise
+    the issue's conversation is left as it is. It is stored with the ending because a
+    next attempt may be claimed elsewhere as soon as the ending lands."""
 
     fence: Fence
     outcome: Outcome
@@ -140,16 +142,19 @@ def end_params(ending: OrderEnding) -> dict[str, Any]:
 
 
 def end(db: Db, ending: OrderEnding) -> Move:
-    """End the attempt as `ending` says (event END), storing its bundle and its
-    conversation and NOTIFYing `hive_orders` ('ended:<issue>': a Queen elsewhere rounds
-    at once) in the same statement, one round trip (no ended row without its bundle and
-    conversation, no NOTIFY without the ending). The Move is false when it did not land:
-    the fence no longer matches (reaped, re-dispatched, another claimant), or the
-    attempt is in a state END may not leave (`illegal`: logged, the caller counts it).
+    """End the attempt as `ending` says (event END).
 
-    An ending that is no refusal ends its key's rest in the same statement; a refusal rests the key
-    (`keyrests.after_ending`) in the same transaction as the ending: no refused ending
-    lands without resting its key."""
+    One statement, one round trip, stores the bundle and the conversation and NOTIFYs
+    `hive_orders` with 'ended:<issue>', so a Queen elsewhere rounds at once. No ended row
+    is without its bundle and conversation, and no NOTIFY without the ending.
+
+    The Move is false when it did not land. Either the fence no longer matches (reaped,
+    re-dispatched, another claimant), or END may not leave the attempt's state. The
+    second is `illegal`: it is logged and the caller counts it.
+
+    An ending that is no refusal ends its key's rest in the same statement. A refusal
+    rests the key (`keyrests.after_ending`) in the ending's transaction. So no refused
+    ending lands without resting its key."""
     fence, code = ending.fence, ending.code
     if not moves_rest(code):  # the hot path: one statement
         return _end(db, ending)
@@ -178,13 +183,13 @@ def _end(db: Db, ending: OrderEnding) -> Move:
 
 
 def end_many(db: Db, endings: Sequence[OrderEnding]) -> list[Move]:
-    """End several attempts in one statement (`end_orders`), each exactly as `end` ends
-    it alone: its own fence and states (an ending whose claim was lost does not land, and
-    the others do), its bundle, conversation, key rest and NOTIFY. The moves answer in
-    the order of `endings`. Refusals among them rest their keys in the statement's
-    transaction, in that order, as `end` does; with none, it is one round trip.
-    Raises ValueError for endings no one statement may hold (`hive.rules.ending_batches`:
-    an issue twice, or a refusal before an ending that is none)."""
+    """End several attempts in one statement (`end_orders`). Each is ended exactly as
+    `end` ends it alone, with its own fence and states, bundle, conversation, key rest
+    and NOTIFY. An ending whose claim was lost does not land; the others still do. The
+    moves answer in the order of `endings`. Refusals among them rest their keys in the
+    statement's transaction, in that order, as `end` does. Without refusals it is one
+    round trip. Raises ValueError for endings that no one statement may hold
+    (`hive.rules.ending_batches`): an issue twice, or a refusal before a non-refusal."""
     if not one_statement([waiting(e) for e in endings]):
         raise ValueError(
             "these endings are no one statement's (an issue twice, or a refusal first): "

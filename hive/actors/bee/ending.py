@@ -1,7 +1,10 @@
-"""The end of a turn (DESIGN 5.6): its outcome, the salvage of what it left uncommitted,
-the bundle of `base..queen-<issue>`, and the ending with its bundle, the conversation its
-agent left and the NOTIFY that it ended in one statement (one round trip), fenced, so no
-ended row is without its bundle or conversation and a fenced-out turn writes nothing."""
+"""The end of a turn (DESIGN 5.6).
+
+It runs once a bee's turn is over. It works out the order's outcome, salvages what the
+turn left uncommitted and bundles `base..queen-<issue>`. Then one fenced statement (one
+round trip) writes the ending, its bundle, the conversation the agent left and the
+NOTIFY. So no ended row lacks its bundle or conversation, and a fenced-out turn writes
+nothing."""
 
 from __future__ import annotations
 
@@ -69,9 +72,9 @@ BARE = "bare"  # the last form of an ending: no figures, no bundle, no sale
 def order_outcome(ending: Ending, handed_back: bool) -> tuple[Outcome, str | None]:
     """The order's outcome label (RULES 4) and a detail sentence, from how the turn ended.
 
-    A turn we stopped to hand it back is `handed back`; one stopped past its bound ended
-    badly; a provider's refusal is sorted by the keys card (a quota is `quota
-    exhausted`); otherwise the adapter's own label is the order's."""
+    A turn we stopped to hand it back is `handed back`. A turn stopped past its bound
+    ended badly. The keys card sorts a provider's refusal; a quota is `quota exhausted`.
+    Any other turn gets the adapter's own label."""
     turn = ending.outcome
     if turn is TurnOutcome.STOPPED:
         if handed_back:
@@ -92,10 +95,10 @@ def order_outcome(ending: Ending, handed_back: bool) -> tuple[Outcome, str | Non
 
 @dataclass(frozen=True)
 class Accounting:
-    """How an ending is priced and rests its key: the price table, the provider and
-    model a turn runs on when its agent does not say (HIVE_WORKER_PROVIDER,
-    HIVE_WORKER_MODEL), and a quota's rest when the agent gave no reset time
-    (HIVE_QUOTA_REST_SECONDS)."""
+    """How an ending is priced and how long its key rests. It holds the price table and
+    the provider and model to assume when the agent does not say (HIVE_WORKER_PROVIDER,
+    HIVE_WORKER_MODEL). It also holds a quota's rest for when the agent gave no reset
+    time (HIVE_QUOTA_REST_SECONDS)."""
 
     prices: PriceTable = field(default_factory=dict)
     provider: str | None = None
@@ -124,10 +127,11 @@ def order_ending(
     agent: str = "",
     conversation: Conversation | None = None,
 ) -> OrderEnding:
-    """The order's ending as the turn left it: its outcome and detail (`order_outcome`),
-    the usage the agent reported and what it cost, a refusal's reset time, and, for an
-    `agent` that resumes conversations, the `conversation` its turn left (None: it left
-    none, and the issue's earlier one goes). Closing adds the salvage and the bundle."""
+    """The order's ending as the turn left it. It carries the outcome and detail
+    (`order_outcome`), the usage the agent reported, its cost and a refusal's reset
+    time. For an `agent` that resumes conversations it also carries the `conversation`
+    the turn left. None means the turn left none, and the issue's earlier one goes.
+    Closing adds the salvage and the bundle."""
     outcome, detail = order_outcome(ending, handed_back)
     usage = ending.usage
     counted = accounting or Accounting()
@@ -159,8 +163,9 @@ class Leftover:
 
 @dataclass(frozen=True)
 class Closing:
-    """What one ending wrote (`landed`), or would have written had its fence held, and
-    the sale of its turn that landed with it (None: nothing sold)."""
+    """What one ending wrote, or would have written had its fence held (`landed` says
+    which). `sold` is the sale of its turn that landed with it; None means nothing was
+    sold."""
 
     landed: bool
     ending: OrderEnding
@@ -192,18 +197,22 @@ def close_order(
     sells: bool = False,
     group: EndingGroup | None = None,
 ) -> Closing:
-    """Salvage what the turn left uncommitted inside its boundary, cut the branch back
-    to the boundary when a commit of the agent's own carries what the boundary refuses
-    (hive/git/cutback.py), bundle `base_rev..queen-<issue>`, call `before_end` (a runner
-    removes its worktree there: once the row is ended a next attempt may cut the same
-    path), and end the order as `ending` says with both (fenced). A bundle past
-    `max_bytes` ends the order badly, without it; a branch that cannot be judged is not
-    bundled. `note` hears a sentence for the transcript of what was skipped, left
-    outside or cut. `landed` is False when the row was no longer this turn's (reaped or
-    re-dispatched): nothing was written to it. `sells` (the order names a credit
-    account): the turn is sold in the ending's own transaction. `group`: the process's
-    group commit, which writes endings that come at once in one statement (None: this
-    one is written alone)."""
+    """Close a turn's order. It runs on the bee's thread once the turn is over.
+
+    It salvages what the turn left uncommitted inside its boundary. When a commit of the
+    agent's own carries what the boundary refuses, it cuts the branch back
+    (hive/git/cutback.py). It bundles `base_rev..queen-<issue>`. It calls `before_end`,
+    where a runner removes its worktree; once the row is ended, a next attempt may cut
+    the same path. Last, it ends the order as `ending` says, with the salvage and the
+    bundle, fenced.
+
+    A bundle past `max_bytes` ends the order badly, without the bundle. A branch that
+    cannot be judged is not bundled. `note` hears a sentence for the transcript about
+    what was skipped, left outside or cut. `landed` is False when the row was no longer
+    this turn's (reaped or re-dispatched); then nothing was written to it. With `sells`
+    the order names a credit account, and the turn is sold in the ending's own
+    transaction. `group` is the process's group commit, which writes endings that come
+    together in one statement; None writes this one alone."""
     issue = ending.fence.issue
     reason = HANDED_BACK if ending.outcome is HANDED_BACK else FINISHED
     kept = None
@@ -266,16 +275,16 @@ def salvage_notes(kept: Salvage | None) -> list[str]:
 
 
 def _named(paths: tuple[str, ...], most: int = 20) -> str:
-    """The paths, each with its control characters escaped (a newline in a file's name
-    would forge a transcript line), at most `most` of them."""
+    """At most `most` of the paths, each with its control characters escaped. A newline
+    in a file's name would otherwise forge a transcript line."""
     named = ", ".join(shown(path) for path in paths[:most])
     return named + (f" and {len(paths) - most} more" if len(paths) > most else "")
 
 
 def end_and_sell(db: ConnectionPool[Any], ending: OrderEnding) -> tuple[Move, Moved | None]:
-    """End the order and, in the same transaction, sell its turn to the account the
-    order names (hive/store/credits.py): no ending lands without its sale, and no sale
-    without its ending; a redelivered ending is fenced out and sells nothing."""
+    """End the order and sell its turn to the account the order names, in one
+    transaction (hive/store/credits.py). No ending lands without its sale, and no sale
+    without its ending. A redelivered ending is fenced out and sells nothing."""
     with connection(db) as conn, conn.transaction():
         moved = endings.end(conn, ending)
         if not moved.landed:
@@ -290,12 +299,13 @@ def end_and_sell(db: ConnectionPool[Any], ending: OrderEnding) -> tuple[Move, Mo
 def write_ending(
     db: ConnectionPool[Any], ending: OrderEnding, sells: bool = False
 ) -> tuple[Move, Moved | None]:
-    """Write `ending` (and sell its turn when `sells`); one the store refuses (a value it
-    cannot hold, or the store away past the retry window) is written again without what
-    the agent reported (its turn sold as unpriced), then bare, ended badly with a
-    sentence saying why and sold to no one (a ledger that refuses must not keep an order
-    running): no order stays running with its turn over. The last form's error is raised
-    (the reaper is left to end the order)."""
+    """Write `ending`, and sell its turn when `sells`. No order may stay running once its
+    turn is over, so a refused write is tried in plainer forms. The store refuses a
+    value it cannot hold, or is away past the retry window. The second form leaves out
+    what the agent reported, and its turn is sold as unpriced. The last form is bare:
+    ended badly, with a sentence saying why, and sold to no one (a ledger that refuses
+    must not keep an order running). When the last form fails too, its error is raised
+    and the reaper is left to end the order."""
     issue = ending.fence.issue
     deadline = time.monotonic() + END_RETRY_WINDOW_SECONDS
     forms = iter(_plainer(ending))
@@ -319,8 +329,9 @@ def write_ending(
 
 
 def _plainer(ending: OrderEnding) -> list[tuple[str, Callable[[str], OrderEnding]]]:
-    """The plainer forms of `ending`, in order, each made with the reason the last one
-    failed: without the agent's figures and conversation, then bare (no bundle)."""
+    """The plainer forms of `ending`, in order. Each is made with the reason the one
+    before failed. The first leaves out the agent's figures and conversation. The
+    second is bare, with no bundle."""
 
     def without_figures(why: str) -> OrderEnding:
         note = f"the agent's figures were not stored: {why}"
