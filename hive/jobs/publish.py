@@ -1,39 +1,40 @@
-"""Publishing accepted work (DESIGN 10, RULES 8 and 10): the publish job's steps.
+"""The publish job's steps (DESIGN 10, RULES 8 and 10). They publish accepted work.
 
-A verdict of ACCEPT creates a `publish` job for the attempt; the job runner claims it and
-runs its steps here, each answering a `hive.rules.jobs.Result`:
+A verdict of ACCEPT creates a `publish` job for the attempt. The job runner claims it
+and runs its steps here. Each step answers a `hive.rules.jobs.Result`.
 
-- CHECKS: fetch the base tip, merge the branch into it with dulwich (`hive.git.merge`;
-  the merge commit's time is the job's creation, so the same base and head always give
-  the same merge sha), and run every `HIVE_CHECK_<NAME>` not yet run on that merge in a
-  scratch tree of it (`hive.jobs.checkruns`: a kept tree, `hive.git.kept`, brought to
-  the merge by its changes and verified against what a check may have left). A
-  conflict or a red check sends the work back with the paths or the check's output tail
-  (or escalates it at the send-back ceiling).
-- GATE: asks `hive.rules.jobs.gate_answer`: open only when at least one check ran on
-  this merge and every check passed, or a person approved the work (`hive approve N`);
-  a merge no check ran on (a new claim's, on a base another job's fetch moved) goes back
-  to CHECKS; otherwise the job parks on the wait `approve:<issue>`.
-- MERGE: the merge again on the base as it is now; a base that moved since the checks
-  ran goes back to CHECKS.
+- CHECKS fetches the base tip and merges the branch into it with dulwich
+  (`hive.git.merge`). The merge commit's time is the job's creation, so the same base
+  and head always give the same merge sha. It then runs every `HIVE_CHECK_<NAME>` not
+  yet run on that merge, in a scratch tree of it (`hive.jobs.checkruns`). That tree is
+  a kept tree (`hive.git.kept`), brought to the merge by its changes and verified
+  against what a check may have left. A conflict or a red check sends the work back
+  with the paths or the check's output tail. At the send-back ceiling it escalates.
+- GATE asks `hive.rules.jobs.gate_answer`. The gate opens when at least one check ran
+  on this merge and every check passed, or when a person approved the work
+  (`hive approve N`). A merge that no check ran on goes back to CHECKS; that is a new
+  claim's merge, on a base another job's fetch moved. Otherwise the job parks on the
+  wait `approve:<issue>`.
+- MERGE merges again, on the base as it is now. A base that moved since the checks ran
+  goes back to CHECKS.
+- PUSH pushes the merge to `HIVE_BASE_REF` of `HIVE_REPO_URL`, with compare-and-swap on
+  the base it was made on. It is the journaled effect `push:<sha>`, so a process killed
+  mid-push never pushes twice. A base that moved goes back to MERGE.
+- CLOSE records the merge on the order and closes the issue naming the sha. It is the
+  effect `close:<issue>:<attempt>`.
 
-- PUSH: push the merge to `HIVE_BASE_REF` of `HIVE_REPO_URL` with compare-and-swap on
-  the base it was made on, as the effect `push:<sha>` (journaled: a process killed
-  mid-push never pushes twice); a base that moved goes back to MERGE.
-- CLOSE: record the merge on the order and close the issue naming the sha, as the effect
-  `close:<issue>:<attempt>`.
+A job's run is one claim. It fetches the base once and computes its merge once
+(`fetches_base`). GATE, MERGE and PUSH use what CHECKS learned. The push's
+compare-and-swap catches a base that moved meanwhile: PUSH answers MOVED, the run
+forgets, and MERGE fetches again. A park or a restart is a new claim, which fetches
+again.
 
-A job's run (one claim) fetches the base once and computes its merge once
-(`fetches_base`): GATE, MERGE and PUSH use what CHECKS learned, and the push's
-compare-and-swap catches a base that moved meanwhile (PUSH answers MOVED, the run
-forgets, MERGE fetches again). A park or a restart is a new claim, which fetches again.
+A step that finds its attempt no longer accepted answers GONE, and the job ends. A
+person may have rejected it, or its criteria changed.
 
-A step that finds its attempt no longer accepted (a person rejected it, the criteria
-changed) answers GONE and the job ends.
-
-With a forge (HIVE_PUBLISH=github) the same job runs: CHECKS, MERGE and PUSH are the
-forge's (`ForgeSteps`: a pull request, its checks, a merge through the forge's API),
-GATE and CLOSE stay here, and the forge hears of the close (`after_close`).
+With a forge (HIVE_PUBLISH=github) the same job runs. CHECKS, MERGE and PUSH are then
+the forge's (`ForgeSteps`): a pull request, its checks, and a merge through the forge's
+API. GATE and CLOSE stay here, and the forge hears of the close (`after_close`).
 """
 
 from __future__ import annotations
@@ -80,9 +81,10 @@ class PublishConfig:
 
 @dataclass(frozen=True)
 class _Known:
-    """What a job's run learned at its fetch: the base tip, the head merged into it, and
-    the checks' runs on that merge once CHECKS saw them all pass (GATE, MERGE and PUSH
-    ask about the same merge: no check runs on it again within the claim)."""
+    """What a job's run learned at its fetch. It holds the base tip and the head merged
+    into it. Once CHECKS saw them all pass, it also holds the checks' runs on that merge.
+    GATE, MERGE and PUSH ask about the same merge, so no check runs on it again within
+    the claim."""
 
     base_sha: str
     head_sha: str
@@ -286,8 +288,9 @@ class Publisher:
     def _merge_now(
         self, ctx: StepContext, repo: Repo, facts: PublishFacts
     ) -> tuple[str, Merged | Conflict]:
-        """The base tip (fetched when the step and the run call for it: `fetches_base`)
-        and the branch merged into it, computed once per base and head in a run."""
+        """The base tip and the branch merged into it, computed once per base and head
+        in a run. The tip is fetched when the step and the run call for it
+        (`fetches_base`)."""
         known = self._known.get(ctx.job)  # only a fetched base is remembered
         fetch = fetches_base(ctx.job.step, known is not None)
         if fetch:
@@ -313,8 +316,8 @@ class Publisher:
         return base_sha, merged
 
     def _runs_on(self, ctx: StepContext, facts: PublishFacts, merge_sha: str) -> list[CheckRow]:
-        """The latest run of each check on `merge_sha`: as CHECKS saw them pass in this
-        run, else read."""
+        """The latest run of each check on `merge_sha`. They are the runs CHECKS saw pass
+        in this run, else they are read from the store."""
         known = self._known.get(ctx.job)
         sha = known.merged.sha if known and isinstance(known.merged, Merged) else None
         if known is not None and known.runs is not None and sha == merge_sha:

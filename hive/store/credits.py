@@ -1,15 +1,15 @@
-"""The credit ledger (`queen_credit_ledger`, hive/rules/credits.py): grants, sales and
-burns, one row each, and the books read from them.
+"""The credit ledger (`queen_credit_ledger`, hive/rules/credits.py). Grants, sales and
+burns are one row each; the books are read from them.
 
-Every movement of an account runs in the caller's transaction (or its own) and first
-locks the account's row, so one account's rows are written one at a time, in id order,
-which is the order the replay reads them in. Before it writes, a movement burns the lots
-whose time is up (one row each), so no sale takes from a lot past its burn time.
+Every movement of an account runs in the caller's transaction, or in its own. It first
+locks the account's row. So one account's rows are written one at a time, in id order,
+and the replay reads them in that order. Before it writes, a movement burns the lots
+whose time is up, one row each. So no sale takes from a lot past its burn time.
 
-A sale is written with the fact it records: a bee's with its order's ending
-(`sell_order_turn`, in the ending's transaction). The ledger holds one sale per turn
-(a unique index): a redelivered ending, a retried transaction or a second seller finds
-the turn sold and writes nothing.
+A sale is written with the fact it records. A bee's sale is written with its order's
+ending, in the ending's transaction (`sell_order_turn`). The ledger holds one sale per
+turn (a unique index). A redelivered ending, a retried transaction or a second seller
+finds the turn sold and writes nothing.
 """
 
 from __future__ import annotations
@@ -46,9 +46,10 @@ HISTORY_LINES = 50
 
 @dataclass(frozen=True)
 class Sale:
-    """One turn to sell: the `turn` it is (unique: 'bee:<conversation id>' for a bee),
-    the account that pays, the issue, its cost in US dollars (None: unpriced), the
-    markup, and the key it ran on with that key's owner (who earns nothing by it)."""
+    """One turn to sell. `turn` names it uniquely ('bee:<conversation id>' for a bee).
+    It carries the account that pays, the issue, the cost in US dollars (None when
+    unpriced) and the markup. It also carries the key it ran on and that key's owner,
+    who earns nothing by it."""
 
     turn: str
     account: str
@@ -61,8 +62,8 @@ class Sale:
 
 @dataclass(frozen=True)
 class Moved:
-    """What one movement wrote: its tokens (0 when it was not written: a turn sold
-    already), what no lot covered, and the lots it burned first."""
+    """What one movement wrote. `tokens` is 0 when nothing was written because the turn
+    was sold already. It also says what no lot covered and which lots it burned first."""
 
     tokens: int = 0
     overdrawn: int = 0
@@ -71,8 +72,8 @@ class Moved:
 
 
 def lock(conn: psycopg.Connection[Any], account: str) -> datetime:
-    """Lock `account` for the rest of the transaction (made on first use); the store's
-    clock once the lock is held."""
+    """Lock `account` for the rest of the transaction, making it on first use. Returns
+    the store's clock once the lock is held."""
     row = one(conn, "lock_credit_account", {"account": account})
     assert row is not None, "the upsert answers its row"
     now: datetime = row[0]
@@ -82,9 +83,10 @@ def lock(conn: psycopg.Connection[Any], account: str) -> datetime:
 def movements(
     db: Db, accounts: Iterable[str], *, every_row: bool = False
 ) -> dict[str, list[Movement]]:
-    """The ledger of `accounts` as the replay reads it, by account: each run of sales
-    between two grants or burns as one sale of their sum (the replay is the same, and a
-    ledger of a hundred thousand sales reads in milliseconds); `every_row`: each row."""
+    """The ledger of `accounts` as the replay reads it, by account. Each run of sales
+    between two grants or burns comes as one sale of their sum. The replay is the same,
+    and a ledger of a hundred thousand sales reads in milliseconds. With `every_row`,
+    each row comes as it is."""
     found: dict[str, list[Movement]] = {a: [] for a in accounts}
     query = "credit_ledger_rows" if every_row else "credit_ledger"
     rows = dicts(db, query, {"accounts": sorted(found)})
@@ -107,8 +109,9 @@ def book(db: Db, account: str, now: datetime) -> Book:
 def _settle(
     conn: psycopg.Connection[Any], account: str, now: datetime | None
 ) -> tuple[Book, datetime, int]:
-    """Lock `account`, read its book and burn the lots due at `now` (the store's clock
-    when None): the book after, the time the movement is written at, the tokens burned."""
+    """Lock `account`, read its book and burn the lots due at `now` (None: the store's
+    clock). Returns the book after, the time the movement is written at and the tokens
+    burned."""
     clock = lock(conn, account)
     at = now or clock
     current = replay(movements(conn, [account])[account])
@@ -130,9 +133,9 @@ def grant(
     *,
     now: datetime | None = None,
 ) -> Moved:
-    """A lot of `tokens` lands for `account` and burns `burn_days` after; the Queen is
-    woken (NOTIFY) when it commits: the account's waiting issues may go. `now` stands in
-    for the store's clock (tests move it)."""
+    """Grant a lot of `tokens` to `account`; it burns `burn_days` later. The Queen is
+    woken (NOTIFY) when it commits, because the account's waiting issues may now go.
+    `now` stands in for the store's clock; tests move it."""
     with connection(db) as conn, conn.transaction():
         _, at, burned = _settle(conn, account, now)
         params = {
@@ -147,9 +150,10 @@ def grant(
 
 
 def sell(conn: psycopg.Connection[Any], sale: Sale, *, now: datetime | None = None) -> Moved:
-    """Sell one turn, in the caller's transaction: markup x cost rounded up to a whole
-    token (an unpriced turn at the rules' UNPRICED_TOKENS), from the oldest unburned
-    lots first; what they do not cover is owed. Nothing when the turn was sold already."""
+    """Sell one turn, in the caller's transaction. The price is markup x cost, rounded
+    up to a whole token; an unpriced turn costs the rules' UNPRICED_TOKENS. It takes
+    from the oldest unburned lots first, and what they do not cover is owed. A turn sold
+    already writes nothing."""
     current, at, burned = _settle(conn, sale.account, now)
     micros = None if sale.cost_usd is None else micros_of(sale.cost_usd)
     tokens = tokens_for(micros, sale.markup)
@@ -188,10 +192,10 @@ def sell_order_turn(
     cost_usd: float | None,
     turn: str | None = None,
 ) -> Moved | None:
-    """Sell a turn on this attempt (its bee's unless `turn` names another: a review's,
-    a shaping turn's) to the account its order names, in the transaction of the fact it
-    records; None when the order names none (credits were off) or the attempt is no
-    longer the row's."""
+    """Sell a turn of this attempt to the account its order names. It is the bee's turn
+    unless `turn` names another, such as a review's or a shaping turn's. It runs in the
+    transaction of the fact it records. Returns None when the order names no account
+    (credits were off) or the attempt is no longer the row's."""
     terms = one_dict(
         conn, "order_credit_terms", {"issue": issue, "conversation_id": conversation_id}
     )
@@ -217,8 +221,9 @@ def shaping_turn(issue: int) -> str:
 def sell_issue_turn(
     conn: psycopg.Connection[Any], terms: Terms, issue: Issue, turn: str, cost_usd: float | None
 ) -> Moved:
-    """Sell a turn that ran before the issue had an order (a shaping turn) to the
-    issue's account under `terms`, in the transaction of the spend it records."""
+    """Sell a turn that ran before the issue had an order, such as a shaping turn. It is
+    sold to the issue's account under `terms`, in the transaction of the spend it
+    records."""
     sale = Sale(
         turn,
         payer(issue.account, terms.default_account),
@@ -230,7 +235,8 @@ def sell_issue_turn(
 
 
 def burn_due(db: Db, accounts: Sequence[str], *, now: datetime | None = None) -> int:
-    """Write the burns due now for `accounts` (the Queen's round): the tokens burned."""
+    """Write the burns due now for `accounts` and return the tokens burned. The Queen's
+    round calls it."""
     total = 0
     for account in accounts:
         with connection(db) as conn, conn.transaction():

@@ -1,12 +1,16 @@
-"""`queen_job` and `queen_effect` (RULES 10): durable jobs of named steps, claimed like
-waits, and the journal that keeps a step's effects from being done twice.
+"""Durable jobs, in `queen_job` and `queen_effect` (RULES 10).
 
-A claim bumps the job's epoch; every later write of the claimant names that epoch and
-lands only while it still holds: a function that returns None for such a write says the
-claim was lost (another process claimed the job after this claim ran out, or it was
-cancelled or ended). An effect is journaled (`begin_effect`) before it is acted on and
-marked done (`finish_effect`) after, so a process stopped between the two does it again
-and a process stopped after never does.
+A job is a row of named steps, claimed like a wait. `queen_effect` is the journal that
+keeps a step's effects from being done twice.
+
+A claim bumps the job's epoch. Every later write of the claimant names that epoch and
+lands only while it still holds. A function that returns None for such a write says the
+claim was lost. Either another process claimed the job after this claim ran out, or the
+job was cancelled or ended.
+
+An effect is journaled (`begin_effect`) before it is acted on, and marked done
+(`finish_effect`) after. A process stopped between the two does it again. A process
+stopped after never does.
 """
 
 from __future__ import annotations
@@ -83,8 +87,8 @@ def create(
     args: Mapping[str, Any] | None = None,
     detail: str | None = None,
 ) -> Created:
-    """A ready job at `step` (NOTIFY hive_jobs), or the live one of `kind` for `issue`
-    when there is one: at most one live job of a kind per issue."""
+    """Make a ready job at `step` and NOTIFY hive_jobs. There is at most one live job of
+    a kind per issue, so when `issue` has a live job of `kind`, that one comes back."""
     params = {
         "kind": kind,
         "issue": issue,
@@ -109,10 +113,11 @@ def claim(
     ttl_seconds: float = CLAIM_TTL_SECONDS,
     running: Collection[int] = (),
 ) -> list[Job]:
-    """Claim up to `batch` ready jobs of `kind` that are due (never claimed, or their claim
-    ran out), skipping rows another claim holds locked and the jobs the claimant is
-    `running` still (a step that outlasted its claim goes on; a claim of its own job
-    would run it twice). Each comes back at its new epoch."""
+    """Claim up to `batch` ready jobs of `kind` that are due. A job is due when it was
+    never claimed or its claim ran out. Rows another claim holds locked are skipped. So
+    are the jobs the claimant is still `running`: a step that outlasted its claim goes
+    on, and claiming its own job would run it twice. Each job comes back at its new
+    epoch."""
     params = {
         "holder": holder,
         "kind": kind,
@@ -126,25 +131,26 @@ def claim(
 def advance(
     db: Db, job: Job, step: str, detail: str | None, *, ttl_seconds: float = CLAIM_TTL_SECONDS
 ) -> Job | None:
-    """Move the claimed `job` to `step` and renew its claim; None: the claim was lost."""
+    """Move the claimed `job` to `step` and renew its claim. None: the claim was lost."""
     params = {**_fence(job), "step": step, "detail": detail, "ttl_seconds": ttl_seconds}
     return _first(dicts(db, "advance_job", params))
 
 
 def renew(db: Db, job: Job, *, ttl_seconds: float = CLAIM_TTL_SECONDS) -> Job | None:
-    """Move the claim of `job` `ttl_seconds` ahead (a step longer than a claim calls it);
+    """Move the claim of `job` `ttl_seconds` ahead. A step longer than a claim calls it.
     None: the claim was lost."""
     return _first(dicts(db, "renew_job", {**_fence(job), "ttl_seconds": ttl_seconds}))
 
 
 def release(db: Db, job: Job) -> Job | None:
-    """Give the claimed `job` back, due at once (NOTIFY hive_jobs); None: the claim was lost."""
+    """Give the claimed `job` back, due at once, and NOTIFY hive_jobs. None: the claim was
+    lost."""
     return _first(dicts(db, "release_job", _fence(job)))
 
 
 def finish(db: Db, job: Job, state: JobState, step: str, detail: str | None) -> Job | None:
-    """End the claimed `job` as done, failed or cancelled, at `step`; None: the claim was
-    lost. ValueError for a state that does not end a job."""
+    """End the claimed `job` as done, failed or cancelled, at `step`. None: the claim was
+    lost. Raises ValueError for a state that does not end a job."""
     if state not in (JobState.DONE, JobState.FAILED, JobState.CANCELLED):
         raise ValueError(f"{state} does not end a job")
     params = {**_fence(job), "job_state": str(state), "step": step, "detail": detail}
@@ -160,9 +166,10 @@ def park(
     payload: Mapping[str, Any] | None = None,
     detail: str | None = None,
 ) -> Job | None:
-    """Park the claimed `job` on a new wait owned by `job:<id>` (RULES 9: a key, a wake
-    time, or both); it is ready again when that wait resolves or expires. None: the claim
-    was lost and no wait was made. ValueError (the rule's sentence) for a malformed wait."""
+    """Park the claimed `job` on a new wait owned by `job:<id>`. The wait has a key, a
+    wake time, or both (RULES 9). The job is ready again when that wait resolves or
+    expires. None: the claim was lost and no wait was made. Raises ValueError, with the
+    rule's sentence, for a malformed wait."""
     problem = wait_problem(key, wake_in_seconds)
     if problem is not None:
         raise ValueError(problem)
@@ -201,24 +208,26 @@ def live(db: Db, kind: str, issue: int) -> Job | None:
 
 
 def due_in_seconds(db: Db, kind: str) -> float | None:
-    """Seconds until the nearest ready job of `kind` may be claimed (<= 0: now; None: no
-    ready job), for a runner's poll."""
+    """Seconds until the nearest ready job of `kind` may be claimed, for a runner's poll.
+    Zero or less means now. None means there is no ready job."""
     rows = dicts(db, "job_due_in_seconds", {"kind": kind})
     value = rows[0]["due_in_seconds"] if rows else None
     return None if value is None else float(value)
 
 
 def begin_effect(db: Db, job: Job, key: str) -> Effect | None:
-    """Journal effect `key` of the claimed `job` before acting on it. The effect's row: new
-    (not done: act), or journaled before (done: skip the act, use its `result`; not done:
-    an earlier run stopped mid-act, act again). None: the claim was lost, do not act."""
+    """Journal effect `key` of the claimed `job` before acting on it, and return its row.
+    A new row is not done, so act. A row journaled before and done means skip the act
+    and use its `result`. A row journaled before and not done means an earlier run
+    stopped mid-act, so act again. None: the claim was lost, so do not act."""
     rows = dicts(db, "begin_effect", {**_fence(job), "effect_key": key})
     return pick(Effect, rows[0]) if rows else None
 
 
 def finish_effect(db: Db, job_id: int, key: str, result: Any) -> Effect | None:
-    """Mark effect `key` done with its JSON `result`, once the act is over. Not fenced: it
-    records what was done. None: it was never begun, or was already done."""
+    """Mark effect `key` done with its JSON `result`, once the act is over. It is not
+    fenced, because it records what was done. None: it was never begun, or was already
+    done."""
     params = {"job": job_id, "effect_key": key, "result": Jsonb(result)}
     rows = dicts(db, "finish_effect", params)
     return pick(Effect, rows[0]) if rows else None

@@ -1,19 +1,21 @@
-"""LISTEN for the hive's channels: `hive_orders` (DESIGN 5.2: runners wake on
-LISTEN/NOTIFY and also poll every `HIVE_RUNNER_SECONDS`; a NOTIFY is only a hint),
-`hive_issues` (the Queen's: an issue was added, reopened or edited) and `hive_board`
-(the board's hint that a card or an issue's page changed) and `hive_chat` (a bee's answer
-owed in the chat room: the processes that run turns wake).
+"""LISTEN for the hive's channels. A NOTIFY is only a hint; the rows are the truth.
+
+- `hive_orders` wakes runners (DESIGN 5.2). They also poll every `HIVE_RUNNER_SECONDS`.
+- `hive_issues` wakes the Queen when an issue was added, reopened or edited.
+- `hive_board` tells the board that a card or an issue's page changed.
+- `hive_chat` says a bee's answer is owed in the chat room. The processes that run
+  turns wake.
 
 A process holds one LISTEN connection per database, however many loops listen and on
-whichever channels (the connection budget, `hive.rules.connections`): each `Listener` is a
-subscriber of that shared connection for the channels it names. The connection LISTENs
-the channels its subscribers want, and UNLISTENs one nobody wants any more; its own
+whichever channels (the connection budget, `hive.rules.connections`). Each `Listener` is
+a subscriber of that shared connection for the channels it names. The connection LISTENs
+the channels its subscribers want, and UNLISTENs a channel nobody wants any more. Its own
 thread hands each notification to the subscribers of its channel.
 
-`wait(timeout_seconds)` returns when a notification arrives, when the connection was
-lost and made again (every subscriber hears it: notifications sent meanwhile are lost, so
-the owner must re-check the table), when another thread `wake()`s it, or when the
-timeout passes: the caller's poll and its wake-up are one loop.
+`wait(timeout_seconds)` returns in four cases. A notification arrived. The connection
+was lost and made again; every subscriber hears that, and since notifications sent
+meanwhile are lost, the owner must re-check the table. Another thread called `wake()`.
+Or the timeout passed. So the caller's poll and its wake-up are one loop.
 
     with Listener(url) as listener:
         while running:
@@ -92,16 +94,20 @@ def is_ending(payload: str) -> bool:
 
 
 class Listener:
-    """One subscriber of the process's LISTEN connection to `url`, for `channels` (names
-    in STATEMENTS; `hive_orders` unless said); a notification whose payload `skips`
-    answers true is not handed to it (a claimer skips endings: with 64 runners, each
-    ending woke 64 claim passes that could find nothing). Once built, its channels are
-    listened to. `one_of`: a notification it does not skip goes to one subscriber of
-    the process that is `one_of` and `hungry` (in turn), not to all of them: a host's
-    runners share one LISTEN, and a queued order wakes one of them, not the herd (none
-    when none is hungry: a loop that is busy polls, or is told when its slot frees).
+    """One subscriber of the process's LISTEN connection to `url`, for `channels`. The
+    names are those in STATEMENTS; the default is `hive_orders`. Once built, its
+    channels are listened to.
+
+    A notification whose payload `skips` answers true is not handed to it. A claimer
+    skips endings; with 64 runners, each ending woke 64 claim passes that found nothing.
+
+    With `one_of`, a notification it does not skip goes to one subscriber only. That is
+    the next subscriber of the process that is `one_of` and `hungry`. A host's runners
+    share one LISTEN, and a queued order wakes one of them, not the herd. When none is
+    hungry, none is woken: a busy loop polls, or is told when its slot frees.
+
     Raises psycopg.OperationalError when there is no connection yet and it cannot be
-    made, ValueError for a channel the hive does not know."""
+    made. Raises ValueError for a channel the hive does not know."""
 
     def __init__(
         self,
@@ -133,8 +139,8 @@ class Listener:
         self.close()
 
     def close(self) -> None:
-        """Stop listening; safe to call twice (the last subscriber of a channel has it
-        UNLISTENed, the last of all ends the shared connection)."""
+        """Stop listening. It is safe to call twice. The last subscriber of a channel has
+        it UNLISTENed. The last subscriber of all ends the shared connection."""
         if not self._closed:
             self._closed = True
             _Shared.leave(self)
@@ -152,8 +158,9 @@ class Listener:
         return Wake(Reason.NOTIFIED, (str(got),))
 
     def wake(self) -> None:
-        """Make the owner's `wait` (the one under way, else the next) return at once,
-        with the reason WOKEN: another thread has something for the owner to do."""
+        """Make the owner's `wait` return at once, with the reason WOKEN. That is the
+        wait under way, else the next one. Another thread calls it when it has something
+        for the owner to do."""
         self._inbox.put(_WOKEN)
 
     def _skips(self, payload: str) -> bool:
@@ -172,8 +179,8 @@ def _always() -> bool:
 
 
 class _Shared:
-    """The LISTEN connection of this process to one database, and its reading thread,
-    which alone uses the connection: it LISTENs and UNLISTENs between two reads."""
+    """The LISTEN connection of this process to one database, and its reading thread.
+    Only that thread uses the connection. It LISTENs and UNLISTENs between two reads."""
 
     # guards _by_url and every shared connection's `listeners`
     _lock: ClassVar[threading.Lock] = threading.Lock()
@@ -213,8 +220,8 @@ class _Shared:
         self._thread.start()
 
     def await_listening(self, channels: frozenset[str]) -> None:
-        """Return once the connection LISTENs `channels` (at most JOIN_WAIT_SECONDS: a
-        connection lost meanwhile LISTENs them when it is made again)."""
+        """Return once the connection LISTENs `channels`, or after JOIN_WAIT_SECONDS. A
+        connection lost meanwhile LISTENs them when it is made again."""
         with self._listening_changed:
             if not self._listening_changed.wait_for(
                 lambda: channels <= self._listening or self._stopping.is_set(),

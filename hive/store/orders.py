@@ -1,10 +1,10 @@
-"""The order: `queen_dispatch` and `queen_dispatch_history` (DESIGN 5, the row is the
-protocol).
+"""The order, in `queen_dispatch` and `queen_dispatch_history` (DESIGN 5). The row is
+the protocol.
 
 Every write after the claim is fenced on (issue, conversation_id, claimed_by,
-finished_at IS NULL) and says whether it matched: False means the order was reaped or
-re-dispatched, and its writer must stop and write nothing more to it. An attempt's
-ending is `hive.store.endings`; the reapers' statement is `hive.store.reaping`.
+finished_at IS NULL). It says whether it matched. False means the order was reaped or
+re-dispatched; its writer must stop and write nothing more to it. An attempt's ending is
+written by `hive.store.endings`, and the reapers' statement by `hive.store.reaping`.
 """
 
 from __future__ import annotations
@@ -138,8 +138,9 @@ class Order:
 
 @dataclass(frozen=True)
 class ArchivedOrder:
-    """An attempt a later one replaced: its row as JSON (`to_jsonb`), so its values are
-    text; read its code through `outcome_code`, never from the snapshot."""
+    """An attempt that a later one replaced. `snapshot` is its row as JSON (`to_jsonb`),
+    so its values are text. Read its code through `outcome_code`, never from the
+    snapshot."""
 
     id: int
     issue: int
@@ -148,8 +149,9 @@ class ArchivedOrder:
 
     @property
     def outcome_code(self) -> OutcomeCode | None:
-        """How the attempt ended, as the member (None: it had not ended). A snapshot
-        archived before the code existed (migration 0013) has only its sentence: OTHER."""
+        """How the attempt ended, as the member. None means it had not ended. A snapshot
+        archived before the code existed (migration 0013) has only its sentence, and
+        reads as OTHER."""
         code = self.snapshot.get("outcome_code")
         if code is not None:
             return OutcomeCode(code)
@@ -157,10 +159,10 @@ class ArchivedOrder:
 
 
 class Insertion(enum.Enum):
-    """What `insert` did: wrote the order, or found the issue's order still in flight, or
-    its last attempt in a state no new attempt replaces (HELD: judged work, or work
-    waiting for its judgement), or the lease it was written under gone (another Queen's
-    now, or let go)."""
+    """What `insert` did. WRITTEN: it wrote the order. IN_FLIGHT: the issue's order is
+    still in flight. HELD: the last attempt is in a state no new attempt replaces,
+    judged work or work waiting for its judgement. LEASE_GONE: the lease it was written
+    under is gone, let go or another Queen's now."""
 
     WRITTEN = "written"
     IN_FLIGHT = "in flight"
@@ -174,18 +176,21 @@ _IN_FLIGHT = [int(NONE), int(RUNNING)]
 
 
 def insert(db: Db, order: NewOrder, *, queued: bool, lease: Lease | None = None) -> Insertion:
-    """Write the order: `queued` (elsewhere mode) sets queued_at and NOTIFYs hive_orders;
-    otherwise queued_at stays NULL and dispatched_at is now (the Queen runs the bee).
-    A row of the issue whose state `may_replace` allows is archived and replaced
-    (attempt + 1); an unfinished one is left alone (IN_FLIGHT), and so is one in any other
-    state (HELD, logged with that state). The new row's `failures_in_a_row` is the old one's plus
-    one when the old attempt failed (the retry card), else 0.
+    """Write the order. The Queen calls it when she dispatches an issue.
 
-    `lease` is the Queen lease the order is written under (RULES 3: every write made
-    under a lease carries its fence): the same statement writes only while that lease is
-    held by its holder at its fence and not expired, else nothing (LEASE_GONE, which
-    wins over IN_FLIGHT). None: not under a lease (tests, benches); the Queen always
-    passes hers."""
+    With `queued` (elsewhere mode) it sets queued_at and NOTIFYs hive_orders. Otherwise
+    queued_at stays NULL and dispatched_at is now, because the Queen runs the bee.
+
+    The issue's row is archived and replaced (attempt + 1) when `may_replace` allows its
+    state. An unfinished row is left alone (IN_FLIGHT). A row in any other state is left
+    alone too (HELD), and that state is logged. The new row's `failures_in_a_row` is the
+    old one's plus one when the old attempt failed (the retry card), else 0.
+
+    `lease` is the Queen lease the order is written under. Every write made under a
+    lease carries its fence (RULES 3). The statement writes only while that lease is
+    held by its holder at its fence and has not expired. Otherwise it writes nothing
+    and answers LEASE_GONE, which wins over IN_FLIGHT. None means no lease, for tests
+    and benches; the Queen always passes hers."""
     params = {
         "lease_name": lease.name if lease else None,
         "lease_holder": lease.holder if lease else None,
@@ -227,8 +232,9 @@ def claim(db: Db, runner: str) -> ClaimedOrder | None:
 
 
 def claim_many(db: Db, runner: str, limit: int) -> list[ClaimedOrder]:
-    """Claim up to `limit` of the oldest claimable orders for `runner` in one statement
-    (a runner's free slots), oldest first; the same rows, one at a time, `claim` takes."""
+    """Claim up to `limit` of the oldest claimable orders for `runner`, oldest first, in
+    one statement. A runner calls it for its free slots. `claim` takes the same rows,
+    one at a time."""
     if limit < 1:
         return []
     rows = dicts(db, "claim_orders", {"runner": runner, "limit": limit})
@@ -241,9 +247,9 @@ def refuse(db: Db, fence: Fence) -> bool:
 
 
 def end_refused(db: Db, issue: int, conversation_id: uuid.UUID, detail: str) -> Move:
-    """End a queued, unclaimed attempt as `refused` with `detail` (every runner refused
-    it; END, and its outcome makes it REFUSED); it does not land when a runner claimed
-    it or it ended meanwhile."""
+    """End a queued, unclaimed attempt as `refused`, with `detail`. It runs once every
+    runner refused the attempt. The event is END, and the outcome makes it REFUSED. It
+    does not land when a runner claimed the attempt or it ended meanwhile."""
     params = {"issue": issue, "conversation_id": conversation_id, "detail": detail}
     return move(
         db, "end_refused_order", params, issue=issue, conversation_id=conversation_id, event=END
@@ -251,26 +257,27 @@ def end_refused(db: Db, issue: int, conversation_id: uuid.UUID, detail: str) -> 
 
 
 def release(db: Db, fence: Fence) -> bool:
-    """Give back a claim this runner could not start (its `queued_at` keeps its place in
-    the queue); other runners are woken."""
+    """Give back a claim this runner could not start. Its `queued_at` keeps its place in
+    the queue. Other runners are woken."""
     return one(db, "release_order", _fence(fence)) is not None
 
 
 def mark_started(db: Db, fence: Fence) -> bool:
-    """The turn really started: reset dispatched_at (the two-hour rule's clock)."""
+    """Reset dispatched_at, the two-hour rule's clock, once the turn really started."""
     return one(db, "mark_order_started", _fence(fence)) is not None
 
 
 def heartbeat(db: Db, fence: Fence) -> bool:
-    """Renew claimed_at; False means reaped or re-dispatched: stop the turn."""
+    """Renew claimed_at. False means the order was reaped or re-dispatched, and the turn
+    must stop."""
     return one(db, "heartbeat_order", _fence(fence)) is not None
 
 
 def record_salvage(
     db: Db, issue: int, conversation_id: uuid.UUID, sha: str, files: Sequence[str]
 ) -> bool:
-    """Record the salvage commit a reaper made for an attempt it ended; False when that
-    attempt is no longer the row's (re-dispatched since)."""
+    """Record the salvage commit a reaper made for an attempt it ended. False means the
+    attempt is no longer the row's; it was re-dispatched since."""
     params = {
         "issue": issue,
         "conversation_id": conversation_id,
@@ -291,8 +298,9 @@ def listing(db: Db, *, unfinished_only: bool = False) -> list[Order]:
 
 
 def live(db: Db, open_issues: Iterable[int], held_since: datetime) -> list[Order]:
-    """The orders a Queen round decides by (the `live_orders` query says which), by
-    issue: every order that may hold files ended after `held_since`."""
+    """The orders a Queen round decides by, by issue (the `live_orders` query). They are
+    the orders in flight, those of an open issue, those ended after `held_since` (one
+    may still hold its files) and those resting in a state with a floor."""
     params = {
         "open_issues": list(open_issues),
         "held_since": held_since,

@@ -1,33 +1,36 @@
-"""The reviewer (RULES 8, DESIGN 10): finished work judged on its own clock, in the
+"""The reviewer (RULES 8, DESIGN 10). It judges finished work on its own clock, in the
 Queen's process.
 
-Every REVIEWER_TICK_SECONDS (and at once when woken) a pass reads the rows that wait for
-review (`reviews.due`: ENDED or WAIT, their pause passed), works out how many reviews may
-run (`review_concurrency`) and which rows go next (`rows_to_review`: never one already in
-review; the never-visited first), and starts each review on a thread of its own, beside
-the actor. A review imports the attempt's bundle into the Queen's clone when its head is
-not there yet, brings a kept tree to the head's files (`hive.git.kept`: written by the
-change from the tree it held, verified against what the last reviewer left), and runs
-the reviewer there
-(`ReviewTurn`, bounded at REVIEW_ROW_SECONDS). Its HIVE-CRITERION lines become the
-verdict (`hive.rules.criteria.decide`), written to the row only from a state the
-verdict's event may leave. A row with no commit beyond base is EMPTY without a review; a
-head that carries a path its boundary refuses, or whose tree cannot be written out (a
-`..` or `.git` entry), is sent back once with the reason (escalated after two), never
-retried.
+A pass runs every REVIEWER_TICK_SECONDS, and at once when woken. It reads the rows that
+wait for review (`reviews.due`): ENDED or WAIT, with their pause passed. It works out
+how many reviews may run (`review_concurrency`) and which rows go next
+(`rows_to_review`). A row already in review never goes again; rows never visited go
+first. Each review runs on a thread of its own, beside the actor.
 
-A review is work of kind WK_REVIEW: the drain stops it, nothing is written, and the row
-is reviewed again later. A review that gives no verdict (its reviewer did not start,
-crashed, passed its bound, left a criterion unjudged, had its key refused, or the review
-broke before it ran) is a failure (`hive.rules.review_failures`): the row answers `wait`
-and is revisited after a pause that doubles, and the HIVE_REVIEW_FAILURES_MAXth failure
-in a row escalates it to a person with the sentence `hive why`, the board and GitHub
-show. Each failure is counted in hive_review_failures_total{reason}.
+A review imports the attempt's bundle into the Queen's clone when its head is not there
+yet. It brings a kept tree to the head's files (`hive.git.kept`). The tree is written by
+the change from the tree it held, and verified against what the last reviewer left. The
+reviewer runs there (`ReviewTurn`, bounded at REVIEW_ROW_SECONDS). Its HIVE-CRITERION
+lines become the verdict (`hive.rules.criteria.decide`). The verdict is written only
+from a state its event may leave. A row with no commit beyond base is EMPTY without a
+review. Some heads are sent back with the reason and never retried: a head that carries
+a path its boundary refuses, or whose tree cannot be written out (a `..` or `.git`
+entry). The second such send-back escalates.
 
-A reviewer other than the demo (a model: `claude`, `codex`) also reads the earlier
-send-backs, the checks' results and the diff against base, and runs on its attempt's
-key (`inputs`): its usage and cost go on a row of hive.turn_spend, a refusal rests the
-key as a bee's would, and a key that rests makes the review wait for it (a sentence, no failure).
+A review is work of kind WK_REVIEW. The drain stops it, nothing is written, and the row
+is reviewed again later. A review that gives no verdict is a failure
+(`hive.rules.review_failures`). That happens when its reviewer did not start, crashed,
+passed its bound, left a criterion unjudged or had its key refused, or when the review
+broke before it ran. The row answers `wait` and is revisited after a pause that doubles.
+The HIVE_REVIEW_FAILURES_MAXth failure in a row escalates it to a person, with the
+sentence that `hive why`, the board and GitHub show. Each failure is counted in
+hive_review_failures_total{reason}.
+
+A reviewer other than the demo is a model (`claude`, `codex`). It also reads the earlier
+send-backs, the checks' results and the diff against base. It runs on its attempt's key
+(`inputs`). Its usage and cost go on a row of hive.turn_spend. A refusal rests the key
+as a bee's would. While the key rests, the review waits for it; that is said, and is no
+failure.
 """
 
 from __future__ import annotations
@@ -150,8 +153,8 @@ class Reviewer:
         self._trees = KeptTrees(checkout.workdir / SCRATCH_DIRNAME)
 
     def run_once(self) -> PassResult:
-        """Start the reviews that are due, as many as may run; returns at once. A standby
-        Queen (another holds the Queen lease) reviews nothing."""
+        """Start the reviews that are due, as many as may run, and return at once. A
+        standby Queen reviews nothing; another process holds the Queen lease."""
         if self.config.holder is not None and not holds_queen_lease(self.db, self.config.holder):
             return PassResult()
         rows = reviews.due(self.db)
@@ -209,9 +212,9 @@ class Reviewer:
         return True
 
     def review(self, row: ReviewRow, item: ReviewItem | None = None) -> Decision | None:
-        """Review one row to its verdict (written, counted, and handed to `on_verdict`);
-        None when it was stopped (nothing written). A review that gives no verdict is a
-        failure (the module's docstring)."""
+        """Review one row to its verdict. The verdict is written, counted and handed to
+        `on_verdict`. Returns None when the review was stopped; then nothing is written.
+        A review that gives no verdict is a failure (see the module's docstring)."""
         item = item or ReviewItem(row.issue)
         held: list[ScratchTree] = []
         try:
@@ -271,9 +274,10 @@ class Reviewer:
     def _refused(
         self, repo: Repo, row: ReviewRow, base: str, head: str, held: list[ScratchTree]
     ) -> str | None:
-        """Why the head may not be reviewed (a path its boundary refuses, a tree that
-        cannot be written out), else None with a kept tree of it added to `held`. A bee
-        cuts its branch back to the boundary before the bundle; this holds for any bundle."""
+        """Why the head may not be reviewed, or None. A head may not be reviewed when it
+        carries a path its boundary refuses, or when its tree cannot be written out. On
+        None, a kept tree of the head is added to `held`. A bee cuts its branch back to
+        the boundary before the bundle, but this check holds for any bundle."""
         refused = refused_paths(repo, base, head, row.owned_paths)
         if refused:
             return "the branch carries what its boundary refuses: " + refused_sentence(refused)
@@ -315,8 +319,8 @@ class Reviewer:
         return None if item.stopped.is_set() else done
 
     def _failed(self, row: ReviewRow, reason: str, detail: str) -> Decision:
-        """A review that gave no verdict: counted, then tried again after a pause that
-        doubles, or escalated at the maximum (`after_failure`)."""
+        """Handle a review that gave no verdict. It is counted, then tried again after a
+        pause that doubles. At the maximum it is escalated (`after_failure`)."""
         cfg = self.config
         self.metrics.review_failures.labels(reason=reason).inc()
         step = after_failure(
@@ -352,10 +356,11 @@ class Reviewer:
 
 
 class ReviewerActor(LoopActor):
-    """Known as REVIEWER. A pass every `tick_seconds`, and at once when an order ends in
-    this process (told `OrderEnded`) or, in elsewhere mode, anywhere (NOTIFY). Each
-    review is work of kind WK_REVIEW: the drain stops it. `on_stop` stops the reviews in
-    hand (their rows are reviewed again later)."""
+    """The reviewer's actor, registered as REVIEWER. It runs a pass every
+    `tick_seconds`. It also runs one at once when an order ends in this process (told
+    `OrderEnded`), or anywhere in elsewhere mode (NOTIFY). Each review is work of kind
+    WK_REVIEW, which the drain stops. `on_stop` stops the reviews in hand; their rows are
+    reviewed again later."""
 
     def __init__(
         self,
