@@ -1,9 +1,10 @@
-"""supervisors: OTP-style supervision trees on pykka (which has actors but no supervision).
+"""supervisors: OTP-style supervision trees on pykka. pykka has actors but no
+supervision.
 
-Generic: it never imports the application that uses it.
+The package is generic. It never imports the application that uses it.
 
 A tree is supervisors and workers. A worker is a ``SupervisedActor`` (a pykka
-``ThreadingActor``); a supervisor is a ``Supervisor`` (or a ``Pool``) that declares its
+``ThreadingActor``). A supervisor is a ``Supervisor`` or a ``Pool``. It declares its
 children as ``ChildSpec`` s and does nothing else::
 
     root = Supervisor("app", [
@@ -13,39 +14,42 @@ children as ``ChildSpec`` s and does nothing else::
     ], strategy=Strategy.REST_FOR_ONE)
     run_main(root)          # SIGTERM: drain hooks, then ordered stop, exit 0
 
-Lifecycle contract, for every child (written once, here):
+The lifecycle contract holds for every child. It is written once, here.
 
-- start: children start in order, each after the previous one's ``on_start`` returned. A
-  failure during the supervisor's own start stops what started (reverse order) and raises
-  ``StartError``; a failure while restarting counts as a crash.
-- exit: an actor exits normally after a requested stop or ``self.stop()``; an exception in
-  ``on_start``, in a ``tell`` handler or in ``on_stop`` is an abnormal exit, reported with
-  the exception. Callers waiting on an ``ask`` of an actor that died get
-  ``pykka.ActorDeadError``; calls into a stopped supervisor raise ``SupervisorStopped``.
-- restart: permanent always, transient after an abnormal exit, temporary never (not even
-  when a sibling's death takes it down: it is then forgotten). More than ``intensity``
-  restarts in ``period_seconds`` (default 1 in 5 s): the supervisor stops its children
-  in reverse order and exits abnormally, so its parent decides; at the root, ``wait()``
-  returns that reason and ``run_main`` exits non-zero.
-- stop: ``stop()`` is safe twice and before ``start()``. Children stop in reverse start
-  order (a pool's in parallel), each by its spec: BRUTAL_KILL (kill hook, no wait), a
-  timeout (ask; past it, kill hook; still running: abandoned and reported), or INFINITY
-  (the default for a supervisor child). ``kill()`` is the hard stop.
+- Start. Children start in order, each after the previous one's ``on_start`` returned.
+  A failure during the supervisor's own start stops what started, in reverse order, and
+  raises ``StartError``. A failure while restarting counts as a crash.
+- Exit. An actor exits normally after a requested stop or ``self.stop()``. An exception
+  in ``on_start``, in a ``tell`` handler or in ``on_stop`` is an abnormal exit, reported
+  with the exception. A caller waiting on an ``ask`` of an actor that died gets
+  ``pykka.ActorDeadError``. A call into a stopped supervisor raises
+  ``SupervisorStopped``.
+- Restart. A permanent child is always restarted, a transient one after an abnormal
+  exit, a temporary one never. A temporary child taken down by a sibling's death is
+  forgotten. More than ``intensity`` restarts in ``period_seconds`` (default 1 in 5 s)
+  stop the supervisor. It stops its children in reverse order and exits abnormally, so
+  its parent decides. At the root, ``wait()`` returns that reason and ``run_main`` exits
+  non-zero.
+- Stop. ``stop()`` is safe twice and before ``start()``. Children stop in reverse start
+  order; a pool's stop in parallel. Each stops as its spec says. BRUTAL_KILL calls the
+  kill hook and does not wait. A timeout asks, calls the kill hook once it passes, and
+  abandons and reports a child still running. INFINITY waits; it is the default for a
+  supervisor child. ``kill()`` is the hard stop.
 
-Long work never runs inside a message handler: a pykka stop is a message queued behind
-the one being handled, and a Python thread cannot be killed. Run it in a subprocess in
-its own process group (``WatchedProcess``, whose exit comes as a ``ProcessExited``) or a
-worker thread, answer messages while it runs, and register the process group
+Long work never runs inside a message handler. A pykka stop is a message queued behind
+the one being handled, and a Python thread cannot be killed. Run long work in a worker
+thread, or in a subprocess in its own process group (``WatchedProcess``, whose exit
+comes as a ``ProcessExited``). Answer messages while it runs. Register the process group
 (``add_process_group``) so a kill reaches it. Every group signal and stop goes through
 ``supervisors.groups`` (``signal_group``, ``stop_group``).
 
-Names: an actor given a name (``register_as``) is found in a ``Registry`` while it lives;
-``registry.tell(name, message)`` reaches whichever actor holds the name now, and drops
-the message (logged at debug) when none does, as OTP's cast to a dead name.
+Names. An actor given a name (``register_as``) is found in a ``Registry`` while it lives.
+``registry.tell(name, message)`` reaches whichever actor holds the name now. When none
+does, the message is dropped and logged at debug, as OTP's cast to a dead name.
 
-Reports: logger ``supervisors`` (fields in ``extra=``: event, supervisor, child, reason,
-and by event kind, restart, normal, outcome, seconds, phase), ``Supervisor.stats()``
-counters, and an ``on_event`` hook.
+Reports. The logger ``supervisors`` carries fields in ``extra=``: event, supervisor,
+child, reason, and by event kind restart, normal, outcome, seconds and phase.
+``Supervisor.stats()`` keeps counters, and an ``on_event`` hook hears each event.
 """
 
 from supervisors.actor import SupervisedActor

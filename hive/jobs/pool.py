@@ -1,25 +1,27 @@
 """Jobs side by side: a job runner's slots (HIVE_PUBLISH_JOBS for publish jobs).
 
 `JobPool.start_due()` claims as many due jobs as it may start now
-(`hive.rules.job_slots.start_batch`: its free slots, or with a lane one at a time; the
-store hands them oldest due first) and runs each on a thread of its own
-(`engine.run_claimed`), so a job whose check hangs, or whose forge makes it wait, holds
-no other (with a lane: no other past the lane's bound, at the next pass). When a job's
-run ends (it ended, parked, lost its claim, or a step raised) its slot is free and
-`on_free()` is called: the job runner is told, and claims the next due job at once.
-`take()` is what the runs ended since the last take did.
+(`hive.rules.job_slots.start_batch`). That is its free slots, or one at a time with a
+lane. The store hands them oldest due first. Each runs on a thread of its own
+(`engine.run_claimed`). So a job whose check hangs, or whose forge makes it wait, holds
+up no other. With a lane, it holds up no other past the lane's bound, at the next pass.
+A job's run ends when the job ended, parked or lost its claim, or a step raised. Its
+slot is then free and `on_free()` is called. The job runner is told, and claims the
+next due job at once. `take()` returns what the runs ended since the last take did.
 
-What must stay one at a time is kept so by what it is done with: a job's claim (its
-epoch) fences it from every other thread and process; a push into the base is a
-compare-and-swap (two pushes never lose one another; the loser merges again and its
-checks run on the new merge, which is why pushes into one base go through the lane);
-each step opens its own `Repo` on the clone (`own_repo`), and writers of one ref wait for
-each other's lock; the GitHub client holds every request of the process through a rate
-limit's pause.
+What must stay one at a time is kept so by what it is done with.
 
-`close()` starts nothing more (safe twice). The runs in hand go on, on daemon threads,
-until their step ends or the publisher's close stops their checks; what they leave is
-claimed again once its claim runs out, and its done effects are not repeated.
+- A job's claim (its epoch) fences it from every other thread and process.
+- A push into the base is a compare-and-swap, so two pushes never lose one another.
+  The loser merges again, and its checks run on the new merge. That is why pushes into
+  one base go through the lane.
+- Each step opens its own `Repo` on the clone (`own_repo`). Writers of one ref wait for
+  each other's lock.
+- The GitHub client holds every request of the process through a rate limit's pause.
+
+`close()` starts nothing more. It is safe twice. The runs in hand go on, on daemon
+threads, until their step ends or the publisher's close stops their checks. What they
+leave is claimed again once its claim runs out, and its done effects are not repeated.
 """
 
 from __future__ import annotations
@@ -41,8 +43,8 @@ log = logging.getLogger("hive.jobs")
 
 
 class JobPool:
-    """Runs claimed jobs of one `kind` on up to `slots` threads at once, one at a time
-    through a lane when `lane_seconds` is above 0 (see the module)."""
+    """Runs claimed jobs of one `kind` on up to `slots` threads at once. When
+    `lane_seconds` is above 0 they go one at a time through a lane (see the module)."""
 
     def __init__(
         self,
@@ -79,8 +81,9 @@ class JobPool:
         self._closed = False
 
     def start_due(self) -> int:
-        """Claim up to the free slots' worth of due jobs and start each on its thread; how
-        many started. A store error of the claim raises (nothing was claimed)."""
+        """Claim up to the free slots' worth of due jobs and start each on its thread.
+        Returns how many started. A store error of the claim raises; nothing was then
+        claimed."""
         with self._lock:
             if self._closed:
                 return 0
@@ -123,7 +126,7 @@ class JobPool:
             return self._changed.wait_for(lambda: not self._running, timeout_seconds)
 
     def close(self) -> None:
-        """Start no more runs; the ones in hand go on (see the module). Safe twice."""
+        """Start no more runs. The ones in hand go on (see the module). Safe twice."""
         with self._lock:
             self._closed = True
 
@@ -163,7 +166,7 @@ class JobPool:
             log.debug("job %s: telling of its free slot failed: %s", job.id, err)
 
     def _give_back(self, job: Job) -> None:
-        """A job claimed as the pool closed: given back to the store, due at once."""
+        """Give a job claimed as the pool closed back to the store, due at once."""
         try:
             jobs.release(self.db, job)
         except Exception as err:  # its claim runs out instead

@@ -1,25 +1,26 @@
-"""Connections to the hive's database: a checked pool, a held connection that checks
-itself the same way (for one thread's hot path: a runner's claims and heartbeats), or a
-plain connection.
+"""Connections to the hive's database. There are three kinds: a checked pool, a held
+connection that checks itself the same way, and a plain connection. The held connection
+is for one thread's hot path, such as a runner's claims and heartbeats.
 
 The pool hands out only connections that work, so a server restart costs callers no
-failed call. Its check is `ConnectionPool.check_connection` (a round trip), skipped for
-a connection that was back in the pool less than `CHECK_IDLE_SECONDS` ago and whose
-socket has nothing to say: a server that stops or restarts tells each of its
-connections so (the socket turns readable with the goodbye or EOF), and that is seen
-without a round trip. A hot runner then pays no extra round trip per claim.
+failed call. Its check is `ConnectionPool.check_connection`, a round trip. The check is
+skipped for a connection that came back to the pool less than `CHECK_IDLE_SECONDS` ago
+and whose socket has nothing to say. A server that stops or restarts tells each of its
+connections: the socket turns readable with the goodbye or EOF. That is seen without a
+round trip. So a hot runner pays no extra round trip per claim.
 
-A pool's checkout costs locks and its worker threads (about 50 us of CPU a call here,
-a third of a claim's client time), so the claim path uses `HeldConnection` instead:
-one connection, the same two checks, reconnected on the spot when it fails them.
+A pool's checkout costs locks and its worker threads. Here that is about 50 us of CPU a
+call, a third of a claim's client time. So the claim path uses `HeldConnection`
+instead: one connection with the same two checks, reconnected on the spot when it fails
+them.
 
-Through PgBouncer in transaction mode (`prepare=False`) a connection prepares nothing:
-psycopg prepares a statement run five times on a connection, and the next transaction
-may run on another server connection, which never saw it (PgBouncer 1.18).
+Through PgBouncer in transaction mode (`prepare=False`) a connection prepares nothing.
+psycopg prepares a statement run five times on a connection. The next transaction may
+run on another server connection, which never saw it (PgBouncer 1.18).
 
-A process's pool is a `BudgetPool`: `fit(limit)` changes its size while it runs (the tree
-fits it to the bees running, `hive.rules.connections`), and a connection beyond the
-limit is closed, at once when idle, when it comes back when in use.
+A process's pool is a `BudgetPool`. `fit(limit)` changes its size while it runs; the
+tree fits it to the bees running (`hive.rules.connections`). A connection beyond the
+limit is closed: at once when idle, or when it comes back when in use.
 """
 
 from __future__ import annotations
@@ -41,8 +42,8 @@ _returned_at: weakref.WeakKeyDictionary[psycopg.Connection[Any], float] = (
 
 
 def connect(url: str, *, prepare: bool = True) -> psycopg.Connection[Any]:
-    """One autocommit connection, for a caller that keeps its own (the bench's bare
-    loop, a LISTEN connection) or needs an explicit transaction."""
+    """One autocommit connection. It is for a caller that keeps its own connection (the
+    bench's bare loop, a LISTEN connection) or needs an explicit transaction."""
     return psycopg.connect(url, **_kwargs(prepare))
 
 
@@ -82,8 +83,8 @@ class BudgetPool(ConnectionPool[Any]):
     """A checked autocommit pool (see `make_pool`) held to a limit that `fit` moves."""
 
     def fit(self, limit: int) -> None:
-        """Hold at most `limit` connections (at least 1) from now on: idle ones beyond it
-        are closed now, checked-out ones beyond it when they are given back."""
+        """Hold at most `limit` connections (at least 1) from now on. Idle ones beyond it
+        are closed now, and checked-out ones when they are given back."""
         limit = max(1, limit)
         if limit != self.max_size:
             self.resize(min(self.min_size, limit), limit)
@@ -109,8 +110,8 @@ class BudgetPool(ConnectionPool[Any]):
 
 
 def budget_pool(url: str, *, limit: int, name: str = "hive", prepare: bool = True) -> BudgetPool:
-    """An open `BudgetPool` of at most `limit` connections, one made now (preparing no
-    statement unless `prepare`: see the module)."""
+    """An open `BudgetPool` of at most `limit` connections, one made now. It prepares no
+    statement unless `prepare` (see the module)."""
     pool = BudgetPool(
         url,
         min_size=1,
@@ -154,9 +155,9 @@ def _note_return(conn: psycopg.Connection[Any]) -> None:
 
 
 class HeldConnection:
-    """One thread's own connection that checks itself before each use, like the pool's
-    connections, and reconnects when the check fails; `get()` never hands out a
-    connection known to be dead. Not thread-safe: one per thread."""
+    """One thread's own connection. It checks itself before each use, as the pool's
+    connections do, and reconnects when the check fails. `get()` never hands out a
+    connection known to be dead. It is not thread-safe; keep one per thread."""
 
     def __init__(self, url: str, *, prepare: bool = True) -> None:
         self.url = url
@@ -188,7 +189,8 @@ class HeldConnection:
         return conn
 
     def close(self) -> None:
-        """Close the connection; safe to call twice (a later `get()` connects again)."""
+        """Close the connection. It is safe to call twice. A later `get()` connects
+        again."""
         if self._conn is not None:
             self._conn.close()
             self._conn = None

@@ -1,11 +1,12 @@
-"""The shared half of a start (DESIGN 5.4; the client's `cutAndStart`): one function for
-the Queen's own bee and for a runner's.
+"""The shared half of a bee's start (DESIGN 5.4, the client's `cutAndStart`). The Queen's
+own bee and a runner's both start through it.
 
-Cut the worktree `queen-<issue>` (continuing the branch when it exists, else from base),
-start the turn with its transcript held back, write the caller's ledger (an insert for
-the Queen, an update resetting `dispatched_at` for a runner: the ledger stays with each
-caller), and only then let the turn's stream flow, so the row exists before anything
-can close it. A ledger that did not land stops the turn: nothing of it is kept.
+It cuts the worktree `queen-<issue>`. The branch continues when it exists, else it
+starts from base. It starts the turn with its transcript held back. Then it writes the
+caller's ledger. For the Queen that is an insert; for a runner it is an update that
+resets `dispatched_at`. The ledger stays with each caller. Only then does the turn's
+stream flow, so the row exists before anything can close it. A ledger that did not land
+stops the turn, and nothing of it is kept.
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ NO_LEDGER = "its order was not written"
 
 @dataclass(frozen=True)
 class StartPlan:
-    """What a start needs beyond the checkout: the issue, the branch's base (a ref or
-    the order's base sha), the boundary, the brief, and the credential (never printed)."""
+    """What a start needs beyond the checkout. It holds the issue, the branch's base (a
+    ref or the order's base sha), the boundary, the brief and the credential. The
+    credential is never printed."""
 
     issue: int
     title: str
@@ -70,13 +72,15 @@ def cut_and_start(
     on_spawn: Callable[[Turn], None] | None = None,
     earlier: Callable[[bool, bool], Earlier] | None = None,
 ) -> Started | None:
-    """Cut, start, ledger, then begin (see the module). None when the ledger did not
-    land (the turn was stopped). Raises GitError or TurnStartError before the ledger,
-    and whatever the ledger raises (the turn is stopped first). `on_spawn` hears of the
-    turn as soon as it exists, before the ledger (so a kill can reach it);
-    `earlier(bundle, conversation)` reads, in one go, what the issue's last attempt
-    left: the bundle the branch continues from, the conversation an agent that resumes
-    one resumes (`_read_earlier` says which it asks for)."""
+    """Cut, start, write the ledger, then begin (see the module). Returns None when the
+    ledger did not land; the turn was then stopped.
+
+    Raises GitError or TurnStartError before the ledger. Raises whatever the ledger
+    raises, after stopping the turn. `on_spawn` hears of the turn as soon as it exists,
+    before the ledger, so a kill can reach it. `earlier(bundle, conversation)` reads in
+    one go what the issue's last attempt left. That is the bundle the branch continues
+    from, and the conversation that a resuming agent resumes. `_read_earlier` says which
+    it asks for."""
     with checkout.lock:
         base = _cut_base(checkout, plan)
         left = _read_earlier(checkout, plan, earlier)
@@ -116,10 +120,11 @@ def cut_and_start(
 def _read_earlier(
     checkout: Checkout, plan: StartPlan, earlier: Callable[[bool, bool], Earlier] | None
 ) -> Earlier:
-    """What the issue's last attempt left, in one read: its bundle, unless a worktree of
-    the issue is still on this disk (`_continue_from_bundle`), and its conversation, for
-    an agent that resumes one. A failed read fails the start when it asked for the
-    bundle (the branch would not be the stored one); else the turn starts afresh."""
+    """What the issue's last attempt left, in one read. It asks for the bundle unless a
+    worktree of the issue is still on this disk (`_continue_from_bundle`). It asks for
+    the conversation when the agent resumes one. A failed read fails the start when it
+    asked for the bundle, since the branch would not be the stored one. Otherwise the
+    turn starts afresh."""
     if earlier is None:
         return Earlier()
     bundle = not worktree_path(checkout.workdir, plan.issue).exists()
@@ -136,8 +141,9 @@ def _read_earlier(
 
 
 def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
-    """The order's base sha when this clone has it (fetching base once if not), so the
-    branch starts where the Queen judged the issue; else the base ref."""
+    """The order's base sha when this clone has it, so the branch starts where the Queen
+    judged the issue. If the clone lacks it, base is fetched once. Failing that, the
+    base ref."""
     if plan.base_sha is None:
         return plan.base
     sha = ObjectID(plan.base_sha.encode())
@@ -151,11 +157,12 @@ def _cut_base(checkout: Checkout, plan: StartPlan) -> str:
 def _continue_from_bundle(
     checkout: Checkout, issue: int, data: bytes | None, repo_url: str | None = None
 ) -> None:
-    """The branch as the last ended attempt stored it is the truth: another runner may
-    have run a later attempt than the one this clone remembers. So the stored bundle is
-    imported (a no-op when this clone's branch is already there), unless a worktree of
-    the issue is still on this disk: its files belong to the branch as it is here (the
-    read then asked for no bundle: `data` is None)."""
+    """Bring the branch to what the last ended attempt stored. That is the truth, since
+    another runner may have run a later attempt than the one this clone remembers. The
+    stored bundle is imported; that does nothing when the branch is already here. It is
+    not imported while a worktree of the issue is still on this disk, because its files
+    belong to the branch as it is here. The read then asked for no bundle, and `data`
+    is None."""
     if data is None:
         return
     try:
@@ -177,8 +184,8 @@ def _continue_from_bundle(
 
 @dataclass(frozen=True)
 class StartConfig:
-    """How this process starts a turn: its agent, the key's variable, the turn's bound,
-    the repository to fetch a missing base from, and how agents are launched."""
+    """How this process starts a turn. It names the agent, the key's variable, the turn's
+    bound, the repository to fetch a missing base from and how agents are launched."""
 
     agent: str
     key_env: str = "HIVE_KEY"

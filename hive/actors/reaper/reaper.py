@@ -1,24 +1,25 @@
-"""The reapers (DESIGN 5, RULES 4): they clean up after crashes and never take the order
-of a bee this process runs (its issues are passed as `spare`).
+"""The reapers (DESIGN 5, RULES 4). They clean up after crashes. They never take the
+order of a bee this process runs; its issues are passed as `spare`.
 
-- The boot reaper (a Queen process, once, when the Queen first holds the lease and
-  tells it `ReapAtBoot`; she decides only once it answers `BootReaped`) ends the
-  unfinished orders the Queen ran herself (`queued_at IS NULL`): her restart killed
-  their bees. It runs in the reaper's own pass, never on the Queen's thread. A standby
-  replica waiting for the lease reaps nothing, so it never ends the live Queen's
-  orders. Runner orders survive a Queen restart. Each is salvaged first where its
-  worktree is on this disk.
-- The stall reaper (a Queen process, every `min(60 s, silent window / 4, stall window
-  / 4)`) releases runner orders whose heartbeat has been silent for
-  `HIVE_RUNNER_SILENT_MINUTES`, never salvaged (nothing of that bee is on this disk), and
-  ends started orders whose turn began more than `HIVE_STALL_MINUTES` ago by
-  `dispatched_at` (salvaging the local ones). A queued order nobody claimed is never
-  reaped, unless every runner refused it: after the silent window it ends as `refused`
-  with a sentence naming them (hive/actors/reaper/refused.py). One that waited the window while
-  no runner was seen at all stays queued, and a round report says so once (`hive why`,
-  needs you) until the set of such issues changes.
+- The boot reaper runs once in a Queen process. It runs when the Queen first holds the
+  lease and tells it `ReapAtBoot`. She decides nothing until it answers `BootReaped`.
+  It ends the unfinished orders the Queen ran herself (`queued_at IS NULL`), because
+  her restart killed their bees. It runs in the reaper's own pass, never on the
+  Queen's thread. A standby replica waiting for the lease reaps nothing, so it never
+  ends the live Queen's orders. Runner orders survive a Queen restart. Each order is
+  salvaged first when its worktree is on this disk.
+- The stall reaper runs in a Queen process every `min(60 s, silent window / 4, stall
+  window / 4)`. It releases runner orders whose heartbeat has been silent for
+  `HIVE_RUNNER_SILENT_MINUTES`. Those are never salvaged, since nothing of that bee is
+  on this disk. It also ends started orders whose turn began more than
+  `HIVE_STALL_MINUTES` ago by `dispatched_at`, salvaging the local ones.
+- A queued order nobody claimed is never reaped, unless every runner refused it. After
+  the silent window such an order ends as `refused`, with a sentence naming the runners
+  (hive/actors/reaper/refused.py). An order that waited the window while no runner was
+  seen at all stays queued. A round report then says so once (`hive why`, needs you),
+  until the set of such issues changes.
 
-After a reap the Queen is told `OrdersReaped` (`BootReaped` after the boot pass): the
+After a reap the Queen is told `OrdersReaped`, or `BootReaped` after the boot pass. The
 freed issue is dispatched again at once.
 """
 
@@ -55,9 +56,9 @@ PASSES_PER_WINDOW = 4
 
 @dataclass(frozen=True)
 class ReaperPorts:
-    """What the reaper uses: the store, this process's workdir (a reaped order's worktree
-    is salvaged there), the metrics, the names it tells, and the issues whose bee runs in
-    this process (never reaped)."""
+    """What the reaper uses. It holds the store, this process's workdir (where a reaped
+    order's worktree is salvaged), the metrics and the names it tells. It also holds
+    the issues whose bee runs in this process, which are never reaped."""
 
     db: Db
     workdir: Path
@@ -84,8 +85,8 @@ class ReaperConfig:
 
 @dataclass(frozen=True)
 class ReapPass:
-    """What one pass ended: silent runners' orders, stalled turns, and (boot) the Queen's
-    own; `salvaged` names the ones salvaged here."""
+    """What one pass ended. That is silent runners' orders, stalled turns and, in a boot
+    pass, the Queen's own. `salvaged` names the ones salvaged here."""
 
     silent: tuple[int, ...] = ()
     stalled: tuple[int, ...] = ()
@@ -119,12 +120,14 @@ class Reaper:
         self._boot_asked = threading.Event()
 
     def ask_boot(self) -> None:
-        """The Queen asked for the boot pass (`ReapAtBoot`): the next pass runs it first."""
+        """Note that the Queen asked for the boot pass (`ReapAtBoot`). The next pass runs
+        it first."""
         self._boot_asked.set()
 
     def boot(self) -> ReapPass:
         """End the Queen's own unfinished orders (see the module), then tell her
-        `BootReaped`. A raise (the store away) tells her nothing: she keeps asking."""
+        `BootReaped`. When it raises (the store is away), she is told nothing and keeps
+        asking."""
         rt = self.ports
         if not self.config.boot:
             rt.names.tell(QUEEN, BootReaped())
@@ -219,10 +222,11 @@ def _issues(reaped: list[Order]) -> tuple[int, ...]:
 
 
 class ReaperActor(LoopActor):
-    """Known as REAPER. A stall pass every `interval_seconds`. Told `ReapAtBoot` (by the
-    Queen in her first round that holds the Queen lease: "at start" for the Queen that
-    decides, and never by a standby replica while another Queen's bees run), its next
-    pass, at once, runs the boot reaper first."""
+    """The reapers' actor, registered as REAPER. It runs a stall pass every
+    `interval_seconds`. The Queen tells it `ReapAtBoot` in her first round that holds
+    the Queen lease. That is "at start" for the Queen that decides; a standby replica
+    never tells it while another Queen's bees run. Its next pass then runs at once, with
+    the boot reaper first."""
 
     def __init__(self, ports: ReaperPorts, config: ReaperConfig) -> None:
         self.reaper = Reaper(ports, config)
