@@ -1,14 +1,17 @@
 """A runner's group commit of its bees' endings.
 
 An ending that comes while none is being written is written at once, alone, as it
-always was (`write_ending`: retried while the store is away, then in plainer forms).
-Endings that come while one is being written wait, and the next statement writes as
-many of them together as `hive.rules.ending_batches` allows (`hive.store.endings.end_many`: each
-lands or not by its own fence, with its bundle, conversation, key rest, NOTIFY, and its
-sale in the same transaction), so a runner whose slots end near the same moment pays one
-statement, not one each. A statement of several that fails for any reason hands each of
-its endings back to its own bee, which writes it alone: every ending keeps the path one
-ending has.
+always was (`write_ending`). That write is retried while the store is away, then tried
+in plainer forms.
+
+Endings that come while one is being written wait. The next statement writes as many of
+them together as `hive.rules.ending_batches` allows (`hive.store.endings.end_many`).
+Each lands or not by its own fence. Each carries its bundle, conversation, key rest and
+NOTIFY, and its sale goes in the same transaction. So a runner whose slots end near the
+same moment pays one statement, not one each.
+
+A statement of several that fails for any reason hands each of its endings back to its
+own bee. The bee writes it alone. So every ending keeps the path that one ending has.
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ STATEMENTS_KEPT = 64
 
 @dataclass(eq=False)
 class _Waiting:
-    """An ending waiting for its statement, and what came of it once `done`: `written`,
-    or handed back to be written `alone`."""
+    """An ending waiting for its statement. Once `done`, it says what came of it: it was
+    `written`, or handed back to be written `alone`."""
 
     ending: OrderEnding
     sells: bool
@@ -49,9 +52,10 @@ class _Waiting:
 
 
 class EndingGroup:
-    """One per process: `write` is what `close_order` calls from each bee's thread.
-    `statements` holds how many endings each of the latest statements of several wrote
-    (the last STATEMENTS_KEPT, for tests and the log: a runner lives for weeks)."""
+    """The process's group commit; there is one per process. `close_order` calls `write`
+    from each bee's thread. `statements` holds how many endings each of the latest
+    statements of several wrote. It keeps the last STATEMENTS_KEPT, for tests and the
+    log, since a runner lives for weeks."""
 
     def __init__(
         self,
@@ -73,8 +77,8 @@ class EndingGroup:
             return len(self._waiting)
 
     def write(self, ending: OrderEnding, sells: bool = False) -> Written:
-        """Write `ending` (and sell its turn when `sells`), alone or with the endings that
-        wait beside it; answers as `write_ending` does, and raises what it raises."""
+        """Write `ending`, alone or with the endings that wait beside it, and sell its turn
+        when `sells`. It answers as `write_ending` does and raises what it raises."""
         mine = _Waiting(ending, sells)
         with self._turn:
             self._waiting.append(mine)
@@ -95,8 +99,9 @@ class EndingGroup:
         return write_ending(self._db, ending, sells)  # handed back: alone
 
     def _write_next(self, mine: _Waiting) -> None:
-        """Write the next statement's endings (the leader's own, alone, as one ending is
-        written; several together), or hand a lone other one back to its bee."""
+        """Write the next statement's endings. The leader's own ending alone is written as
+        one ending is. Several are written together. A lone ending of another bee is
+        handed back to that bee."""
         with self._turn:
             weighed = [waiting(w.ending) for w in self._waiting]
             taken = self._waiting[: next_batch(weighed, self._most, self._most_bytes)]
@@ -113,8 +118,8 @@ class EndingGroup:
             self._turn.notify_all()
 
     def _together(self, taken: list[_Waiting]) -> list[Written | None]:
-        """`taken` in one statement, their sales in its transaction; any failure hands
-        every one of them back to be written alone."""
+        """Write `taken` in one statement, with their sales in its transaction. Any
+        failure hands every one of them back to be written alone."""
         endings = [w.ending for w in taken]
         try:
             if not any(w.sells for w in taken):

@@ -1,19 +1,25 @@
 """The shape every long-running actor shares (STYLE: River's services).
 
-The work is a plain object with `run_once()` (one pass, returns a small result that is
-true when something happened and prints as one line) and `close()`; tests call
-`run_once()` directly. `LoopActor` only waits, calls it, and logs that one line: it
-waits `interval_seconds`, or less when it is told one of the messages it `wakes_on`
-(`hive.actors.messages`; given a `registry`, it is found there `known_as` its name) or, given a
-`listen_url`, when a NOTIFY on its `listen_channels` (`hive_orders` unless said) arrives
-whose payload `listen_skips` does not skip (a NOTIFY is only a hint: the pass re-reads
-the store). `listen_one_of`: a hint goes to one hungry (`listen_hungry`) `one_of`
-listener of the process, not to all (`hive.store.listen`). `jitter`: each wait moves by up
-to that fraction of the interval either way (`hive.rules.jitter`), so loops started
-together do not poll in step. The loop runs in a thread of its own, never in a message handler (a
-handler only wakes it), so a stop is answered within WAKE_SLICE_SECONDS.
+The work is a plain object with `run_once()` and `close()`. `run_once()` is one pass.
+It returns a small result that is true when something happened and prints as one line.
+Tests call `run_once()` directly.
 
-A pass that raises is logged and the loop goes on at its next interval: the store and
+`LoopActor` only waits, calls the pass and logs that line. It waits `interval_seconds`,
+or less when woken. Two things wake it.
+
+- A message it `wakes_on` (`hive.actors.messages`). Given a `registry`, the actor is
+  found there `known_as` its name.
+- Given a `listen_url`, a NOTIFY on its `listen_channels` (`hive_orders` by default)
+  whose payload `listen_skips` does not skip. A NOTIFY is only a hint; the pass
+  re-reads the store. With `listen_one_of`, a hint goes to one hungry
+  (`listen_hungry`) `one_of` listener of the process, not to all (`hive.store.listen`).
+
+With `jitter`, each wait moves by up to that fraction of the interval either way
+(`hive.rules.jitter`). So loops started together do not poll in step. The loop runs in
+a thread of its own, never in a message handler; a handler only wakes it. So a stop is
+answered within WAKE_SLICE_SECONDS.
+
+A pass that raises is logged, and the loop goes on at its next interval. The store and
 git errors it meets are transient, and a crash would only restart the same loop.
 """
 
@@ -45,11 +51,13 @@ class Work(Protocol):
 
 
 class LoopActor(SupervisedActor):
-    """Lifecycle: `on_start` starts the loop thread (the first pass runs at once);
-    `on_stop` asks it to end, waits up to `join_seconds` for the pass in hand, then calls
-    `work.close()` (a pass still running then is left to finish on its own thread).
+    """An actor that runs `work` in a loop (see the module).
+
+    `on_start` starts the loop thread, and the first pass runs at once. `on_stop` asks
+    the loop to end and waits up to `join_seconds` for the pass in hand. Then it calls
+    `work.close()`. A pass still running then is left to finish on its own thread.
     Stopping twice, or before start, is safe. A message it `wakes_on` starts the next
-    pass at once; any other message is logged at debug and dropped."""
+    pass at once. Any other message is logged at debug and dropped."""
 
     def __init__(
         self,
@@ -92,7 +100,7 @@ class LoopActor(SupervisedActor):
             self.register_as(registry, known_as or name)
 
     def on_receive(self, message: Any) -> None:
-        """A message it `wakes_on` wakes the loop; the pass runs in the loop's thread."""
+        """Wake the loop on a message it `wakes_on`. The pass runs in the loop's thread."""
         if isinstance(message, self.wakes_on):
             self.wake.set()
         else:
@@ -144,7 +152,7 @@ class LoopActor(SupervisedActor):
             self._drop_listener()
 
     def next_wait(self) -> float:
-        """The seconds to the next poll: the interval, jittered when asked."""
+        """The seconds to the next poll. That is the interval, jittered when asked."""
         if not self.jitter:
             return self.interval_seconds
         return jittered(self.interval_seconds, self.draw(), self.jitter)

@@ -1,10 +1,11 @@
 """What the hive's actors tell one another, and the names they are found by.
 
-Every message is told (never asked) to a registered name in the runtime's
-`supervisors.Registry`; a message to a name nothing holds now is dropped, so each one is
-a hint that something happened, never the only record of it: the store is. The bee
-host's two (`StartBee`, `BeeLeft`) go to the `HostActor`'s own reference instead, which
-the host holds (`hive.actors.bee.host`): they change the work registry.
+Every message is told, never asked, to a registered name in the runtime's
+`supervisors.Registry`. A message to a name nothing holds now is dropped. So each
+message is a hint that something happened, never the only record of it; the store is
+the record. The bee host's two messages (`StartBee`, `BeeLeft`) go to the `HostActor`'s
+own reference instead, which the host holds (`hive.actors.bee.host`). They change the
+work registry.
 
     message        sender                                      receiver
     OrderEnded     the HostActor, once a bee whose order has   QUEEN: rounds at once
@@ -31,7 +32,7 @@ the host holds (`hive.actors.bee.host`): they change the work registry.
     JobSlotFree    a job's run, once it ended (`hive.jobs.pool`)   JOBS: claims the next
     IssuesChanged  (as above)                                  FORGE: its watch looks now
 
-A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag: the work
+A receiver's handler only wakes its loop (`hive.actors.loop`) or sets a flag. The work
 the message calls for runs beside the actor, never in the handler.
 """
 
@@ -93,8 +94,9 @@ class SlotFree:
 
 @dataclass(frozen=True)
 class BeeLeft:
-    """A bee has ended: the host takes seat `seat` off the work registry, then tells the
-    Queen and the reviewer `OrderEnded` (when `order_ended`) and the claimer `SlotFree`."""
+    """A bee has ended. The host takes seat `seat` off the work registry. Then it tells
+    the Queen and the reviewer `OrderEnded` (when `order_ended`), and the claimer
+    `SlotFree`."""
 
     issue: int
     seat: int

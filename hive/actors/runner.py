@@ -49,9 +49,9 @@ log = logging.getLogger("hive.runner")
 
 @dataclass(frozen=True)
 class ClaimerPorts:
-    """What the claimer uses: the store and its LISTEN URL, the bee host it starts bees
-    in, the work registry (is the drain on), the metrics, the names it is known by, and
-    what its bees use."""
+    """What the claimer uses. It holds the store and its LISTEN URL, the bee host it
+    starts bees in and the work registry, which says whether the drain is on. It also
+    holds the metrics, the names it is known by and what its bees use."""
 
     db: ConnectionPool[Any]
     listen_url: str
@@ -64,8 +64,9 @@ class ClaimerPorts:
 
 @dataclass(frozen=True)
 class ClaimerConfig:
-    """The claimer's: this runner's name, slots, memory guard, poll, its own keys (the
-    only ones it may run an order on) and the config its bees start with."""
+    """The claimer's config. It holds this runner's name, slots, memory guard and poll.
+    It holds its own keys, the only ones it may run an order on, and the config its
+    bees start with."""
 
     name: str
     bee: BeeConfig
@@ -140,14 +141,15 @@ class Claimer:
         return ClaimPass(tuple(started), tuple(refused), held_back)
 
     def hungry(self) -> bool:
-        """Whether a hint should wake this claimer: a free slot, and no drain."""
+        """Whether a hint should wake this claimer. It should when a slot is free and no
+        drain is on."""
         rt = self.ports
         return not rt.work.draining and rt.host.ready and rt.host.running() < self.config.slots
 
     def _take(self, batch: list[ClaimedOrder], started: list[int], refused: list[int]) -> bool:
-        """Start a bee for each claimed order, refusing those whose key this runner lacks;
-        False once one could not start (the pool went away or the drain began): it and
-        the rest of the batch are given back at once."""
+        """Start a bee for each claimed order, refusing those whose key this runner
+        lacks. Returns False once one could not start, because the pool went away or the
+        drain began. That order and the rest of the batch are given back at once."""
         rt = self.ports
         rest = list(batch)
         try:
@@ -178,8 +180,9 @@ class Claimer:
             log.warning("could not update queen_runner at stop: %s", err)
 
     def _key_for(self, order: ClaimedOrder) -> str | None:
-        """The key value for the order's key_index, or None when this runner must refuse
-        (no key at that index, or another account behind it). No key asked: empty."""
+        """The key value for the order's key_index. None means this runner must refuse:
+        it has no key at that index, or another account is behind it. An order that asks
+        for no key gets an empty value."""
         if order.key_index is None:
             return ""
         slot = self.keys.get(order.key_index)
@@ -200,8 +203,8 @@ class Claimer:
         )
 
     def _start(self, order: ClaimedOrder, key: str) -> bool:
-        """Start the order's bee; a claim that could not start is given back at once (an
-        order left claimed would wait HIVE_RUNNER_SILENT_MINUTES for the reaper)."""
+        """Start the order's bee. A claim that could not start is given back at once. An
+        order left claimed would wait HIVE_RUNNER_SILENT_MINUTES for the reaper."""
         try:
             if self._start_bee(order, key):
                 return True
@@ -262,8 +265,8 @@ class Claimer:
 
 
 class RunnerActor(LoopActor):
-    """The claimer's loop, known as CLAIMER: a pass at start, then on each NOTIFY, when
-    told a slot is free or the drain began, or every poll."""
+    """The claimer's loop, registered as CLAIMER. It runs a pass at start. It runs
+    another on each NOTIFY, when told a slot is free or the drain began, and every poll."""
 
     def __init__(self, ports: ClaimerPorts, config: ClaimerConfig) -> None:
         claimer = Claimer(ports, config)

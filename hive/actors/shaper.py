@@ -1,19 +1,25 @@
-"""The shaper (DESIGN 11): an open issue that fails the shape gate (no boundary, a
-boundary of files that do not exist, no criteria) gets a proposal, in the Queen's
-process, while she holds her lease.
+"""The shaper (DESIGN 11). It proposes a shape for an open issue that fails the shape
+gate. An issue fails the gate when it has no boundary, a boundary of files that do not
+exist, or no criteria. The shaper runs in the Queen's process while she holds her lease.
 
-A pass takes one issue the shaper has not answered for its present problem (an issue
-edited since is shaped again) and runs a short turn of HIVE_SHAPER_AGENT (`demo`:
-hive/agents/demo_shape.py; `claude`, `codex`, `command:`, `python:` as the reviewer's)
-in a scratch tree of the base, with the shaping brief. Its HIVE-SHAPE- lines are the
-proposal (`hive.rules.shaping`), held to the shape rule: refused, it says why; with
-HIVE_SHAPE=ask it waits for its author (`hive issue show N`, a GitHub comment; `hive
-issue accept-shape N` or the label `hive:shape-ok` applies it); with `apply` it is
-applied at once, with a sentence. A turn that gives no proposal is a failure on the
-reviewer's floor (hive/rules/review_failures.py): tried again after a pause that
-doubles, and the HIVE_REVIEW_FAILURES_MAXth in a row leaves the issue to a person with
-a sentence. Every source's issues (local, the API, GitHub) are in the store, so one
-gate shapes them all.
+A pass takes one issue the shaper has not answered for its present problem. An issue
+edited since is shaped again. The pass runs a short turn of HIVE_SHAPER_AGENT in a
+scratch tree of the base, with the shaping brief. The agent is `demo`
+(hive/agents/demo_shape.py), or `claude`, `codex`, `command:` or `python:` as for the
+reviewer. Its HIVE-SHAPE- lines are the proposal (`hive.rules.shaping`), held to the
+shape rule.
+
+- A refused proposal says why.
+- With HIVE_SHAPE=ask the proposal waits for the issue's author. It shows in `hive
+  issue show N` and in a GitHub comment. `hive issue accept-shape N` or the label
+  `hive:shape-ok` applies it.
+- With `apply` it is applied at once, with a sentence.
+
+A turn that gives no proposal is a failure, counted as the reviewer's are
+(hive/rules/review_failures.py). It is tried again after a pause that doubles. The
+HIVE_REVIEW_FAILURES_MAXth failure in a row leaves the issue to a person, with a
+sentence. Every source's issues (local, the API, GitHub) are in the store, so one gate
+shapes them all.
 """
 
 from __future__ import annotations
@@ -135,7 +141,7 @@ class Shaper:
     def shape(
         self, issue: Issue, problem: str, known: Shape | None, base_sha: str, facts: BaseFacts
     ) -> str:
-        """Run the shaper on `issue` and write its answer; the state written."""
+        """Run the shaper on `issue`, write its answer and return the state written."""
         scratch = self.checkout.workdir / SCRATCH_DIRNAME / str(issue.number)
         shutil.rmtree(scratch, ignore_errors=True)
         failures = known.failures if known is not None and known.problem == problem else 0
@@ -220,9 +226,9 @@ class Shaper:
         )
 
     def _sell(self, issue: Issue, ending: Ending) -> None:
-        """Record what the shaping turn spent, now (the day's spend counts it), and sell
-        it to the issue's account (credits on), in one transaction: a crash between the
-        two cannot leave the spend recorded and the turn unsold."""
+        """Record what the shaping turn spent, and sell the turn to the issue's account
+        when credits are on. The day's spend counts it at once. Both writes share one
+        transaction, so a crash cannot leave the spend recorded and the turn unsold."""
         usage = ending.usage
         cost = self.config.accounting.cost(usage)
         usd = cost.usd if cost else None
@@ -260,7 +266,8 @@ class Shaper:
 
 
 class ShaperActor(LoopActor):
-    """Known as "shaper": a pass every `interval_seconds` (the reviewer's clock)."""
+    """The shaper's actor, registered as "shaper". It runs a pass every
+    `interval_seconds`, the reviewer's clock."""
 
     def __init__(self, names: Registry, shaper: Shaper, interval_seconds: float) -> None:
         super().__init__("shaper", shaper, interval_seconds, registry=names)
