@@ -1,9 +1,9 @@
-"""Long work outside the message handler: a subprocess in its own process group, watched
-by a thread that tells the actor when it ends.
+"""Long work outside the message handler. The work is a subprocess in its own process
+group, watched by a thread that tells the actor when it ends.
 
-The rule: a pykka stop is a message, queued behind the one being handled, and a thread
-cannot be killed; so a handler that runs for an hour makes its actor unstoppable for an
-hour. The pattern::
+The rule is this. A pykka stop is a message, queued behind the one being handled, and a
+thread cannot be killed. So a handler that runs for an hour makes its actor unstoppable
+for an hour. The pattern::
 
     class BeeActor(SupervisedActor):
         def run_turn(self, argv):                      # a handler: returns at once
@@ -15,24 +15,25 @@ hour. The pattern::
         def on_stop(self):
             if self.turn: self.turn.terminate(grace_seconds=3.0)
 
-The process gets its own process group and the actor registers it, so a supervisor that
-must kill the actor (missed deadline, hard stop) kills the whole group. Every signal goes
-through ``supervisors.groups``, the one place that signals and stops a group.
+The process gets its own process group and the actor registers it. So a supervisor that
+must kill the actor (a missed deadline, a hard stop) kills the whole group. Every signal
+goes through ``supervisors.groups``, the one place that signals and stops a group.
 
-The group never outlives this process (``supervisors.warden``): it is started from one
-spawner thread that lives as long as the process, its leader gets SIGKILL as its
-parent-death signal, and the process's warden holds the group until its leader has
-exited and the group is empty (a group its owner left running is killed by the warden
-when this process dies).
+The group never outlives this process (``supervisors.warden``). One spawner thread that
+lives as long as the process starts it. Its leader gets SIGKILL as its parent-death
+signal. The process's warden holds the group until its leader has exited and the group
+is empty. When this process dies, the warden kills any group its owner left running.
 
-The leader's first steps run no Python in the child, so that ``subprocess`` starts it
-with ``vfork`` instead of copying this whole process (a ``preexec_fn`` forces the full
-fork, under the interpreter's lock): ``setpriv --pdeathsig KILL`` sets the parent-death
-signal, then a shell kills itself when its parent is already another process (this one
-died before the signal was set), then execs the program in its own place (the same pid:
-the group's leader). A ``child_setup`` (a sandbox's, Python between fork and exec) takes
-the full fork as before, the two steps then in Python; so does a machine without a
-``setpriv`` that knows ``--pdeathsig`` (util-linux 2.33 or newer).
+The leader's first steps run no Python in the child. So ``subprocess`` starts it with
+``vfork`` instead of copying this whole process; a ``preexec_fn`` would force the full
+fork, under the interpreter's lock. First ``setpriv --pdeathsig KILL`` sets the
+parent-death signal. Then a shell kills itself when its parent is already another
+process, which means this one died before the signal was set. Then the shell execs the
+program in its own place, keeping the pid of the group's leader.
+
+A ``child_setup`` (a sandbox's, Python between fork and exec) takes the full fork as
+before, with the two steps in Python. So does a machine without a ``setpriv`` that
+knows ``--pdeathsig`` (util-linux 2.33 or newer).
 """
 
 from __future__ import annotations
@@ -76,9 +77,10 @@ _prctl = _load_prctl()
 
 
 def _die_with_parent(parent: int, then: Callable[[], None] | None = None) -> Callable[[], None]:
-    """Run in the child before exec: SIGKILL when the starting thread ends; and at once
-    if the parent is already gone (it died between the fork and this call). Then `then`
-    (the caller's own step, a sandbox's): a raise there fails the start."""
+    """Run in the child before exec. It asks for SIGKILL when the starting thread ends,
+    and kills the child at once if the parent is already gone (it died between the fork
+    and this call). Then it runs `then`, the caller's own step (a sandbox's). A raise
+    there fails the start."""
 
     def setup() -> None:
         if _prctl is not None:
@@ -104,7 +106,7 @@ SETPRIV_PROBE_SECONDS = 10.0
 
 @functools.cache
 def setpriv() -> str | None:
-    """The ``setpriv`` that sets a parent-death signal (probed once); None without one."""
+    """The ``setpriv`` that sets a parent-death signal, probed once. None without one."""
     program = shutil.which("setpriv") if sys.platform.startswith("linux") else None
     if program is None:
         return None
@@ -150,8 +152,8 @@ def _check_program(argv: Sequence[str], popen_kwargs: dict[str, Any]) -> None:
 def _popen(
     argv: Sequence[str], child_setup: Callable[[], None] | None, popen_kwargs: dict[str, Any]
 ) -> subprocess.Popen[Any]:
-    """Start the leader (on the spawner thread): wrapped when it can be, else with the
-    two steps as ``preexec_fn`` (see the module)."""
+    """Start the leader, on the spawner thread. It is wrapped when it can be, else the two
+    steps run as ``preexec_fn`` (see the module)."""
     parent = os.getpid()
     program = setpriv()
     if (
@@ -169,8 +171,8 @@ def _popen(
 
 
 class _Spawner:
-    """One thread, as long-lived as the process, that starts every group's leader: a
-    parent-death signal fires when the thread that started the child ends, so the
+    """One thread, as long-lived as the process, that starts every group's leader. A
+    parent-death signal fires when the thread that started the child ends. So that
     thread must be one that ends only with the process."""
 
     def __init__(self) -> None:
@@ -227,10 +229,10 @@ class WatchedProcess:
         child_setup: Callable[[], None] | None = None,
         **popen_kwargs: Any,
     ) -> WatchedProcess:
-        """Start ``argv`` in a new session (its own process group); ``on_exit`` is called
-        from the watcher thread with a ``ProcessExited`` (``actor_ref.tell`` fits). The
-        warden holds the group from its start until, after ``on_exit`` returned, it is
-        empty (see the module)."""
+        """Start ``argv`` in a new session, its own process group. ``on_exit`` is called
+        from the watcher thread with a ``ProcessExited``; ``actor_ref.tell`` fits. The
+        warden holds the group from its start until it is empty after ``on_exit``
+        returned (see the module)."""
         if "preexec_fn" in popen_kwargs:
             raise TypeError("WatchedProcess.start sets its own preexec_fn")
         popen: subprocess.Popen[Any] = _spawner.run(lambda: _popen(argv, child_setup, popen_kwargs))
@@ -255,7 +257,7 @@ class WatchedProcess:
         return watched
 
     def signal(self, signum: int) -> bool:
-        """Send ``signum`` to the whole group; False when the group is gone."""
+        """Send ``signum`` to the whole group. False when the group is gone."""
         return signal_group(self.pgid, signum)
 
     def ended(self, timeout: float) -> bool:

@@ -1,14 +1,14 @@
 """The bee pool as the Queen, the claimer, the reaper and the drain see it, and the actor
 that owns it.
 
-The pool itself is a `supervisors.Pool` the tree makes (a bee is a temporary child, one
-per order, at most one per slot); the tree attaches each pool it makes here, so a restart
-of the runner supervisor is seen by everyone.
+The pool itself is a `supervisors.Pool` that the tree makes. A bee is a temporary child,
+one per order, at most one per slot. The tree attaches each pool it makes here, so a
+restart of the runner supervisor is seen by everyone.
 
-`HostActor` owns the pool's seats: it starts each bee (`StartBee`, asked by the Queen or
-the claimer), and each bee's leave is a message to it (`BeeLeft`). So one thread adds a
-bee to the work registry, takes it off again and fits the store pool to the bees
-running; and the claimer hears `SlotFree` only after the bee has left the registry.
+`HostActor` owns the pool's seats. It starts each bee when the Queen or the claimer asks
+(`StartBee`). Each bee's leave is a message to it (`BeeLeft`). So one thread adds a bee
+to the work registry, takes it off again and fits the store pool to the bees running.
+And the claimer hears `SlotFree` only after the bee has left the registry.
 
 A bee counts in the work registry from its start until it has left. The host counts
 those, names their issues (the reapers spare them) and refuses to start one once the
@@ -49,14 +49,14 @@ class HostedBee(WorkItem, Protocol):
 
 @dataclass(frozen=True)
 class StartBee:
-    """Asked of the `HostActor`: start `bee` in the pool. The answer is whether it started."""
+    """Start `bee` in the pool; asked of the `HostActor`. The answer is whether it started."""
 
     bee: HostedBee
 
 
 def tell_left(names: Registry, left: BeeLeft) -> None:
-    """Tell what a bee's leave means to the others: the Queen and the reviewer that its
-    order ended (when it did), the claimer that its slot is free."""
+    """Tell the others what a bee's leave means. The Queen and the reviewer hear that its
+    order ended, when it did. The claimer hears that its slot is free."""
     if left.order_ended:
         names.tell(QUEEN, OrderEnded(left.issue))
         names.tell(REVIEWER, OrderEnded(left.issue))
@@ -64,9 +64,9 @@ def tell_left(names: Registry, left: BeeLeft) -> None:
 
 
 class BeeHost:
-    """Thread-safe. The Queen, the claimer, the reaper and the drain call `start`,
-    `ready`, `running` and `issues` from their own threads; the seats change only on the
-    `HostActor`'s thread."""
+    """The bee pool's face. It is thread-safe. The Queen, the claimer, the reaper and the
+    drain call `start`, `ready`, `running` and `issues` from their own threads. The
+    seats change only on the `HostActor`'s thread."""
 
     def __init__(self, work: WorkRegistry, start_ask_seconds: float = START_ASK_SECONDS) -> None:
         self.start_ask_seconds = start_ask_seconds
@@ -114,13 +114,13 @@ class BeeHost:
         )
 
     def start(self, bee: HostedBee) -> bool:
-        """Start `bee` in the pool (asked of the `HostActor`); False when no pool or owner
-        runs here or the drain began. A bee counts from here until it has left.
+        """Start `bee` in the pool, asking the `HostActor`. False when no pool or owner
+        runs here, or the drain began. A bee counts from here until it has left.
 
         The ask waits up to `start_ask_seconds`. A host that did not answer by then may
-        still start the bee, so the bee is withdrawn: False, and if it runs later it
-        writes nothing and leaves. A bee that already began its order cannot be
-        withdrawn: True, it runs to its end."""
+        still start the bee, so the bee is withdrawn and the answer is False. If it runs
+        later, it writes nothing and leaves. A bee that already began its order cannot
+        be withdrawn; the answer is True and it runs to its end."""
         with self._lock:
             owner = self._owner
         if owner is None:
@@ -151,9 +151,9 @@ class BeeHost:
 
     def seat(self, bee: HostedBee, owner: pykka.ActorRef[Any]) -> bool:
         """Admit `bee` to the work registry and start it in the pool
-        (`BeeActor.start(bee, leave)`; at its end the bee calls `leave(order_ended)`, which
-        tells `owner` `BeeLeft`). False when no pool runs, the drain began, or its asker
-        gave up on it already."""
+        (`BeeActor.start(bee, leave)`). At its end the bee calls `leave(order_ended)`,
+        which tells `owner` `BeeLeft`. False when no pool runs, the drain began, or its
+        asker gave up on it already."""
         if bee.withdrawn:
             return False
         with self._lock:
@@ -188,7 +188,7 @@ class BeeHost:
             self._counted()
 
     def sweep(self) -> None:
-        """Take every ended bee off the work registry: those whose leave found no owner."""
+        """Take every ended bee whose leave found no owner off the work registry."""
         with self._lock:
             ended = [number for number, (bee, _) in self._seats.items() if bee.ended]
         for number in ended:
@@ -201,8 +201,9 @@ class BeeHost:
 
 
 class HostActor(SupervisedActor):
-    """Owns the bee pool's seats (see the module). Started before the pool and stopped
-    after it, so the bees the pool hands back at its stop still leave here."""
+    """The actor that owns the bee pool's seats (see the module). It starts before the
+    pool and stops after it, so the bees the pool hands back at its stop still leave
+    here."""
 
     def __init__(self, host: BeeHost, names: Registry) -> None:
         super().__init__()
@@ -214,8 +215,9 @@ class HostActor(SupervisedActor):
         self.host.own(self.actor_ref)
 
     def on_receive(self, message: Any) -> Any:
-        """`StartBee` (asked): start the bee; whether it started. `BeeLeft` (told by the
-        bee's thread at its end): take it off the registry, then tell the others."""
+        """`StartBee` is asked: start the bee and answer whether it started. `BeeLeft` is
+        told by the bee's thread at its end: take it off the registry, then tell the
+        others."""
         if isinstance(message, StartBee):
             return self.host.seat(message.bee, self.actor_ref)
         if isinstance(message, BeeLeft):

@@ -71,8 +71,9 @@ log = logging.getLogger("hive.queen")
 
 @dataclass(frozen=True)
 class Gathered:
-    """What a round read: the open issues, its facts, the base commit its orders are
-    judged against, and each issue's send-back notes for its next brief."""
+    """What a round read. It holds the open issues, the round's facts and the base commit
+    its orders are judged against. It also holds each issue's send-back notes for its
+    next brief."""
 
     open_issues: list[Issue]
     facts: RoundFacts
@@ -82,9 +83,10 @@ class Gathered:
 
 @dataclass(frozen=True)
 class RoundResult:
-    """One round as its report reads: the issues dispatched, the refusal sentences, the
-    skips reported, whether a person must act; or why there was no round (another Queen
-    holds the lease, draining, abandoned)."""
+    """One round as its report reads. It holds the issues dispatched, the refusal
+    sentences, the skips reported and whether a person must act. When there was no
+    round, it says why: another Queen holds the lease, the hive drains, or the round
+    was abandoned."""
 
     dispatched: tuple[int, ...] = ()
     refusals: tuple[str, ...] = ()
@@ -150,11 +152,11 @@ class Queen:
         return RoundResult(idle=f"abandoned while {done.stuck_at}")
 
     def close(self) -> None:
-        """Let the lease go (safe twice): another Queen may take over at once."""
+        """Let the lease go, so another Queen may take over at once. Safe twice."""
         self._let_go()
 
     def boot_reaped(self) -> None:
-        """The reaper's boot pass ran (`BootReaped`): rounds decide from now on."""
+        """Note that the reaper's boot pass ran (`BootReaped`). Rounds decide from now on."""
         self._booted.set()
 
     def _let_go(self) -> None:
@@ -202,8 +204,8 @@ class Queen:
         return result
 
     def _release_floors(self, round_orders: list[orders.Order]) -> bool:
-        """Release the orders whose floor passed (RULES 4), each held to the state table:
-        their issues may go again in this round. Whether one was released."""
+        """Release the orders whose floor passed (RULES 4), each held to the state table.
+        Their issues may go again in this round. Returns whether one was released."""
         rt = self.ports
         released = False
         for order, judged in facts.past_floor(round_orders, facts.utcnow()):
@@ -220,11 +222,12 @@ class Queen:
         return released
 
     def _orders(self, open_issues: list[Issue]) -> list[orders.Order]:
-        """The orders a round decides by: every one in this process's first round (the
-        key scan starts after the newest order's key), then the live ones
-        (`orders.live`): in flight, of an open issue, ended recently enough to hold its
-        files, or resting in a state with a floor. The ended orders of closed issues,
-        which grow with the history, change none of the round's decisions."""
+        """The orders a round decides by. This process's first round reads every order,
+        because the key scan starts after the newest order's key. Later rounds read the
+        live ones (`orders.live`). Those are in flight, of an open issue, ended recently
+        enough to hold their files, or resting in a state with a floor. The ended orders
+        of closed issues grow with the history and change none of the round's
+        decisions."""
         db = self.ports.db
         if not self._seeded:
             return orders.listing(db)
@@ -234,9 +237,10 @@ class Queen:
     def _gather(
         self, state: Progress, open_issues: list[Issue], round_orders: list[orders.Order]
     ) -> Gathered:
-        """Read the base, the rest of the store and this process: the round's facts
-        (over `open_issues` and `round_orders`, read once a round), the base commit its
-        orders are judged against, and the review notes the next attempts carry."""
+        """Read the base, the rest of the store and this process. That gives the round's
+        facts over `open_issues` and `round_orders`, read once a round. It also gives the
+        base commit the orders are judged against and the review notes the next
+        attempts carry."""
         rt, cfg = self.ports, self.config
         if not self._seeded:
             self._last_key, self._seeded = facts.last_key(round_orders), True
@@ -268,9 +272,9 @@ class Queen:
     def _write(
         self, plan: Plan, gathered: Gathered, lease: leases.Lease, state: Progress
     ) -> tuple[list[int], list[Refusal]]:
-        """Write the planned orders in turn: the issues dispatched, and the refusals (the
-        plan's own last). A lease gone stops the writing; an order not started is passed
-        over."""
+        """Write the planned orders in turn. Returns the issues dispatched and the
+        refusals, the plan's own last. A lease gone stops the writing. An order not
+        started is passed over."""
         rt, cfg = self.ports, self.config
         by_number = {issue.number: issue for issue in gathered.open_issues}
         dispatched: list[int] = []
@@ -302,9 +306,9 @@ class Queen:
         return dispatched, refusals
 
     def _hold_lease(self) -> leases.Lease | None:
-        """The lease this round writes under (renewed, or claimed), None if another Queen
-        holds it. The round keeps this one: a round abandoned (its lease let go) or
-        overtaken by another Queen carries a fence that no longer holds."""
+        """The lease this round writes under, renewed or claimed. None means another
+        Queen holds it. The round keeps this lease. A round that was abandoned (its lease
+        let go) or overtaken by another Queen carries a fence that no longer holds."""
         db, ttl = self.ports.db, self.config.lease_ttl_seconds
         if self.lease is not None:
             self.lease = leases.renew(db, self.lease, ttl)
@@ -338,9 +342,10 @@ class Queen:
         return next(k for k in self.keys if k.index == index)
 
     def _report(self, result: RoundResult) -> None:
-        """One row in `queen_report`: the headline, each refusal and skip named (at most
-        REPORT_LINES_MAX lines, then a count of the rest); none when the last one said
-        the same and is not REPORT_REPEAT_SECONDS old yet (`report_due`)."""
+        """Write one row in `queen_report`. It holds the headline and names each refusal
+        and skip, up to REPORT_LINES_MAX lines and then a count of the rest. No row is
+        written when the last one said the same and is not REPORT_REPEAT_SECONDS old yet
+        (`report_due`)."""
         if result.dispatched:
             headline = "dispatched " + ", ".join(f"#{n}" for n in result.dispatched)
         elif result.refusals:
@@ -393,7 +398,7 @@ class QueenActor(LoopActor):
         self._unregister: Callable[[], None] = lambda: None
 
     def on_receive(self, message: Any) -> None:
-        """`BootReaped` lets her rounds decide; it wakes her as the others do."""
+        """`BootReaped` lets her rounds decide. It wakes her as the other messages do."""
         if isinstance(message, BootReaped):
             self.queen.boot_reaped()
         super().on_receive(message)
