@@ -1,14 +1,17 @@
 """Process groups: the one way this library signals, watches and stops them.
 
-A process started with ``start_new_session=True`` leads its own group, so one ``killpg``
-reaches it, its children and theirs; killing one pid would leave the children running.
-``signal_group`` refuses the caller's own group (and groups 0 and 1) rather than
-trusting its caller. Whether a group still has members is read from /proc, skipping
-zombies: an orphan that died is reparented to PID 1, which in a container often never
-reaps it, and a zombie holds no memory, no files and no slot.
+A process started with ``start_new_session=True`` leads its own group. So one
+``killpg`` reaches it, its children and theirs. Killing one pid would leave the
+children running. ``signal_group`` refuses the caller's own group, and groups 0 and 1,
+rather than trusting its caller.
 
-``stop_group`` is the stop: SIGTERM to the group, a grace, then SIGKILL to the whole
-group and a bounded wait for it to land. A grace of 0 is a brutal kill (no SIGTERM).
+Whether a group still has members is read from /proc, skipping zombies. An orphan that
+died is reparented to PID 1, which in a container often never reaps it. A zombie holds
+no memory, no files and no slot.
+
+``stop_group`` is the stop. It sends SIGTERM to the group and waits a grace. Then it
+sends SIGKILL to the whole group and waits, bounded, for it to land. A grace of 0 is a
+brutal kill, with no SIGTERM.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class GroupStop(enum.Enum):
 
 
 def signal_group(pgid: int, sig: int) -> bool:
-    """Send ``sig`` to every process in group ``pgid``; False when the group is gone.
+    """Send ``sig`` to every process in group ``pgid``. False when the group is gone.
     Raises ``OwnGroupError`` for the caller's own group, 0 or 1."""
     if pgid <= 1 or pgid == os.getpgrp():
         raise OwnGroupError(f"refusing to signal process group {pgid}: it is not a child's")
@@ -71,11 +74,11 @@ def process_alive(pid: int) -> bool:
 
 
 def process_exiting(pid: int) -> bool:
-    """True once ``pid`` is on its way out: gone, a zombie, or killed and still exiting
-    (a thread with PF_EXITING in its /proc stat flags, or with SIGKILL pending). A
-    process killed by SIGKILL is "alive" by its state until its leader thread is a
-    zombie, while its other threads, the one that started its groups among them, may
-    already be gone."""
+    """True once ``pid`` is on its way out. It is then gone, a zombie, or killed and still
+    exiting. Still exiting means a thread with PF_EXITING in its /proc stat flags, or
+    with SIGKILL pending. A process killed by SIGKILL is "alive" by its state until its
+    leader thread is a zombie. Its other threads may already be gone, among them the one
+    that started its groups."""
     if not _PROC.is_dir():
         return not process_alive(pid)
     task_dir = _PROC / str(pid) / "task"
@@ -108,8 +111,8 @@ def _sigkill_pending(thread_dir: Path) -> bool:
 
 def group_members(pgid: int) -> list[int]:
     """The live (non-zombie) processes of group ``pgid``. A group with no process at all
-    (signal 0 finds none) is answered without reading /proc, whose walk reads every
-    process's stat on the machine (thousands on a busy host, at each look)."""
+    (signal 0 finds none) is answered without reading /proc. A walk of /proc reads every
+    process's stat on the machine, thousands on a busy host, at each look."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
@@ -158,12 +161,12 @@ def stop_group(
     """Stop group ``pgid``: SIGTERM, wait up to ``grace_seconds``, then SIGKILL to the
     whole group and wait up to ``kill_lands_seconds``. Returns within the sum of both.
 
-    ``ended(timeout)`` says whether the work has ended, waiting up to ``timeout`` (an
-    ``Event.wait`` fits); by default the group has ended once it has no live member.
-    ``send(sig)`` signals the group (default ``signal_group``; an owner that knows when
-    the group number stops being its own guards it there). ``before_kill`` runs just
-    before the SIGKILL (a note in a transcript, say). Raises ``OwnGroupError`` for the
-    caller's own group."""
+    ``ended(timeout)`` says whether the work has ended, waiting up to ``timeout``; an
+    ``Event.wait`` fits. By default the group has ended once it has no live member.
+    ``send(sig)`` signals the group; the default is ``signal_group``. An owner that knows
+    when the group number stops being its own guards it in ``send``. ``before_kill`` runs
+    just before the SIGKILL, for a note in a transcript, say. Raises ``OwnGroupError``
+    for the caller's own group."""
     done = ended if ended is not None else (lambda timeout: group_empty(pgid, timeout))
     signal_it = send if send is not None else (lambda sig: signal_group(pgid, sig))
     if grace_seconds > 0:

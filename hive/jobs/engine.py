@@ -1,18 +1,18 @@
 """Run a claimed job (RULES 10): each step's handler, then the next step by the rule.
 
 `run_claimed` runs one claimed job, on the thread a `hive.jobs.pool.JobPool` gives it.
-A claimed job runs step after step under its claim (each move renews it) until it ends,
-parks on a wait, or a handler raises. A handler gets a `StepContext` and answers a
-`hive.rules.jobs.Result`:
+The job runs step after step under its claim, and each move renews the claim. It goes
+on until the job ends, parks on a wait, or a handler raises. A handler gets a
+`StepContext` and answers a `hive.rules.jobs.Result`:
 
     def merge(ctx: StepContext) -> Result:
         sha = ctx.effect(f"merge:{base_sha}", lambda: merge_commit(...))
         return Result.MERGED
 
-`ctx.effect(key, act)` journals the effect, acts, and marks it done; an effect done
-before (by this process or one that was killed) returns its recorded result without
-acting again. A handler that raises leaves the job as it is: it is claimed and its step
-run again once the claim runs out (CLAIM_TTL_SECONDS), by this process or another.
+`ctx.effect(key, act)` journals the effect, acts, and marks it done. An effect done
+before, by this process or one that was killed, returns its recorded result without
+acting again. A handler that raises leaves the job as it is. Once the claim runs out
+(CLAIM_TTL_SECONDS), this process or another claims it and runs its step again.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ log = logging.getLogger("hive.jobs")
 
 
 class LostClaim(Exception):
-    """The job's claim was lost mid-step (it ran out and another process claimed the job,
-    or the job was cancelled): the step must stop, and acts on nothing more."""
+    """The job's claim was lost mid-step. Either it ran out and another process claimed
+    the job, or the job was cancelled. The step must stop and act on nothing more."""
 
 
 @dataclass(frozen=True)
@@ -57,9 +57,10 @@ class StepContext:
         self._ttl_seconds = ttl_seconds
 
     def effect(self, key: str, act: Callable[[], Any]) -> Any:
-        """Run `act` once for this job under `key` and return its JSON result: journaled
-        before, marked done after; a done effect returns its recorded result and `act` is
-        not called. LostClaim when the job is no longer ours (nothing is acted on)."""
+        """Run `act` once for this job under `key` and return its JSON result. The effect
+        is journaled before and marked done after. A done effect returns its recorded
+        result, and `act` is not called. Raises LostClaim when the job is no longer
+        ours; nothing is acted on then."""
         begun = jobs.begin_effect(self.db, self.job, key)
         if begun is None:
             raise LostClaim(f"job {self.job.id}: claim lost before effect {key}")
@@ -82,9 +83,10 @@ class StepContext:
         self.job = renewed
 
     def held_while(self, act: Callable[[], Any], stop: Callable[[], None]) -> Any:
-        """`act()`'s result, the claim renewed every third of a claim while it runs (a
-        check may run far longer than a claim). A renewal that finds the claim lost calls
-        `stop()` (from the renewing thread), and LostClaim is raised once `act` returns."""
+        """Run `act()` and return its result, renewing the claim every third of a claim
+        while it runs. A check may run far longer than a claim. A renewal that finds the
+        claim lost calls `stop()` from the renewing thread. LostClaim is then raised once
+        `act` returns."""
         done = threading.Event()
         lost: list[LostClaim] = []
 
@@ -118,9 +120,9 @@ class StepContext:
         payload: Mapping[str, Any] | None = None,
         detail: str | None = None,
     ) -> Result:
-        """Answer PARKED: the engine parks the job on a new wait (a key, a wake time, or
-        both) and runs this step again when the wait resolves or expires. ValueError (the
-        rule's sentence) for a malformed wait."""
+        """Park the job and answer PARKED. The engine parks the job on a new wait with a
+        key, a wake time, or both. It runs this step again when the wait resolves or
+        expires. Raises ValueError, with the rule's sentence, for a malformed wait."""
         problem = wait_problem(key, wake_in_seconds)
         if problem is not None:
             raise ValueError(problem)
@@ -133,8 +135,8 @@ Handler = Callable[[StepContext], StrEnum]
 
 @dataclass(frozen=True)
 class RunResult:
-    """What a run of jobs did (runs add up); `errors` counts handlers that raised (left
-    for a retry)."""
+    """What a run of jobs did; runs add up. `errors` counts handlers that raised; their
+    jobs are left for a retry."""
 
     claimed: int = 0
     steps: int = 0
@@ -153,9 +155,9 @@ def _name(job: Job) -> str:
 
 
 def _lost_before_run(db: Db, job: Job) -> str:
-    """Why a run found its claim gone as it began, as the job's row says now: its
-    thread started after the claim ran out and another claimant took the job, or the
-    job was ended (cancelled) meanwhile."""
+    """Why a run found its claim gone as it began, as the job's row says now. Either its
+    thread started after the claim ran out and another claimant took the job, or the job
+    was ended (cancelled) meanwhile."""
     now = jobs.get(db, job.id)
     if now is None:
         return "the job is gone"
@@ -178,7 +180,8 @@ def run_claimed(
     ttl_seconds: float = CLAIM_TTL_SECONDS,
 ) -> RunResult:
     """Run the claimed `job` as far as it goes (see the module), in this thread. A store
-    error outside a handler raises; the job is claimed again once its claim runs out."""
+    error outside a handler raises. The job is then claimed again once its claim runs
+    out."""
     steps = 0
     # a job's claim is renewed as its run starts: a run whose thread started late is not
     # run under a claim that ran out meanwhile

@@ -92,7 +92,7 @@ class Bee:
 
     @property
     def landed(self) -> bool:
-        """Its ledger landed: the order's row is this bee's."""
+        """Whether its ledger landed, so the order's row is this bee's."""
         with self._changed:
             return self._started is not None
 
@@ -107,7 +107,7 @@ class Bee:
             )
 
     def wait(self, timeout: float | None = None) -> bool:
-        """Wait until the bee has ended; whether it did within `timeout`."""
+        """Wait until the bee has ended. Returns whether it did within `timeout`."""
         with self._changed:
             return self._changed.wait_for(lambda: self._state is BeeState.ENDED, timeout)
 
@@ -117,10 +117,11 @@ class Bee:
         leave: Callable[[bool], None] | None = None,
         on_done: Callable[[], None] = lambda: None,
     ) -> None:
-        """Start the bee's thread; returns at once. At its end the thread calls
-        `leave(order_ended)`, then `on_done`. The host's `leave` tells it `BeeLeft`: it
-        takes the bee off the work registry, then tells the Queen and the claimer
-        (`OrderEnded`, `SlotFree`). A bee outside a host (`leave` None) tells them itself."""
+        """Start the bee's thread and return at once. At its end the thread calls
+        `leave(order_ended)`, then `on_done`. The host's `leave` tells the host `BeeLeft`.
+        The host takes the bee off the work registry, then tells the Queen and the
+        claimer (`OrderEnded`, `SlotFree`). A bee outside a host (`leave` None) tells
+        them itself."""
         self._leave = leave or self._tell_left
         thread = threading.Thread(
             target=self._life, args=(owner, on_done), name=self.id, daemon=True
@@ -128,10 +129,11 @@ class Bee:
         thread.start()
 
     def hand_back(self, deadline_seconds: float = HAND_BACK_SECONDS) -> bool:
-        """Stop the turn and end the order `handed back` (see the module); True once the
-        order is ended, within `deadline_seconds`. A second call (the tree stopping after
-        the drain gave up on it) waits only for what is left of the first one's deadline:
-        a turn that cannot be killed does not hold the exit twice."""
+        """Stop the turn and end the order `handed back` (see the module). Returns True once
+        the order is ended within `deadline_seconds`. A second call comes when the tree
+        stops after the drain gave up on the bee. It waits only for what is left of the
+        first call's deadline, so a turn that cannot be killed does not hold the exit
+        twice."""
         with self._changed:
             first = self._hand_back_deadline is None
             deadline = self._hand_back_deadline or time.monotonic() + deadline_seconds
@@ -145,9 +147,9 @@ class Bee:
         return self.wait(max(0.0, deadline - time.monotonic()))
 
     def withdraw(self) -> bool:
-        """Its caller gave up on its start: True when the bee had not begun its order
-        (it then writes nothing and leaves as soon as it runs); False when it had, and
-        runs it to its end."""
+        """Withdraw the bee, because its caller gave up on its start. True when the bee had
+        not begun its order; it then writes nothing and leaves as soon as it runs. False
+        when it had begun, and it runs the order to its end."""
         return self.order.gate.withdraw()
 
     @property
@@ -163,7 +165,7 @@ class Bee:
         self.order.reply.set(reply)
 
     def _ledger(self) -> bool:
-        """Write the order's ledger (on the bee's own thread); whether it landed."""
+        """Write the order's ledger, on the bee's own thread. Returns whether it landed."""
         db, ledger = self.ports.db, self.order.ledger
         if not self.order.gate.commit():
             self._ledger_said = Start.WITHDRAWN
@@ -177,8 +179,8 @@ class Bee:
         return landed
 
     def _to(self, state: BeeState) -> BeeState:
-        """Move to `state` (the lock held); returns the state it left. Raises
-        AssertionError for a move `NEXT` does not allow."""
+        """Move to `state`, with the lock held, and return the state it left. Raises
+        AssertionError for a move that `NEXT` does not allow."""
         was = self._state
         assert state in NEXT[was], f"a bee cannot go from {was.value} to {state.value}"
         self._state = state
@@ -207,7 +209,8 @@ class Bee:
             on_done()
 
     def _tell_left(self, order_ended: bool) -> None:
-        """A bee outside a host has no seat to leave: it tells the others itself."""
+        """Tell the others that the bee left. A bee outside a host has no seat to leave,
+        so it tells them itself."""
         tell_left(self.ports.names, BeeLeft(self.issue, 0, order_ended))
 
     def _run(self, owner: SupervisedActor | None) -> None:
@@ -302,8 +305,8 @@ class Bee:
         turn.stop(LOST)
 
     def _fence(self, turn: Turn) -> None:
-        """(Re)arm the turn's fence with the warden (rules/fence.py): a runner's claim
-        was just taken or renewed."""
+        """Arm the turn's fence with the warden again (rules/fence.py). It runs when a
+        runner's claim was just taken or renewed."""
         seconds = self.config.fence_seconds
         if seconds is not None and turn.pgid is not None and self.order.fence.runner:
             warden().fence(turn.pgid, seconds)
@@ -357,15 +360,17 @@ class Bee:
         )
 
     def _remove_worktree(self, worktree: Path) -> None:
-        """A runner's worktree goes once its turn is over: the work is in the store, and
-        a next attempt here starts from the stored bundle, not from stale files (its
-        directory is parked for the next cut, `park_worktree`, which verifies it). The
-        Queen keeps her own (what a bee left outside its boundary stays on her disk).
+        """Remove a runner's worktree once its turn is over. The work is in the store. A
+        next attempt here starts from the stored bundle, not from stale files. The
+        directory is parked for the next cut (`park_worktree`), which verifies it. The
+        Queen keeps her own worktree, so what a bee left outside its boundary stays on
+        her disk.
 
-        The path is the issue's, not this attempt's: a next attempt of the issue that
-        already counts in this process (its order re-dispatched while this turn was being
-        stopped) has cut it or is about to, and it is then that attempt's to keep. The
-        check and the removal hold the checkout's lock, as a cut does."""
+        The path is the issue's, not this attempt's. A next attempt of the issue may
+        already count in this process, when its order was re-dispatched while this turn
+        was being stopped. That attempt has cut the path or is about to, and then it is
+        that attempt's to keep. The check and the removal hold the checkout's lock, as a
+        cut does."""
         rt = self.ports
         if self.order.fence.runner is None:
             return
