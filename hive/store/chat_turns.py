@@ -1,8 +1,10 @@
-"""A bee's answer in `chat_outbox` while its turn runs (hive.rules.chat_turn): a row
-with no body is claimed by a process that runs turns (`claim`), answered with what the
-turn said (`answer`, fenced on the claim: a claim that ran out and was taken again
-writes nothing), or let go by a stopping process (`let_go`). What each turn spent goes
-on the row (`spend`), whoever holds it: the day's spend (`hive.store.spend`) reads it.
+"""A bee's answer in `chat_outbox` while its turn runs (hive.rules.chat_turn).
+
+A row with no body is owed. A process that runs turns claims it (`claim`). It answers
+with what the turn said (`answer`). The answer is fenced on the claim, so a claim that
+ran out and was taken again writes nothing. A stopping process lets its rows go
+(`let_go`). What each turn spent goes on the row (`spend`), whoever holds it. The day's
+spend (`hive.store.spend`) reads it there.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ CHAT_CHANNEL = "hive_chat"
 
 @dataclass(frozen=True)
 class Claim:
-    """A claimed row: its id, bot, issue, the person's question, which try this is (1:
-    the first claim; more: a restart cut the turn before), the issue's title (None: no
-    such issue) and the key its order ran on (None: no order, or none)."""
+    """A claimed row. It holds the id, bot, issue and the person's question. `tries` is 1
+    for the first claim; more means a restart cut the turn before. It holds the issue's
+    title (None: no such issue) and the key its order ran on (None: no order, or no
+    key)."""
 
     row_id: int
     bot: str
@@ -32,7 +35,8 @@ class Claim:
 
 @dataclass(frozen=True)
 class Spent:
-    """What one turn spent: its key's index, its tokens, its cost (None: unknown)."""
+    """What one turn spent. It holds its key's index, its tokens and its cost (None:
+    unknown)."""
 
     key_index: int | None = None
     input_tokens: int = 0
@@ -41,13 +45,14 @@ class Spent:
 
 
 def claim(db: Db, by: str, hold_seconds: float) -> Claim | None:
-    """The oldest owed turn no process holds, now held by `by` (None: none)."""
+    """Hold the oldest owed turn that no process holds for `by`, and return it. None
+    when there is none."""
     row = one(db, "chat_turn_claim", {"by": by, "hold_seconds": hold_seconds})
     return None if row is None else Claim(*row)
 
 
 def answer(db: Db, held: Claim, by: str, body: str) -> bool:
-    """Write the answer; False when this claim no longer holds the row."""
+    """Write the answer. False when this claim no longer holds the row."""
     params = {"row_id": held.row_id, "by": by, "tries": held.tries, "body": body}
     return one(db, "chat_turn_answer", params) is not None
 
@@ -58,13 +63,14 @@ def spend(db: Db, row_id: int, spent: Spent) -> None:
 
 
 def let_go(db: Db, held: Claim, by: str) -> bool:
-    """Let go of a turn this process cut; False when the claim no longer held it."""
+    """Let go of a turn this process cut. False when the claim no longer held it."""
     params = {"row_id": held.row_id, "by": by, "tries": held.tries}
     return one(db, "chat_turn_let_go", params) is not None
 
 
 def let_go_mine(db: Db, by: str) -> int:
-    """Let go of the turns an earlier life of `by` held (at its start): how many."""
+    """Let go of the turns an earlier life of `by` held, and return how many. A process
+    calls it at its start."""
     return len(dicts(db, "chat_turns_let_go_mine", {"by": by}))
 
 
@@ -74,5 +80,5 @@ def unclaimed(db: Db, seconds: float) -> list[tuple[int, int | None]]:
 
 
 def answer_unclaimed(db: Db, row_id: int, body: str) -> bool:
-    """Answer an owed turn nobody claimed; False when a process claimed it meanwhile."""
+    """Answer an owed turn nobody claimed. False when a process claimed it meanwhile."""
     return one(db, "chat_turn_answer_unclaimed", {"row_id": row_id, "body": body}) is not None

@@ -1,8 +1,8 @@
-"""`queen_key_rest`: keys resting after their provider refused a turn (RULES 7).
+"""Keys resting after their provider refused a turn, in `queen_key_rest` (RULES 7).
 
 The ending that meets a refusal rests its key here, in the ending's own transaction
-(`endings.end`), so every Queen (a restarted one, a standby that takes over) reads the
-same rests, and endings on one key move its rest in the order they land. The rule is
+(`endings.end`). So every Queen reads the same rests, a restarted one or a standby that
+takes over. Endings on one key move its rest in the order they land. The rule is
 `hive.rules.rests.rest_after`; this module only reads and writes its answer.
 """
 
@@ -23,8 +23,8 @@ from hive.store.db import Db, dicts, one, one_dict
 
 @dataclass(frozen=True)
 class Resting:
-    """A key resting now: its index and fingerprint, the refusals in a row, until when,
-    the outcome that rested it, and the whole seconds left."""
+    """A key resting now. It holds the key's index and fingerprint, the refusals in a
+    row, the end of the rest, the outcome that rested it and the whole seconds left."""
 
     key_index: int
     key_fingerprint: str | None
@@ -37,12 +37,14 @@ class Resting:
 def after_ending(
     conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, ending: KeyEnding
 ) -> Rest | None:
-    """Move the rest of the key of the attempt (`issue`, `conversation_id`) that just
-    ended in a refusal as `ending` says (call inside the ending's transaction): the key's
-    rest now, None when the attempt has no key. Two statements: the rest's row, made if
-    need be and locked, with the order's fingerprint; then the rest the rule decided.
-    (An ending that is no refusal ends its key's rest in its own statement, `end_order`.)
-    Raises ValueError for an ending that is no refusal."""
+    """Move the rest of the key of an attempt that just ended in a refusal, as `ending`
+    says. The attempt is (`issue`, `conversation_id`). Call it inside the ending's
+    transaction. Returns the key's rest now, or None when the attempt has no key.
+
+    It runs two statements. The first makes the rest's row if need be and locks it, with
+    the order's fingerprint. The second writes the rest the rule decided. An ending that
+    is no refusal ends its key's rest in its own statement (`end_order`) instead. Raises
+    ValueError for an ending that is no refusal."""
     if not moves_rest(ending.code):
         raise ValueError(f"{ending.code.value!r} rests no key")
     params = {"issue": issue, "conversation_id": conversation_id}
@@ -67,8 +69,9 @@ def after_ending(
 
 
 def resting(db: Db, fingerprints: Mapping[int, str] | None = None) -> list[Resting]:
-    """The keys resting now, by index. With `fingerprints` (index -> the fingerprint of
-    the key this process holds there), a rest of another key at that index is left out."""
+    """The keys resting now, by index. `fingerprints` maps an index to the fingerprint of
+    the key this process holds there. With it, a rest of another key at that index is
+    left out."""
     found = []
     for row in dicts(db, "resting_keys"):
         index, fingerprint = row["key_index"], row["key_fingerprint"]
@@ -83,7 +86,7 @@ def resting(db: Db, fingerprints: Mapping[int, str] | None = None) -> list[Resti
 
 
 def resting_seconds(db: Db, keys: Iterable[KeySlot]) -> dict[int, int]:
-    """The keys of `keys` resting now (each by its index and fingerprint), with the whole
-    seconds left (at least 1): what a Queen round skips."""
+    """The keys of `keys` resting now, each by its index and fingerprint, with the whole
+    seconds left (at least 1). A Queen round skips them."""
     fingerprints = {k.index: k.fingerprint for k in keys}
     return {r.key_index: r.seconds_left for r in resting(db, fingerprints)}

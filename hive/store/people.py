@@ -1,10 +1,11 @@
-"""What a person's verbs write and read (DESIGN 10): reject, cancel, the issue's close,
-reopen, edit and block, and the rows `hive why` and `hive logs` read.
+"""What a person's verbs write and read (DESIGN 10). The verbs are reject, cancel, and
+an issue's close, reopen, edit and block. The reads are the rows `hive why` and
+`hive logs` show.
 
-A write that moves an order goes through `transitions.move`, so it lands only from a
-state its event may leave; the others are plain updates of `queen_issue`. Each function
-runs one statement on `db`; a caller that needs several at once runs them inside its own
-transaction on one connection.
+A write that moves an order goes through `transitions.move`. So it lands only from a
+state its event may leave. The other writes are plain updates of `queen_issue`. Each
+function runs one statement on `db`. A caller that needs several at once runs them
+inside its own transaction on one connection.
 """
 
 from __future__ import annotations
@@ -32,8 +33,8 @@ TRANSCRIPT_PAGE_LINES = 1000
 
 @dataclass(frozen=True)
 class Facts:
-    """An issue and its current order, as a person's verb sees them (the order's fields
-    are None when the issue has none)."""
+    """An issue and its current order, as a person's verb sees them. The order's fields
+    are None when the issue has no order."""
 
     number: int
     title: str
@@ -126,8 +127,8 @@ def reject(
     review_state: ReviewState,
     note: str,
 ) -> Move:
-    """Send this attempt's work back (or escalate it) with a person's `note`, by `event`;
-    never once it is merged."""
+    """Send this attempt's work back, or escalate it, with a person's `note`, by `event`.
+    Work that is merged never moves."""
     params = {
         "issue": issue,
         "conversation_id": conversation_id,
@@ -139,31 +140,31 @@ def reject(
 
 def cancel(db: Db, issue: int, conversation_id: uuid.UUID, detail: str) -> Move:
     """End this attempt in flight with outcome `cancelled`. A person's cancel is a reaping
-    by hand: RUNNING -> REAPED, the move of REAP_STALL."""
+    by hand. It moves RUNNING to REAPED, as REAP_STALL does."""
     params = {"issue": issue, "conversation_id": conversation_id, "detail": detail}
     return _move(db, "cancel_order", params, issue, conversation_id, REAP_STALL)
 
 
 def criteria_changed(db: Db, issue: int, conversation_id: uuid.UUID) -> Move:
-    """Judged work whose criteria changed goes stale, to be dispatched again; its review
-    note, which judged the old criteria, is cleared."""
+    """Make judged work whose criteria changed stale, so it is dispatched again. Its
+    review note judged the old criteria, so it is cleared."""
     params = {"issue": issue, "conversation_id": conversation_id}
     return _move(db, "criteria_changed", params, issue, conversation_id, CRITERIA_CHANGED)
 
 
 def close_issue(db: Db, issue: int, reason: str) -> bool:
-    """Close an open issue with `reason`; False: unknown or closed already."""
+    """Close an open issue with `reason`. False: unknown, or closed already."""
     return bool(dicts(db, "close_issue", {"issue": issue, "reason": reason}))
 
 
 def reopen_issue(db: Db, issue: int) -> bool:
-    """Open a closed issue again (why and when it closed are cleared); False: unknown or
+    """Open a closed issue again; why and when it closed are cleared. False: unknown, or
     open already."""
     return bool(dicts(db, "reopen_issue", {"issue": issue}))
 
 
 def edit_issue(db: Db, issue: int, change: IssueChange) -> bool:
-    """Replace the fields `change` gives; False: no such issue."""
+    """Replace the fields `change` gives. False: no such issue."""
     params = {
         "issue": issue,
         "title": change.title,
@@ -176,7 +177,7 @@ def edit_issue(db: Db, issue: int, change: IssueChange) -> bool:
 
 
 def block(db: Db, issue: int, blocker: int) -> bool:
-    """Add `blocker` to the issue's blocked_by; False: unknown issue, or blocked by it
+    """Add `blocker` to the issue's blocked_by. False: unknown issue, or blocked by it
     already."""
     return bool(dicts(db, "block_issue", {"issue": issue, "blocker": blocker}))
 
@@ -210,8 +211,9 @@ def jobs_of(db: Db, issue: int, *, limit: int = 20) -> list[JobRow]:
 def transcript_after(
     db: Db, issue: int, seen: Mapping[uuid.UUID, int], *, limit: int = TRANSCRIPT_PAGE_LINES
 ) -> list[TranscriptLine]:
-    """Up to `limit` lines of the issue's transcript, oldest first, past the last seq
-    `seen` of each conversation (a conversation not in `seen`: from its start)."""
+    """Up to `limit` lines of the issue's transcript, oldest first. For each
+    conversation they start past the last seq in `seen`. A conversation not in `seen`
+    starts from its beginning."""
     conversations = list(seen)
     params = {
         "issue": issue,

@@ -1,10 +1,11 @@
-"""`queen_wait` (RULES 9): durable rows that wake their owner at a time or on an event.
+"""Durable waits, in `queen_wait` (RULES 9). A wait wakes its owner at a time or on an
+event.
 
-Only a waiting row moves and the first resolution wins: the functions that move rows
-return the rows this call moved, and only those wake their owner (`wakes`). A job parked
-on a wait is made ready by the same statement that resolves or expires it, and a NOTIFY
-on `hive_waits` (and `hive_jobs` for a woken job) tells the listeners; a NOTIFY is only a
-hint, the rows are the truth.
+Only a waiting row moves, and the first resolution wins. The functions that move rows
+return the rows this call moved, and only those wake their owner (`wakes`). The
+statement that resolves or expires a wait also makes ready the job parked on it. A
+NOTIFY on `hive_waits`, and on `hive_jobs` for a woken job, tells the listeners. A
+NOTIFY is only a hint; the rows are the truth.
 """
 
 from __future__ import annotations
@@ -56,7 +57,8 @@ class Moved:
 
     @property
     def wakes(self) -> bool:
-        """Whether this write wakes the owner: it moved the row, to RESOLVED or EXPIRED."""
+        """Whether this write wakes the owner. It does when it moved the row to RESOLVED or
+        EXPIRED."""
         return wakes_owner(True, self.wait.state)
 
 
@@ -91,37 +93,38 @@ def add(
 
 
 def resolve(db: Db, key: str) -> list[Moved]:
-    """Resolve every waiting row with `key`. Only the rows this call moved come back: a
+    """Resolve every waiting row with `key`. Only the rows this call moved come back. A
     second resolution of the same key, even at the same moment, gets an empty list and
     must not wake anyone."""
     return _moved(dicts(db, "resolve_waits", {"wait_key": key}))
 
 
 def expire_due(db: Db, *, batch: int = CLAIM_BATCH) -> list[Moved]:
-    """Expire up to `batch` waiting rows whose wake time came (a row claimed by a
-    scheduler is left to it until its claim runs out). The rows this call moved."""
+    """Expire up to `batch` waiting rows whose wake time came, and return the rows this
+    call moved. A row claimed by a scheduler is left to it until its claim runs out."""
     return _moved(dicts(db, "expire_due_waits", {"batch": batch}))
 
 
 def claim_due(
     db: Db, holder: str, *, batch: int = CLAIM_BATCH, ttl_seconds: float = CLAIM_TTL_SECONDS
 ) -> list[Wait]:
-    """Claim up to `batch` waiting rows whose wake time came, for a scheduler that acts
-    before it moves them; each at its new epoch (`expire_claimed` names it)."""
+    """Claim up to `batch` waiting rows whose wake time came. It is for a scheduler that
+    acts before it moves them. Each row comes at its new epoch, which `expire_claimed`
+    names."""
     params = {"holder": holder, "batch": batch, "ttl_seconds": ttl_seconds}
     return [_wait(row) for row in dicts(db, "claim_due_waits", params)]
 
 
 def expire_claimed(db: Db, wait: Wait) -> Moved | None:
-    """Expire a wait claimed by `claim_due` at its claimed epoch; None: it did not land (a
-    resolution came first, or its claim ran out and another took it)."""
+    """Expire a wait claimed by `claim_due`, at its claimed epoch. None: it did not land.
+    Either a resolution came first, or its claim ran out and another took it."""
     rows = dicts(db, "expire_claimed_wait", {"wait_id": wait.id, "epoch": wait.epoch})
     moved = _moved(rows)
     return moved[0] if moved else None
 
 
 def cancel(db: Db, wait_id: int) -> Wait | None:
-    """Cancel a waiting row; nobody is woken. None: it had already moved."""
+    """Cancel a waiting row. Nobody is woken. None: it had already moved."""
     rows = dicts(db, "cancel_wait", {"wait_id": wait_id})
     return _wait(rows[0]) if rows else None
 
@@ -132,8 +135,8 @@ def get(db: Db, wait_id: int) -> Wait | None:
 
 
 def due_in_seconds(db: Db) -> float | None:
-    """Seconds until the nearest waiting row's wake time (<= 0: now; None: none), for
-    `hive.rules.waits.poll_delay_seconds`."""
+    """Seconds until the nearest waiting row's wake time, for
+    `hive.rules.waits.poll_delay_seconds`. Zero or less means now; None means no row."""
     rows = dicts(db, "wait_due_in_seconds")
     value = rows[0]["due_in_seconds"] if rows else None
     return None if value is None else float(value)
