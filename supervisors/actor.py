@@ -1,11 +1,11 @@
 """``SupervisedActor``: a pykka ``ThreadingActor`` whose death its supervisor learns, with
 the reason.
 
-pykka 4 funnels every unhandled exception (in ``on_start``, in ``on_receive`` of a
-``tell``, in ``on_stop``, in ``on_failure``) through ``Actor._handle_failure`` and runs the
-whole life in ``Actor._actor_loop``; this class hooks those two (pykka is pinned below 5,
-and ``tests/unit/supervisors/test_actor.py`` checks the hooks still exist) so the exit is
-reported once, after the actor's thread has answered every waiting caller.
+pykka 4 funnels every unhandled exception through ``Actor._handle_failure``. That covers
+``on_start``, ``on_receive`` of a ``tell``, ``on_stop`` and ``on_failure``. It runs the
+whole life in ``Actor._actor_loop``. This class hooks those two, so the exit is reported
+once, after the actor's thread has answered every waiting caller. pykka is pinned below
+5, and ``tests/unit/supervisors/test_actor.py`` checks that the hooks still exist.
 """
 
 from __future__ import annotations
@@ -29,27 +29,27 @@ class SupervisedActor(pykka.ThreadingActor):
     Lifecycle (pykka's hooks, unchanged):
 
     - ``on_start()`` runs in the actor's thread before any message. Its supervisor waits
-      for it to return before starting the next sibling. A raise is an abnormal exit; during
-      the supervisor's own start it fails that start, later it counts as a crash.
-    - ``on_receive()`` / proxy calls run one at a time. A raise while answering an ``ask``
-      goes back to the caller; a raise in a ``tell`` is a crash (abnormal exit).
-    - ``on_stop()`` runs in the actor's thread after a requested stop. A raise makes the exit
-      abnormal.
-    - ``on_failure()`` runs after a crash in a ``tell``; a raise is logged.
+      for it to return before starting the next sibling. A raise is an abnormal exit.
+      During the supervisor's own start it fails that start; later it counts as a crash.
+    - ``on_receive()`` and proxy calls run one at a time. A raise while answering an
+      ``ask`` goes back to the caller. A raise in a ``tell`` is a crash, an abnormal exit.
+    - ``on_stop()`` runs in the actor's thread after a requested stop. A raise makes the
+      exit abnormal.
+    - ``on_failure()`` runs after a crash in a ``tell``. A raise is logged.
     - ``on_kill()`` runs in the *supervisor's* thread when the actor missed its stop
-      deadline, or on a hard stop. It must be quick and thread-safe; a raise is logged.
+      deadline, or on a hard stop. It must be quick and thread-safe. A raise is logged.
 
-    Stopping twice is safe (pykka answers ``False`` the second time). Callers waiting on an
+    Stopping twice is safe; pykka answers ``False`` the second time. Callers waiting on an
     ``ask`` when the actor dies get ``pykka.ActorDeadError``.
 
     An actor given a name (``register_as``) holds it in its ``Registry`` from before
-    ``on_start`` (messages told meanwhile wait in its inbox) until its exit, whatever the
-    reason; a name held by another live actor makes the start fail.
+    ``on_start`` until its exit, whatever the reason. Messages told meanwhile wait in its
+    inbox. A name held by another live actor makes the start fail.
 
-    Never run long work inside a handler: a stop request queues behind it. Start the work
-    in a subprocess (``supervisors.work.WatchedProcess``) or a thread and answer messages
-    while it runs; register its process group with ``add_process_group`` so that a kill
-    reaches it.
+    Never run long work inside a handler, because a stop request queues behind it. Start
+    the work in a subprocess (``supervisors.work.WatchedProcess``) or a thread, and answer
+    messages while it runs. Register its process group with ``add_process_group`` so
+    that a kill reaches it.
     """
 
     _by_urn: ClassVar[weakref.WeakValueDictionary[str, SupervisedActor]] = (
@@ -90,8 +90,9 @@ class SupervisedActor(pykka.ThreadingActor):
     def on_kill(self) -> None:
         """Kill what this actor declared: SIGKILL to each registered process group.
 
-        Runs in the supervisor's thread (the actor's own thread may be stuck). Override to
-        kill other things; call ``super().on_kill()`` to keep the process groups."""
+        It runs in the supervisor's thread, since the actor's own thread may be stuck.
+        Override it to kill other things. Call ``super().on_kill()`` to keep killing the
+        process groups."""
         with self._groups_lock:
             groups = list(self._process_groups)
         for pgid in groups:

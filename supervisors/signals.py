@@ -1,13 +1,17 @@
-"""The signal bridge: SIGTERM/SIGINT become the root's orderly shutdown, a second signal a
-hard stop; and ``run_main``, which runs a tree as a process's main.
+"""The signal bridge, and ``run_main``, which runs a tree as a process's main. SIGTERM or
+SIGINT starts the root's orderly shutdown. A second signal is a hard stop.
 
-On the first signal the bridge runs the application's drain hooks, in the order they
-were added, in its own thread, while the whole tree keeps running (a drain may take as
-long as it needs); when the last one returns, the root stops its children in reverse
-order. A second signal at any time, during the drain too, is a hard stop: every kill
-hook in the tree runs, the root exits at once, and ``run_main`` exits the process with
-``128 + signal``. The previous handlers come back when the bridge is uninstalled (at the
-end of ``run_main`` or the ``with`` block), which must happen in the main thread.
+On the first signal the bridge runs the application's drain hooks in its own thread, in
+the order they were added. The whole tree keeps running meanwhile, so a drain may take
+as long as it needs. When the last hook returns, the root stops its children in reverse
+order.
+
+A second signal at any time, during the drain too, is a hard stop. Every kill hook in
+the tree runs, the root exits at once, and ``run_main`` exits the process with
+``128 + signal``.
+
+The previous handlers come back when the bridge is uninstalled, at the end of
+``run_main`` or of the ``with`` block. That must happen in the main thread.
 """
 
 from __future__ import annotations
@@ -51,8 +55,8 @@ class SignalBridge:
         self._thread: threading.Thread | None = None
 
     def add_drain_hook(self, hook: DrainHook) -> Callable[[], None]:
-        """Run ``hook`` before the ordered stop begins; returns a function removing it.
-        Thread-safe; an actor may add its hook from ``on_start`` and remove it in
+        """Run ``hook`` before the ordered stop begins. Returns a function that removes it.
+        It is thread-safe. An actor may add its hook in ``on_start`` and remove it in
         ``on_stop``."""
         with self._lock:
             self._hooks.append(hook)
@@ -75,7 +79,7 @@ class SignalBridge:
         return self
 
     def uninstall(self) -> None:
-        """Give the signals back to their previous handlers (main thread only; safe twice)."""
+        """Give the signals back to their previous handlers. Main thread only; safe twice."""
         previous, self._previous = self._previous, {}
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -87,7 +91,7 @@ class SignalBridge:
         self.uninstall()
 
     def request_stop(self, signum: int = 0) -> None:
-        """What the first signal does, from any thread: drain, then the ordered stop. A
+        """Do what the first signal does, from any thread: drain, then the ordered stop. A
         second call is the hard stop."""
         with self._lock:
             first = not self.first_signal.is_set()
@@ -164,9 +168,9 @@ def exit_code(reason: ExitReason) -> int:
 
 
 def run_main(root: Supervisor, bridge: SignalBridge | None = None) -> NoReturn:
-    """Run the tree as the process's main: exit 0 after an orderly stop, else non-zero with
-    the reason on stderr. Threads that could not be stopped (abandoned) do not hold the
-    process: it ends with ``os._exit`` then."""
+    """Run the tree as the process's main. It exits 0 after an orderly stop, else non-zero
+    with the reason on stderr. Threads that could not be stopped (abandoned) do not hold
+    the process; it then ends with ``os._exit``."""
     reason = run(root, bridge)
     code = exit_code(reason)
     if code:

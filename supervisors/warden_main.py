@@ -1,5 +1,5 @@
-"""The warden's own program (see ``supervisors.warden``), run as a file by a bare
-interpreter (``python -I -S``): it imports nothing of this package.
+"""The warden's own program (see ``supervisors.warden``). A bare interpreter
+(``python -I -S``) runs it as a file, so it imports nothing of this package.
 
 It reads its owner's lines on standard input:
 
@@ -13,9 +13,9 @@ It reads its owner's lines on standard input:
     p <directory>          a scratch directory of the owner's: removed at its death
     u <directory>          the owner removed it itself: forget it
 
-At the end of its input (its owner died, or closed the pipe) it SIGKILLs every group it
-still holds whose leader is the one it was told of, removes the records and the scratch
-directories it holds, and exits.
+Its input ends when its owner died or closed the pipe. Then it SIGKILLs every group it
+still holds whose leader is the one it was told of. It removes the records and the
+scratch directories it holds, and exits.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ SCRATCH_PREFIX = "scratch-"  # supervisors.warden reads these records (the sweep
 
 
 def start_time(pid: int) -> str | None:
-    """Field 22 of /proc/<pid>/stat (the start time in clock ticks); None when gone."""
+    """Field 22 of /proc/<pid>/stat, the start time in clock ticks. None when gone."""
     try:
         raw = (_PROC / str(pid) / "stat").read_text()
     except OSError:
@@ -44,11 +44,12 @@ def start_time(pid: int) -> str | None:
 
 
 def still_ours(pgid: int, started: str) -> bool:
-    """Group ``pgid`` is the one recorded: its leader is the same process, or the leader
-    is gone. A group's number is not handed out again while the group has members, so
-    whatever members it still has are the group's, and a group with none takes the kill
-    as a no-op. Nothing walks /proc: at its owner's death the warden kills at once (a
-    walk per group took 0.1-0.4 s at a load of 17, and seconds at 40)."""
+    """Whether group ``pgid`` is the one recorded. It is when its leader is the same
+    process, or the leader is gone. A group's number is not handed out again while the
+    group has members. So whatever members it still has are the group's, and a group
+    with none takes the kill as a no-op. Nothing walks /proc, so at its owner's death
+    the warden kills at once. A walk per group took 0.1-0.4 s at a load of 17, and
+    seconds at 40."""
     now = start_time(pgid)
     return now is None or now == started
 
@@ -100,7 +101,7 @@ def _obey(
     records: Path | None,
     scratch: set[str],
 ) -> Path | None:
-    """Carry out one of the owner's lines; the record directory after it."""
+    """Carry out one of the owner's lines. Returns the record directory after it."""
     op, _, rest = line.strip().partition(" ")
     words = rest.split()
     if op == "+" and len(words) == 2:
@@ -132,9 +133,9 @@ def _obey(
 
 
 def _write_whole(path: Path, text: str) -> None:
-    """Write a record whole or not at all (a rename): a warden killed mid-write leaves
-    no empty record, which a sweep could not tell from another process's group and
-    would leave running."""
+    """Write a record whole or not at all, through a rename. So a warden killed mid-write
+    leaves no empty record. A sweep could not tell an empty record from another
+    process's group, and would leave that group running."""
     partial = path.with_name(f".{path.name}.partial")
     with contextlib.suppress(OSError):
         partial.write_text(text)

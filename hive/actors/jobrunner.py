@@ -1,21 +1,23 @@
-"""The job runner (RULES 9 and 10, DESIGN 3), in the Queen's process: durable jobs and
-the waits they park on.
+"""The job runner (RULES 9 and 10, DESIGN 3). It runs durable jobs and the waits they
+park on, in the Queen's process.
 
-A pass expires the waits whose time came (waking the jobs parked on them), makes the
-publish job of accepted work that lost it (the verdict landed, then the process or the
-store went before the job was written: LOST_JOB_SECONDS), then claims the publish jobs
-that are due and runs each as far as it goes (`hive.jobs.engine`). It
-runs every `poll_seconds`, and at once when told `JobsReady` (the reviewer accepted work
-here). Jobs and waits are left to the
-store by the drain: a job stopped mid-step is claimed again once its claim runs out, and
-its done effects are not repeated. `close()` stops the checks running now.
+A pass does three things in order. It expires the waits whose time came, which wakes the
+jobs parked on them. It makes the publish job of accepted work that lost it
+(LOST_JOB_SECONDS); that happens when the verdict landed and the process or the store
+went before the job was written. Then it claims the publish jobs that are due and runs
+each as far as it goes (`hive.jobs.engine`).
+
+A pass runs every `poll_seconds`, and at once when told `JobsReady`, when the reviewer
+accepted work here. The drain leaves jobs and waits to the store. A job stopped mid-step
+is claimed again once its claim runs out, and its done effects are not repeated.
+`close()` stops the checks running now.
 
 Up to `slots` jobs (HIVE_PUBLISH_JOBS) run at once, each on a thread of its own
-(`hive.jobs.pool`): a pass starts the due ones that fit and returns; a run that ends
-frees its slot and tells JOBS `JobSlotFree`, and the next pass claims at once. Pushing
-into one base (HIVE_PUBLISH=push), the runs go through a lane one at a time, the next
-beside a run only once that one held it `lane_seconds` (at the pass after). A pass's
-line is what the runs ended since the last one did.
+(`hive.jobs.pool`). A pass starts the due ones that fit and returns. A run that ends
+frees its slot and tells JOBS `JobSlotFree`, and the next pass claims at once. When the
+runs push into one base (HIVE_PUBLISH=push), they go through a lane one at a time. The
+next run starts beside one only once that one held the lane `lane_seconds`, at the pass
+after. A pass's line is what the runs ended since the last pass did.
 """
 
 from __future__ import annotations
@@ -115,7 +117,7 @@ class JobRunner:
 
 
 class JobRunnerActor(LoopActor):
-    """Known as JOBS; see the module docstring."""
+    """The job runner's actor, registered as JOBS (see the module)."""
 
     def __init__(
         self,
@@ -140,5 +142,6 @@ class JobRunnerActor(LoopActor):
 
 
 def _tell_free(names: Registry) -> None:
-    """A job's slot is free: the runner claims the next due job now, not at its poll."""
+    """Tell the runner that a job's slot is free. It claims the next due job now, not at
+    its poll."""
     names.tell(JOBS, JobSlotFree())
