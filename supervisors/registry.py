@@ -1,11 +1,13 @@
 """``Registry``: actors found by name, as OTP's registered processes.
 
-An actor registers its ``actor_ref`` under a name when it starts and unregisters when it
-stops; a sender tells a message to the name and never holds the reference, so a
-restarted actor is found again under the same name. A message to a name that nothing
-holds now (not started yet, stopped, restarting) is dropped and logged at debug, as
-OTP's cast to a dead name fails quietly: a sender that needs an answer asks, and a
-message that must not be lost is not sent this way.
+An actor registers its ``actor_ref`` under a name when it starts, and unregisters when
+it stops. A sender tells a message to the name and never holds the reference. So a
+restarted actor is found again under the same name.
+
+A message to a name that nothing holds now is dropped and logged at debug. The actor
+may not have started yet, or be stopped or restarting. OTP's cast to a dead name fails
+quietly in the same way. A sender that needs an answer asks. A message that must not be
+lost is not sent this way.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ log = logging.getLogger("supervisors.registry")
 
 
 class Mailbox(Protocol):
-    """What a name points at: a pykka ``ActorRef``, or any object that takes ``tell``."""
+    """What a name points at. That is a pykka ``ActorRef``, or any object that takes
+    ``tell``."""
 
     def tell(self, message: Any) -> None: ...
 
@@ -30,15 +33,16 @@ class NameTaken(Exception):
 
 
 class Registry:
-    """Thread-safe: actors register from their own threads, senders tell from any."""
+    """Names and their mailboxes. It is thread-safe. Actors register from their own
+    threads, and senders tell from any thread."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._names: dict[str, Mailbox] = {}
 
     def register(self, name: str, mailbox: Mailbox) -> None:
-        """Hold ``name`` for ``mailbox``. Raises ``NameTaken`` when a live actor holds it;
-        a dead actor's stale entry is replaced."""
+        """Hold ``name`` for ``mailbox``. Raises ``NameTaken`` when a live actor holds it.
+        A dead actor's stale entry is replaced."""
         with self._lock:
             held = self._names.get(name)
             if held is not None and held is not mailbox and _alive(held):
@@ -53,8 +57,9 @@ class Registry:
                 del self._names[name]
 
     def whereis(self, name: str) -> Mailbox | None:
-        """The mailbox that holds ``name``, None when none does or its actor has stopped
-        (from the moment its stop began: it takes no more messages)."""
+        """The mailbox that holds ``name``. None when none does, or when its actor has
+        stopped. An actor counts as stopped from the moment its stop began, since it
+        takes no more messages."""
         with self._lock:
             mailbox = self._names.get(name)
             if mailbox is not None and not _alive(mailbox):
@@ -63,8 +68,9 @@ class Registry:
             return mailbox
 
     def tell(self, name: str, message: Any) -> bool:
-        """Send ``message`` to the actor named ``name``; returns at once. False when the
-        name is not held or its actor is dead: the message is dropped (logged at debug)."""
+        """Send ``message`` to the actor named ``name`` and return at once. False when the
+        name is not held or its actor is dead. The message is then dropped and logged at
+        debug."""
         mailbox = self.whereis(name)
         if mailbox is None:
             log.debug("no actor named %r now: %r dropped", name, message)

@@ -1,5 +1,5 @@
-"""``Supervisor``: starts its children in order, restarts them by its strategy within its
-restart intensity, and stops them in reverse order.
+"""``Supervisor``. It starts its children in order, restarts them by its strategy within
+its restart intensity, and stops them in reverse order.
 
 Declare children, do no work::
 
@@ -12,9 +12,10 @@ Declare children, do no work::
                 ChildSpec("claimer", RunnerActor.start, shutdown=5.0),
             ]
 
-A supervisor is not a pykka actor: stopping a child blocks up to its shutdown timeout,
-and that must not sit in a message handler. It owns one thread and one event queue; every
-decision (restart, give up, stop) is taken in that thread, one event at a time.
+A supervisor is not a pykka actor. Stopping a child blocks up to its shutdown timeout,
+and that must not sit in a message handler. A supervisor owns one thread and one event
+queue. Every decision (restart, give up, stop) is taken in that thread, one event at a
+time.
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ class NoSuchChild(LookupError):
 
 @dataclass(frozen=True)
 class ChildInfo:
-    """One row of ``which_children()``; ``target`` is the ActorRef or Supervisor, or
+    """One row of ``which_children()``. ``target`` is the ActorRef or Supervisor, or
     ``None`` when the child is not running."""
 
     id: str
@@ -68,9 +69,12 @@ class _Slot:
 
 
 class Supervisor(Nested):
-    """Lifecycle: ``start()`` once (returns when every child started, or raises
-    ``StartError`` after stopping those it started); ``stop()`` any number of times, also
-    before ``start()``; ``kill()`` for a hard stop; ``wait()`` returns the exit reason."""
+    """A supervisor of children (see the module).
+
+    Call ``start()`` once. It returns when every child started, or raises
+    ``StartError`` after stopping those it started. Call ``stop()`` any number of times,
+    also before ``start()``. ``kill()`` is the hard stop. ``wait()`` returns the exit
+    reason."""
 
     strategy: ClassVar[Strategy] = Strategy.ONE_FOR_ONE
     intensity: ClassVar[int] = DEFAULT_INTENSITY
@@ -111,8 +115,8 @@ class Supervisor(Nested):
         self._start_error: children_.StartError | None = None
 
     def child_specs(self) -> Sequence[ChildSpec]:
-        """Declare the children, in start order (subclasses override this or pass
-        ``children``). Called once, in ``__init__``; a raise fails the construction."""
+        """Declare the children, in start order. Subclasses override this or pass
+        ``children``. It is called once, in ``__init__``. A raise fails the construction."""
         return ()
 
     # --- lifecycle --------------------------------------------------------------------
@@ -134,9 +138,9 @@ class Supervisor(Nested):
     def stop(
         self, reason: ExitReason | None = None, *, block: bool = True, timeout: float | None = None
     ) -> ExitReason | None:
-        """Stop every child in reverse start order, then exit with ``reason`` (default:
-        normal shutdown). Safe twice and before start. Returns the exit reason, or ``None``
-        when not blocking or the timeout passed."""
+        """Stop every child in reverse start order, then exit with ``reason``. The default
+        reason is a normal shutdown. Safe twice and before start. Returns the exit reason,
+        or ``None`` when not blocking or when the timeout passed."""
         reason = reason or ExitReason.shutdown()
         with self._lock:
             self._stop_asked = True
@@ -150,8 +154,9 @@ class Supervisor(Nested):
         return self.exit_signal.reason if block else None
 
     def kill(self, reason: ExitReason | None = None) -> None:
-        """Hard stop from any thread: run every descendant's kill hook (process groups),
-        exit at once with ``reason``; the ordered stop goes on behind, if it still can."""
+        """Hard stop, from any thread. It runs every descendant's kill hook (process groups)
+        and exits at once with ``reason``. The ordered stop goes on behind, if it still
+        can."""
         reason = reason or ExitReason(False, "hard stop")
         with self._lock:
             if self.exit_signal.is_set():
@@ -164,7 +169,7 @@ class Supervisor(Nested):
         self.exit_signal.set(reason)
 
     def wait(self, timeout: float | None = None) -> ExitReason | None:
-        """Block until the supervisor exited; its reason (``None`` on timeout)."""
+        """Block until the supervisor exited, and return its reason. ``None`` on timeout."""
         self.exit_signal.wait(timeout)
         return self.exit_signal.reason
 

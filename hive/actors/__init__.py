@@ -1,6 +1,7 @@
-"""The hive's actors (DESIGN 3): thin shells that gather facts, ask `hive.rules`, and act.
+"""The hive's actors (DESIGN 3). They are thin shells that gather facts, ask
+`hive.rules`, and act.
 
-Each actor with helpers of its own is a package; an actor alone is a module:
+Each actor with helpers of its own is a package. An actor alone is a module.
 
 - `queen/`: QueenActor, the rounds (decide and write orders), what a round reads
   (`facts`), one order written and started (`dispatch`), the credit a round reads

@@ -1,16 +1,21 @@
 """The drain (seed 002, the drain card), driven by `DrainActor` on SIGTERM.
 
-The `SignalBridge` runs the actor's drain hook while the tree keeps running; the hook
-marks the process draining (readiness 503, `queen_runner.draining`, the claimer claims
-nothing, no bee starts here) and then steps the card every `step_seconds`, and at once
-when a piece of work ends (it leaves the registry), over every piece of work this
-process holds (`work.WorkRegistry`): `drain_verdict(kind, ended, waited, cap)` for
-each. Bees are held until they end or the cap, then handed back all at once, in
-parallel, under one HAND_BACK_SECONDS deadline; reviews are stopped; rounds, jobs and
-waits are left to the store (rounds keep going while something holds, as long as they
-start no bee here: the Queen asks `takes_new_work`). When `exit_step` says
-EXIT_NOW the hook returns, the root stops its children in reverse order, and the
-process exits 0. One summary line says what happened.
+The `SignalBridge` runs the actor's drain hook while the tree keeps running. The hook
+first marks the process draining. Readiness answers 503, `queen_runner.draining` is set,
+the claimer claims nothing and no bee starts here.
+
+Then the hook steps the card every `step_seconds`, and at once when a piece of work
+ends and leaves the registry. Each step asks `drain_verdict(kind, ended, waited, cap)`
+for every piece of work this process holds (`work.WorkRegistry`).
+
+- Bees are held until they end or the cap. Then they are handed back all at once, in
+  parallel, under one HAND_BACK_SECONDS deadline.
+- Reviews are stopped.
+- Rounds, jobs and waits are left to the store. Rounds keep going while something
+  holds, as long as they start no bee here; the Queen asks `takes_new_work`.
+
+When `exit_step` says EXIT_NOW, the hook returns. The root stops its children in
+reverse order, and the process exits 0. One summary line says what happened.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ class DrainStep:
 
 
 class Drain:
-    """One drain: `run_once()` is one step of the card (tests call it with a fake clock)."""
+    """One drain. `run_once()` is one step of the card; tests call it with a fake clock."""
 
     def __init__(
         self,
@@ -138,8 +143,8 @@ class Drain:
         _in_thread(f"stop-{item.id}", getattr(item, "stop", None))
 
     def _hand_back(self, key: int, item: WorkItem, now: float) -> bool:
-        """Start the item's hand-back (once); whether it still holds the drain: until it
-        ends, or the one deadline for every hand-back passes."""
+        """Start the item's hand-back, once. Returns whether it still holds the drain. It
+        holds until it ends, or until the one deadline for every hand-back passes."""
         if self._hand_back_began is None:
             self._hand_back_began = now
         if key not in self._handing:
@@ -164,10 +169,10 @@ def _in_thread(name: str, action: Callable[[], object] | None) -> threading.Thre
 
 
 class DrainActor(SupervisedActor):
-    """Started last, known as DRAIN. `on_start` adds the drain hook to the bridge and
-    tells the Queen `TreeStarted`; `on_stop` removes the hook (stopping twice is safe).
-    The hook runs in the bridge's thread (see the module); a `WorkLeft` message only
-    wakes it for its next step."""
+    """The drain's actor, registered as DRAIN and started last. `on_start` adds the
+    drain hook to the bridge and tells the Queen `TreeStarted`. `on_stop` removes the
+    hook; stopping twice is safe. The hook runs in the bridge's thread (see the module).
+    A `WorkLeft` message only wakes it for its next step."""
 
     def __init__(
         self,
