@@ -1,9 +1,9 @@
-"""`chat_outbox` and `chat_cursor`: the chat's bot messages, each a row before it is a
-message (DESIGN 11), and the room's sync token.
+"""The chat's bot messages and the room's sync token, in `chat_outbox` and
+`chat_cursor`. Each bot message is a row before it is a message (DESIGN 11).
 
-A row is owed once per cause (`owe` returns None for a cause already owed), sent as the
-Matrix event it became (`sent`), or dropped with its reason (`drop`). The clocks read `waiting` and
-`sends_since`, both in the store's epoch seconds.
+A row is owed once per cause; `owe` returns None for a cause already owed. It is marked
+sent as the Matrix event it became (`sent`), or dropped with its reason (`drop`). The
+clocks read `waiting` and `sends_since`, both in the store's epoch seconds.
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ WAITING_MAX_ROWS = 500  # the clocks look at this many waiting rows a pass, olde
 
 @dataclass(frozen=True)
 class Owed:
-    """A bot message owed: its cause, bot, kind, chain depth, the issue it speaks of, the
-    Matrix event it answers and that event's thread, the question, and its body (None: a
-    bee's turn composes it)."""
+    """A bot message owed. It holds its cause, bot, kind, chain depth and the issue it
+    speaks of. It holds the Matrix event it answers, that event's thread and the
+    question. Its body is None when a bee's turn composes it."""
 
     cause: str
     bot: str
@@ -44,7 +44,7 @@ class Row:
 
 
 def owe(db: Db, owed: Owed) -> int | None:
-    """The new row's id; None when its cause owes a message already."""
+    """Write the owed row and return its id. None when its cause owes a message already."""
     params: dict[str, Any] = dict(owed.__dict__)
     params["message_kind"] = int(params.pop("kind"))
     row = one(db, "chat_owe", params)
@@ -67,7 +67,8 @@ def _row(d: dict[str, Any]) -> Row:
 
 
 def waiting(db: Db, limit: int = WAITING_MAX_ROWS) -> tuple[list[Row], float | None]:
-    """The rows ready to send, oldest first, and the store's time (None: no row)."""
+    """The rows ready to send, oldest first, and the store's time. The time is None when
+    there is no row."""
     found = dicts(db, "chat_waiting", {"limit": limit})
     return [_row(d) for d in found], (found[0]["now"] if found else None)
 
@@ -78,8 +79,8 @@ def sends_since(db: Db, seconds: float) -> list[tuple[str, float]]:
 
 
 def sent(db: Db, row_id: int, event_id: str) -> tuple[bool, float | None]:
-    """Mark the row sent; (False, None) when it was already. The float: seconds from the
-    person's message to now, when a person asked."""
+    """Mark the row sent. Returns (False, None) when it was sent already. When a person
+    asked, the float is the seconds from the person's message to now."""
     row = one(db, "chat_sent", {"row_id": row_id, "event_id": event_id})
     if row is None:
         return False, None
@@ -91,7 +92,7 @@ def drop(db: Db, row_id: int, reason: str) -> bool:
 
 
 def cursor(db: Db, room: str) -> tuple[str | None, datetime]:
-    """The room's sync token (None: never synced) and since when moves are posted."""
+    """The room's sync token (None: never synced), and since when moves are posted."""
     row = one(db, "chat_cursor", {"room": room})
     assert row is not None  # an upsert returns its row
     return row[0], row[1]
@@ -106,9 +107,10 @@ def set_moves_since(db: Db, room: str, moves_since: datetime) -> None:
 
 
 def moves(db: Db, since: datetime, limit: int) -> list[dict[str, Any]]:
-    """The moves since `since`, oldest first: `move` (merged, sendback, escalate, rest),
-    `issue`, `key_index`, `attempt` (a rest: its strikes), `detail` (the merge's sha, the
-    note, the rest's reason), `until` (a rest's end) and `at`."""
+    """The moves since `since`, oldest first. Each has `move` (merged, sendback,
+    escalate, rest), `issue`, `key_index`, `attempt`, `detail`, `until` and `at`. For a
+    rest, `attempt` is its strikes and `until` its end. `detail` is the merge's sha, the
+    note, or the rest's reason."""
     return dicts(db, "chat_moves", {"since": since, "limit": limit})
 
 

@@ -1,11 +1,12 @@
 """Moving an order by an event (RULES 4), held to the table at the writer.
 
-Every statement that moves an order names its event and lands only from the states
-`hive.rules.lifecycle.sources(event)` allows (the SQL side reads the state with
-`hive.order_state`). When it does not land, `move` says why: the attempt is no longer the
-current one (fenced out: not an error, the row went on without it), or the move is
-ILLEGAL from the state the row is in, which is logged with both states and returned so
-the caller counts it (`hive_illegal_transitions_total`) or refuses it to a person.
+Every statement that moves an order names its event. It lands only from the states
+that `hive.rules.lifecycle.sources(event)` allows; the SQL side reads the state with
+`hive.order_state`. When it does not land, `move` says why. Either the attempt is no
+longer the current one, which is no error: it was fenced out and the row went on
+without it. Or the move is ILLEGAL from the state the row is in. That is logged with
+both states and returned. The caller counts it (`hive_illegal_transitions_total`) or
+refuses it to a person.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ log = logging.getLogger("hive.store")
 
 @dataclass(frozen=True)
 class Move:
-    """What a move did: `landed`, or not because the attempt is gone (`current_state`
-    None) or because `event` is illegal from `current_state`."""
+    """What a move did. It `landed`, or it did not. It did not land when the attempt is
+    gone (`current_state` None), or when `event` is illegal from `current_state`."""
 
     issue: int
     event: int
@@ -55,7 +56,7 @@ def move(
     conversation_id: uuid.UUID,
     event: int,
 ) -> Move:
-    """Run the named moving `query` with `params` plus `from_states`; see `Move`."""
+    """Run the named moving `query` with `params` plus `from_states`. See `Move`."""
     allowed = list(sources(event))
     with connection(db) as conn:
         landed = conn.execute(q(query), {**params, "from_states": allowed}).fetchone()
@@ -68,8 +69,8 @@ def missed(
     conn: psycopg.Connection[Any], issue: int, conversation_id: uuid.UUID, event: int
 ) -> Move:
     """The move of `event` that did not land on the attempt (`issue`, `conversation_id`),
-    and why, read from the row now: gone or moved on meanwhile (not this writer's), or
-    refused from the state it is in."""
+    and why, read from the row now. Either the attempt is gone or moved on meanwhile, so
+    it is not this writer's. Or the move was refused from the state it is in."""
     row = (
         conn.cursor(row_factory=dict_row)
         .execute(q("order_state_now"), {"issue": issue, "conversation_id": conversation_id})
@@ -81,8 +82,8 @@ def missed(
 
 
 def refused(issue: int, event: int, state: int) -> Move:
-    """Log that `event` was refused to `issue`'s order in `state` (both named), as the
-    move that did not land; the caller counts it."""
+    """Log that `event` was refused to `issue`'s order in `state`, naming both, as the
+    move that did not land. The caller counts it."""
     log.warning(
         "illegal transition refused: event %s from state %s (the table says %s)",
         _name(Event, event),

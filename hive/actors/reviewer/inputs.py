@@ -1,11 +1,12 @@
-"""What a review needs beside its reviewer, and what it leaves on the order (DESIGN 11):
-the key it runs on, the context a model reads (earlier send-backs, the checks' results,
-the diff against base), and, once it ended, its usage and cost on its own row of
-hive.turn_spend (counted on the day it ran) and its key's rest after a refusal, as a
-bee's.
+"""What a review needs beside its reviewer, and what it leaves on the order (DESIGN 11).
 
-A review runs on its attempt's own key (the order's `key_index`, so its spend and a
-refusal land where the bee's did), or on the first key when the attempt had none.
+It needs the key it runs on and the context a model reads: earlier send-backs, the
+checks' results and the diff against base. Once it ended, it leaves its usage and cost
+on its own row of hive.turn_spend, counted on the day it ran. After a refusal it rests
+its key, as a bee's ending does.
+
+A review runs on its attempt's own key (the order's `key_index`), so its spend and a
+refusal land where the bee's did. When the attempt had no key, it runs on the first key.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ DIFF_CUT = (
 
 @dataclass(frozen=True)
 class KeyChoice:
-    """The key a review runs on (None: none), and how long it still rests (0: free)."""
+    """The key a review runs on (None: none), and how long it still rests (0: it is free)."""
 
     slot: KeySlot | None
     rest_seconds: int = 0
@@ -96,11 +97,11 @@ def settle(
     accounting: Accounting,
     quota_rest_seconds: int = QUOTA_REST_SECONDS,
 ) -> None:
-    """Record a review turn's usage and cost, at the time it was spent (the day's spend
-    counts it today, whenever the work it judged ended) and, in the same
-    transaction, sell the turn to the account the order names (credits on; a turn with
-    no cost known is sold as unpriced), and rest its key after a provider's refusal as
-    a bee's ending would."""
+    """Settle a review turn, in one transaction. It records the turn's usage and cost at
+    the time it was spent, so the day's spend counts it today, whenever the judged work
+    ended. With credits on, it sells the turn to the account the order names; a turn
+    with no cost known is sold as unpriced. After a provider's refusal it rests the key,
+    as a bee's ending would."""
     usage = ending.usage
     cost = accounting.cost(usage)
     with connection(db) as conn, conn.transaction():
