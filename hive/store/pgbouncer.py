@@ -1,11 +1,12 @@
 """PgBouncer in transaction mode in front of a PostgreSQL server, for the tests and the
-benchmarks (DESIGN 11, scale): Debian's `pgbouncer` (1.18), started like the embedded
-server, on a Unix socket in a directory of its own, and stopped with SIGTERM.
+benchmarks (DESIGN 11, scale). It is Debian's `pgbouncer` (1.18). It starts like the
+embedded server, on a Unix socket in a directory of its own, and stops with SIGTERM.
 
-Every database of the server passes through it (`* =`), as the server's user the URL
-names; a client's user and password are not checked (`auth_type = any`: the socket is
-the caller's own, in a directory only it writes). A client may send `application_name`
-(pg_stat_activity then shows the server connection's last client's).
+Every database of the server passes through it (`* =`), as the server's user that the
+URL names. A client's user and password are not checked (`auth_type = any`). The socket
+is the caller's own, in a directory only it writes. A client may send
+`application_name`; pg_stat_activity then shows that of the server connection's last
+client.
 """
 
 from __future__ import annotations
@@ -36,15 +37,15 @@ RUN_AS = ("embedded_postgres", "nobody")
 
 @dataclass
 class Bouncer:
-    """A running PgBouncer: `url(dbname)` is a database of the server through it."""
+    """A running PgBouncer. `url(dbname)` is a database of the server, reached through it."""
 
     directory: Path
     process: subprocess.Popen[bytes]
     server: str  # the server's URL (the direct one)
 
     def url(self, server_url: str | None = None) -> str:
-        """`server_url` (default: the server's URL), another database of it allowed, as
-        reached through PgBouncer."""
+        """`server_url` as reached through PgBouncer. The default is the server's URL; any
+        other database of that server may be named."""
         info = psycopg.conninfo.conninfo_to_dict(server_url or self.server)
         return psycopg.conninfo.make_conninfo(
             "",
@@ -70,7 +71,7 @@ class Bouncer:
         return 0
 
     def stop(self) -> None:
-        """SIGTERM, then SIGKILL after STOP_SECONDS; the directory is removed."""
+        """Stop it with SIGTERM, then SIGKILL after STOP_SECONDS. The directory is removed."""
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             try:
@@ -93,12 +94,14 @@ def start(
     max_clients: int = 2000,
     strict: bool = False,
 ) -> Bouncer:
-    """PgBouncer in transaction mode in `directory` (made here, emptied first; as root its
-    parent must let PgBouncer's user through), in front
-    of the server of `server_url`: at most `pool_size` server connections a database and
-    user, `max_clients` clients; `strict` hands each transaction the next server
-    connection in turn (the tests). Raises HiveError when it is not installed or does not
-    answer within START_SECONDS (with the end of its log)."""
+    """Start PgBouncer in transaction mode in front of the server of `server_url`.
+
+    It runs in `directory`, made here and emptied first. As root, the directory's parent
+    must let PgBouncer's user through. It keeps at most `pool_size` server connections a
+    database and user, and `max_clients` clients. With `strict` it hands each
+    transaction the next server connection in turn; the tests use that. Raises
+    HiveError, with the end of its log, when it is not installed or does not answer
+    within START_SECONDS."""
     if not available():
         raise HiveError(f"{BINARY} is not installed: apt-get install pgbouncer (make system)")
     info = psycopg.conninfo.conninfo_to_dict(server_url)

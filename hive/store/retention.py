@@ -1,13 +1,16 @@
 """Retention's deletes (hive.rules.retention), each one small batch in one statement.
 
-`prune_issues` deletes, for up to `issues` closed issues past the cutoff with no order in
-flight, up to `rows` transcript lines and `rows` history rows, and their bundles; an issue
-whose rows are all gone is no longer found, so repeated batches walk through the backlog.
-`prune_reports` deletes up to `rows` round reports older than the cutoff. `prune_checks`
-deletes up to `rows` check runs of those issues, none of a live job; `prune_jobs` then
-deletes up to `jobs` of their ended jobs that no check run names any more, each with its
-effects journal and its waits, in one statement. What may go is the rule's
-(`job_prunable`, `wait_prunable`): the states it allows are passed to the SQL."""
+- `prune_issues` takes up to `issues` closed issues past the cutoff with no order in
+  flight. For them it deletes up to `rows` transcript lines, up to `rows` history rows,
+  and their bundles. An issue whose rows are all gone is no longer found, so repeated
+  batches walk through the backlog.
+- `prune_reports` deletes up to `rows` round reports older than the cutoff.
+- `prune_checks` deletes up to `rows` check runs of those issues, none of a live job.
+- `prune_jobs` then deletes up to `jobs` of their ended jobs that no check run names
+  any more. Each goes with its effects journal and its waits, in one statement.
+
+The rule decides what may go (`job_prunable`, `wait_prunable`). The states it allows are
+passed to the SQL."""
 
 from __future__ import annotations
 
@@ -42,7 +45,7 @@ class IssuesPruned:
     bundles: int
 
     def full(self, issues: int = PRUNE_BATCH_ISSUES, rows: int = PRUNE_BATCH_ROWS) -> bool:
-        """Whether the batch hit a limit: more may be due."""
+        """Whether the batch hit a limit, so more may be due."""
         return self.issues >= issues or self.transcript_lines >= rows or self.history_rows >= rows
 
 
@@ -72,12 +75,13 @@ class JobsPruned:
     waits: int
 
     def full(self, jobs: int = PRUNE_BATCH_JOBS) -> bool:
-        """Whether the batch hit its limit: more may be due."""
+        """Whether the batch hit its limit, so more may be due."""
         return self.jobs >= jobs
 
 
 def prune_checks(db: Db, cutoff: datetime, rows: int = PRUNE_BATCH_ROWS) -> int:
-    """Check runs of closed issues past the cutoff deleted (up to `rows`); a live job's stay."""
+    """Delete up to `rows` check runs of closed issues past the cutoff. A live job's runs
+    stay."""
     params = {"cutoff": cutoff, "batch_rows": rows, "job_states": _JOB_STATES}
     found = one_dict(db, "retention_prune_checks", params)
     assert found is not None
@@ -85,8 +89,8 @@ def prune_checks(db: Db, cutoff: datetime, rows: int = PRUNE_BATCH_ROWS) -> int:
 
 
 def prune_jobs(db: Db, cutoff: datetime, jobs: int = PRUNE_BATCH_JOBS) -> JobsPruned:
-    """Ended jobs of closed issues past the cutoff deleted (up to `jobs`), with their
-    effects and their waits. A job a check run still names waits for `prune_checks`; one
+    """Delete up to `jobs` ended jobs of closed issues past the cutoff, with their effects
+    and their waits. A job that a check run still names waits for `prune_checks`. A job
     that owns a waiting wait stays."""
     params = {
         "cutoff": cutoff,
