@@ -1,13 +1,14 @@
-"""The pruner (hive.rules.retention): a Queen's process keeps the store and her checkout
-from growing without end.
+"""The pruner (hive.rules.retention). It keeps the store and the Queen's checkout from
+growing without end, in a Queen's process.
 
-A pass deletes, in small batches, the transcripts, attempt history, bundles, check runs
-and ended jobs (with their effects and waits) of issues closed longer than
-HIVE_RETENTION_DAYS, and the round reports older than that; removes her worktrees of
-ended orders; deletes the `queen-<issue>` branches of those retired issues; and now and
-then repacks her checkout without what no branch reaches. The loop looks every
-PASS_AGAIN_SECONDS and passes when the rule says one is due: at once when the last pass
-filled a batch, otherwise hourly.
+A pass deletes, in small batches, what issues closed longer than HIVE_RETENTION_DAYS
+left. That is their transcripts, attempt history, bundles, check runs and ended jobs,
+with the jobs' effects and waits. It also deletes the round reports older than that. It
+removes her worktrees of ended orders and deletes the `queen-<issue>` branches of those
+retired issues. Now and then it repacks her checkout without what no branch reaches.
+
+The loop looks every PASS_AGAIN_SECONDS and passes when the rule says one is due. One
+is due at once when the last pass filled a batch, otherwise hourly.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class RetentionConfig:
 
 @dataclass
 class Pass:
-    """What one pass removed; false when it removed nothing (or was not due)."""
+    """What one pass removed. It is false when it removed nothing, or was not due."""
 
     transcript_lines: int = 0
     history_rows: int = 0
@@ -111,7 +112,7 @@ class Retention:
         self._branches_since_repack = 0
 
     def run_once(self, force: bool = False) -> Pass:
-        """One pass when one is due (or `force`); an empty Pass otherwise."""
+        """Run one pass when one is due, or with `force`. Otherwise return an empty Pass."""
         started = self.monotonic()
         if not force and started < self._due_at:
             return Pass()
@@ -126,7 +127,7 @@ class Retention:
         return done
 
     def close(self) -> None:
-        """Nothing to let go: every pass is a few short statements."""
+        """Let nothing go. Every pass is a few short statements."""
 
     def _prune_store(self, done: Pass, cutoff: datetime, started: float) -> None:
         db, cfg = self.db, self.config
@@ -189,7 +190,8 @@ class Retention:
 
 
 class RetentionActor(LoopActor):
-    """Known as "retention". Looks every PASS_AGAIN_SECONDS; passes when one is due."""
+    """The pruner's actor, registered as "retention". It looks every PASS_AGAIN_SECONDS
+    and passes when one is due."""
 
     def __init__(
         self,

@@ -1,14 +1,14 @@
-"""The one registry of work this process holds: bees, the Queen's rounds, and in later
-issues reviews, jobs and waits. The drain sorts it (seed 002, section 1), the bee host
-counts its bees, the reapers spare their issues.
+"""The one registry of work this process holds. It holds bees and the Queen's rounds,
+and reviews, jobs and waits too. The drain sorts it (seed 002, section 1). The bee host
+counts its bees in it. The reapers spare their issues.
 
-Any object with `kind` (a `hive.rules.drain.WorkKind`), `id` and `ended` may be registered;
-the stoppable kinds also have `stop()` (a review) or `hand_back()` (a bee). An item
-leaves the registry once it ended (the function `add` returned is called): that tells
-the drain `WorkLeft`, so it steps at once instead of at its next step.
+Any object with `kind` (a `hive.rules.drain.WorkKind`), `id` and `ended` may be
+registered. The stoppable kinds also have `stop()` (a review) or `hand_back()` (a bee).
+An item leaves the registry once it ended, by calling the function `add` returned. That
+tells the drain `WorkLeft`, so the drain steps at once instead of at its next step.
 
-Once the drain began (`begin_drain`) nothing new starts here: the host refuses bees,
-readiness answers 503, the claimer claims nothing.
+Once the drain began (`begin_drain`), nothing new starts here. The host refuses bees,
+readiness answers 503 and the claimer claims nothing.
 """
 
 from __future__ import annotations
@@ -36,7 +36,8 @@ class WorkItem(Protocol):
 
 
 class WorkRegistry:
-    """Thread-safe: bees add and remove themselves from their own threads."""
+    """The registry (see the module). It is thread-safe, since bees add and remove
+    themselves from their own threads."""
 
     def __init__(self, names: Registry | None = None) -> None:
         self._lock = threading.Lock()
@@ -46,12 +47,13 @@ class WorkRegistry:
         self._draining = False
 
     def add(self, item: WorkItem) -> Callable[[], None]:
-        """Register `item`; returns the function that removes it (safe twice)."""
+        """Register `item`. Returns the function that removes it, which is safe twice."""
         with self._lock:
             return self._add(item)
 
     def admit(self, item: WorkItem) -> Callable[[], None] | None:
-        """Register `item` unless the drain began (then None): new work starts here."""
+        """Register `item`, new work starting here. None once the drain began; the item
+        is then not registered."""
         with self._lock:
             return None if self._draining else self._add(item)
 
@@ -95,8 +97,9 @@ class WorkRegistry:
 
 
 class Standing:
-    """A source of work that is there as long as its actor runs (the Queen's rounds):
-    registered so the drain sees it and leaves it, as the card says of rounds."""
+    """A source of work that is there as long as its actor runs, such as the Queen's
+    rounds. It is registered so the drain sees it and leaves it, as the card says of
+    rounds."""
 
     def __init__(self, kind: WorkKind, name: str) -> None:
         self.kind = kind

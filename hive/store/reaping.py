@@ -1,7 +1,8 @@
-"""The reapers' one statement (`reap_orders`, DESIGN 5, RULES 4): each reaper ends the
-unfinished orders its criteria find, with its outcome and code, and answers what it
-ended and what the state table refused. The reapers themselves are
-`hive.actors.reaper.reaper`; the order's row is `hive.store.orders`."""
+"""The reapers' one statement (`reap_orders`, DESIGN 5, RULES 4).
+
+Each reaper ends the unfinished orders its criteria find, with its outcome and code. It
+answers what it ended and what the state table refused. The reapers themselves are
+`hive.actors.reaper.reaper`. The order's row is `hive.store.orders`."""
 
 from __future__ import annotations
 
@@ -24,10 +25,11 @@ def stalled_outcome(stall_minutes: float) -> str:
 
 @dataclass(frozen=True)
 class Reaping:
-    """What a reaper's statement did: the orders it `ended`, and the moves it `refused`
-    to rows its criteria found in a state its event may not leave (each logged with both
-    states; the caller counts them). Only an unstarted, unfinished row (NONE) can be
-    refused: every other unfinished row is RUNNING."""
+    """What a reaper's statement did. `ended` holds the orders it ended. `refused` holds
+    the moves it refused to rows its criteria found in a state its event may not leave.
+    Each refusal is logged with both states, and the caller counts them. Only an
+    unstarted, unfinished row (NONE) can be refused, since every other unfinished row is
+    RUNNING."""
 
     ended: list[Order]
     refused: list[Move]
@@ -42,16 +44,16 @@ class Reaper(enum.StrEnum):
 
 
 def reap_at_boot(db: Db, *, spare: Iterable[int] = ()) -> Reaping:
-    """End the Queen's own unfinished orders (queued_at NULL) except `spare` (REAP_BOOT);
-    returns them so the caller can salvage."""
+    """End the Queen's own unfinished orders (queued_at NULL), except `spare`, by
+    REAP_BOOT. Returns them so the caller can salvage."""
     return _reap(
         db, Reaper.BOOT, Outcome.REAPED_AT_BOOT, OutcomeCode.REAPED_AT_BOOT, REAP_BOOT, spare
     )
 
 
 def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
-    """End runner orders whose heartbeat is older than `silent_minutes` (REAP_STALL; never
-    salvaged: nothing of that bee is on this disk)."""
+    """End runner orders whose heartbeat is older than `silent_minutes`, by REAP_STALL.
+    They are never salvaged, since nothing of that bee is on this disk."""
     return _reap(
         db,
         Reaper.SILENT,
@@ -64,8 +66,8 @@ def reap_silent_runners(db: Db, silent_minutes: float, *, spare: Iterable[int] =
 
 
 def reap_stalled_turns(db: Db, stall_minutes: float, *, spare: Iterable[int] = ()) -> Reaping:
-    """End running orders whose turn began more than `stall_minutes` ago by dispatched_at
-    (REAP_STALL); a queued order nobody claimed is never reaped by this."""
+    """End running orders whose turn began more than `stall_minutes` ago by dispatched_at,
+    by REAP_STALL. A queued order nobody claimed is never reaped by this."""
     return _reap(
         db,
         Reaper.STALLED,

@@ -1,9 +1,11 @@
-"""What turns spent (lesson module 7): by key since a time (the cap's UTC day, `hive
-status`), and over one issue's turns (the API). Archived attempts count as well as
-the orders' current ones; an attempt counts once it has ended; a chat turn when it
-ended; a review or shaping turn when it was spent (`add`), on its own row, once. A
-cost the store does not know (no figure from the agent, no price in the table) adds
-nothing and is counted as `unpriced`, so a reader sees that the sum is a floor."""
+"""What turns spent (lesson module 7). It is read by key since a time (the cap's UTC
+day, `hive status`), and over one issue's turns (the API).
+
+Archived attempts count as well as the orders' current ones. An attempt counts once it
+has ended, and a chat turn when it ended. A review or shaping turn counts when it was
+spent (`add`), once, on its own row. A cost the store does not know adds nothing and is
+counted as `unpriced`; the agent gave no figure and the table has no price. So a reader
+sees that the sum is a floor."""
 
 from __future__ import annotations
 
@@ -52,7 +54,7 @@ def of_issue(db: Db, issue: int) -> Spent:
 
 @dataclass(frozen=True)
 class TurnSpend:
-    """A review or shaping turn's usage and cost (cost None: unknown)."""
+    """A review or shaping turn's usage and cost. A cost of None is unknown."""
 
     kind: str  # REVIEW or SHAPING
     issue: int
@@ -72,8 +74,8 @@ def turn_spend(
     usage: Usage | None,
     cost: Cost | None,
 ) -> TurnSpend:
-    """The row of a review or shaping turn that reported `usage` (None: none, so no
-    tokens) and cost `cost` (None: unknown, counted as unpriced)."""
+    """The row of a review or shaping turn that reported `usage` and cost `cost`. A
+    `usage` of None means no tokens. A `cost` of None is unknown, counted as unpriced."""
     return TurnSpend(
         kind,
         issue,
@@ -87,7 +89,7 @@ def turn_spend(
 
 
 def add(db: Db, turn: TurnSpend) -> None:
-    """Record what a review or shaping turn spent, now: the day's spend counts it today."""
+    """Record what a review or shaping turn spent, now. The day's spend counts it today."""
     assert turn.kind in (REVIEW, SHAPING), turn.kind
     row = one(db, "add_turn_spend", turn.__dict__)
     assert row is not None, "an insert answers its id"

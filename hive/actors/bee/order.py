@@ -1,14 +1,14 @@
 """The start of a bee, as a message and its reply.
 
 A caller (the Queen's round, or a runner's claimer) gives a bee one `BeeOrder`. The
-order names its ledger as data: the bee writes it itself, on its own thread, between
-the turn's start and its first line. The bee then answers once, with a `StartReply`,
-on the order's future: the caller waits on that future and runs no code of its own on
-the bee's thread.
+order names its ledger as data. The bee writes it itself, on its own thread, between
+the turn's start and its first line. The bee then answers once, with a `StartReply`, on
+the order's future. The caller waits on that future and runs no code of its own on the
+bee's thread.
 
 A caller that gave up waiting for the bee's start withdraws the order (`StartGate`).
-The bee commits to it just before its ledger; whichever comes first holds. A withdrawn
-bee writes nothing and leaves; a committed one runs its order to its end.
+The bee commits to it just before its ledger. Whichever comes first holds. A withdrawn
+bee writes nothing and leaves. A committed one runs its order to its end.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from hive.store.orders import Fence, NewOrder
 
 @dataclass(frozen=True)
 class InsertOrder:
-    """The Queen's ledger: insert `new` under her `lease`."""
+    """The Queen's ledger. The bee inserts `new` under her `lease`."""
 
     new: NewOrder
     lease: Lease
@@ -34,7 +34,7 @@ class InsertOrder:
 
 @dataclass(frozen=True)
 class MarkStarted:
-    """A runner's ledger: reset the claimed row's `dispatched_at`, fenced."""
+    """A runner's ledger. The bee resets the claimed row's `dispatched_at`, fenced."""
 
 
 Ledger = InsertOrder | MarkStarted
@@ -59,9 +59,9 @@ class Gate(Enum):
 
 
 class StartGate:
-    """Who settles a start the caller gave up on. Thread-safe. `commit` (the bee,
-    before its ledger) and `withdraw` (the caller, once its wait ran out) each succeed
-    only if the other has not: exactly one of them wins."""
+    """Who settles a start the caller gave up on. It is thread-safe. The bee calls
+    `commit` before its ledger. The caller calls `withdraw` once its wait ran out. Each
+    succeeds only if the other has not, so exactly one of them wins."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -97,8 +97,8 @@ class StartReply:
 
 @dataclass(frozen=True)
 class BeeOrder:
-    """One order for a bee: its fence (runner None: the Queen's own), what to start, its
-    ledger, and the future the bee answers on."""
+    """One order for a bee. It holds its fence, what to start, its ledger and the future
+    the bee answers on. A fence whose runner is None is the Queen's own bee's."""
 
     fence: Fence
     plan: StartPlan

@@ -1,7 +1,7 @@
-"""What a Queen round reads before it asks the rules: open issues as candidates (with
-their shape problems), holds, last endings, and the load on each key, gathered into the
-round's `RoundFacts`. Reading only: no decision is taken here beyond translating rows
-into the rules' own inputs."""
+"""What a Queen round reads before it asks the rules. It gathers open issues as
+candidates (with their shape problems), holds, last endings and the load on each key
+into the round's `RoundFacts`. It only reads. No decision is taken here beyond
+translating rows into the rules' own inputs."""
 
 from __future__ import annotations
 
@@ -40,8 +40,8 @@ def order_state(order: Order) -> State:
 
 
 def phase_of(order: Order) -> Phase:
-    """Where an order is, as holds see it. Finished work not yet judged awaits review;
-    an ending that is not `finished` (handed back, reaped, refused...) holds nothing, so
+    """Where an order is, as holds see it. Finished work not yet judged awaits review.
+    An ending that is not `finished` (handed back, reaped, refused...) holds nothing, so
     its issue may be dispatched again at once."""
     if order.finished_at is None:
         return PH_RUNNING
@@ -112,8 +112,8 @@ def candidates_of(
 
 
 def last_ends(orders: Iterable[Order], now: datetime) -> dict[int, LastEnd]:
-    """Each issue's attempt that ended, as the retry card reads it; an order in flight
-    is not here."""
+    """Each issue's attempt that ended, as the retry card reads it. An order in flight is
+    not here."""
     return {
         o.issue: LastEnd(
             o.failures_in_a_row,
@@ -127,7 +127,7 @@ def last_ends(orders: Iterable[Order], now: datetime) -> dict[int, LastEnd]:
 
 
 def busy_keys(orders: Iterable[Order]) -> Counter[int]:
-    """Lanes taken on each key: every order in flight holds its key."""
+    """Lanes taken on each key. Every order in flight holds its key."""
     return Counter(o.key_index for o in orders if o.finished_at is None and o.key_index is not None)
 
 
@@ -136,7 +136,7 @@ def in_flight(orders: Iterable[Order]) -> int:
 
 
 def last_key(orders: Iterable[Order]) -> int | None:
-    """The key of the most recent order: the circular scan starts just after it."""
+    """The key of the most recent order. The circular scan starts just after it."""
     dated = [o for o in orders if o.key_index is not None]
     if not dated:
         return None
@@ -211,8 +211,8 @@ def carried_notes(orders: Iterable[Order]) -> dict[int, str]:
 
 
 def brief_of(issue: Issue, sendback_note: str = "") -> str:
-    """The agent's whole prompt: the issue, its boundary and its acceptance criteria,
-    then, when its last attempt was sent back, the review's notes under
+    """The agent's whole prompt. It holds the issue, its boundary and its acceptance
+    criteria. When its last attempt was sent back, the review's notes follow under
     SENDBACK_HEADING."""
     lines = [f"Issue #{issue.number}: {issue.title}", ""]
     if issue.body.strip():
