@@ -4,16 +4,14 @@ and WAIT to RELEASED), held to the state table at the writer."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
-
-from psycopg_pool import ConnectionPool
 
 from hive.rules.states import FLOOR_PASSED, SENDBACK
+from hive.store.db import Db
 from hive.store.transitions import Move, move
 
 
 def release(
-    db: ConnectionPool[Any],
+    db: Db,
     issue: int,
     conversation_id: uuid.UUID,
     *,

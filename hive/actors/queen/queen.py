@@ -9,7 +9,9 @@ A round does this, in order:
 
 1. It takes or renews the Queen lease. Without it, the round does nothing, since
    another Queen decides. Holding it for the first time, she tells the reaper
-   `ReapAtBoot` and decides nothing until it answers `BootReaped`.
+   `ReapAtBoot` and decides nothing until it answers `BootReaped`. This step and the
+   reads of steps 2 and 3 use one connection of the pool, given back before the base's
+   refresh.
 2. It reads the open issues and the orders it decides by (`Queen._orders`: the live
    ones, not every order ever dispatched), and releases the orders whose floor passed
    (RULES 4).
@@ -33,14 +35,14 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from hive.actors.loop import LoopActor
 from hive.actors.messages import QUEEN, QUEEN_WAKES, REAPER, BootReaped, ReapAtBoot
 from hive.actors.queen import facts
 from hive.actors.queen.config import QueenConfig, QueenPorts
-from hive.actors.queen.credit_gate import credit_facts
+from hive.actors.queen.credit_gate import CreditFacts, credit_facts
 from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
 from hive.actors.work import Standing
 from hive.agents.guard import BYTES_PER_MB, free_memory_bytes
@@ -62,6 +64,7 @@ from hive.rules.round import (
 )
 from hive.rules.spend import day_start
 from hive.store import floors, issues, keyrests, leases, orders, reports, spend
+from hive.store.db import Db, connection
 from hive.store.issues import ISSUES_CHANNEL, Issue
 from hive.store.listen import ORDERS_CHANNEL
 from supervisors.bounded import Progress, run_bounded
@@ -79,6 +82,20 @@ class Gathered:
     facts: RoundFacts
     base_sha: str
     notes: dict[int, str]
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What a round read from the store, on one connection. That is the open issues,
+    the orders it decides by, its clock, the resting keys, the day's spend and the
+    credit."""
+
+    open_issues: list[Issue]
+    orders: list[orders.Order]
+    now: datetime
+    resting: dict[int, int]
+    spent: float
+    owed: CreditFacts
 
 
 @dataclass(frozen=True)
@@ -171,25 +188,25 @@ class Queen:
 
     def _round(self, state: Progress) -> RoundResult:
         rt, cfg = self.ports, self.config
-        state.at("taking the Queen lease")
-        lease = self._hold_lease()
-        if lease is None:
-            return RoundResult(idle="another Queen holds the lease")
-        if not self._booted.is_set():
-            # asked each round until it ran: a boot reap that met a store blip is tried
-            # again, or the orders the last Queen ran here stay unfinished for hours
-            rt.names.tell(REAPER, ReapAtBoot())
-            return RoundResult(idle="waiting for the boot reaper")
-        if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
-            return RoundResult(idle="draining")
-        state.at("reading issues")
-        open_issues = issues.listing(rt.db, open_only=True)
-        state.at("reading orders")
-        round_orders = self._orders(open_issues)
-        state.at("releasing work past its floor")
-        if self._release_floors(round_orders):
-            round_orders = self._orders(open_issues)  # as the releases left them
-        gathered = self._gather(state, open_issues, round_orders)
+        # the lease, the reads and the floors' releases on one connection of the pool:
+        # one checkout a round, not one a statement; it goes back before the base's
+        # refresh (git, perhaps the network) and the writes (a local bee's start takes
+        # connections of its own)
+        with connection(rt.db) as db:
+            state.at("taking the Queen lease")
+            lease = self._hold_lease(db)
+            if lease is None:
+                return RoundResult(idle="another Queen holds the lease")
+            if not self._booted.is_set():
+                # asked each round until it ran: a boot reap that met a store blip is
+                # tried again, or the orders the last Queen ran here stay unfinished for
+                # hours
+                rt.names.tell(REAPER, ReapAtBoot())
+                return RoundResult(idle="waiting for the boot reaper")
+            if rt.work.draining and not takes_new_work(not cfg.elsewhere, rt.work.holding()):
+                return RoundResult(idle="draining")
+            stored = self._read(db, state)
+        gathered = self._gather(state, stored)
         plan = plan_round(gathered.facts)
         dispatched, refusals = self._write(plan, gathered, lease, state)
         state.at("writing the report")
@@ -203,13 +220,33 @@ class Queen:
         rt.metrics.rounds.inc()
         return result
 
-    def _release_floors(self, round_orders: list[orders.Order]) -> bool:
+    def _read(self, db: Db, state: Progress) -> Stored:
+        """The round's store reads, all on `db`. They are the open issues, the orders it
+        decides by (read again after a release), the resting keys, the day's spend and
+        the credit."""
+        cfg = self.config
+        state.at("reading issues")
+        open_issues = issues.listing(db, open_only=True)
+        state.at("reading orders")
+        round_orders = self._orders(db, open_issues)
+        state.at("releasing work past its floor")
+        if self._release_floors(db, round_orders):
+            round_orders = self._orders(db, open_issues)  # as the releases left them
+        now = facts.utcnow()
+        state.at("reading key rests and the day's spend")
+        resting = keyrests.resting_seconds(db, self.keys)
+        spent = spend.since(db, day_start(now)) if cfg.spend_cap_usd > 0 else 0.0
+        state.at("reading credit")
+        owed = credit_facts(db, cfg.credits, open_issues, now)
+        return Stored(open_issues, round_orders, now, resting, spent, owed)
+
+    def _release_floors(self, db: Db, round_orders: list[orders.Order]) -> bool:
         """Release the orders whose floor passed (RULES 4), each held to the state table.
         Their issues may go again in this round. Returns whether one was released."""
         rt = self.ports
         released = False
         for order, judged in facts.past_floor(round_orders, facts.utcnow()):
-            moved = floors.release(rt.db, order.issue, order.conversation_id, state=judged)
+            moved = floors.release(db, order.issue, order.conversation_id, state=judged)
             released = released or moved.landed
             if moved.landed:
                 log.info(
@@ -221,53 +258,44 @@ class Queen:
                 rt.metrics.illegal_transitions.inc()
         return released
 
-    def _orders(self, open_issues: list[Issue]) -> list[orders.Order]:
+    def _orders(self, db: Db, open_issues: list[Issue]) -> list[orders.Order]:
         """The orders a round decides by. This process's first round reads every order,
         because the key scan starts after the newest order's key. Later rounds read the
         live ones (`orders.live`). Those are in flight, of an open issue, ended recently
         enough to hold their files, or resting in a state with a floor. The ended orders
         of closed issues grow with the history and change none of the round's
         decisions."""
-        db = self.ports.db
         if not self._seeded:
             return orders.listing(db)
         held_since = facts.utcnow() - timedelta(seconds=HELD_AFTER_FINISH_MAX_SECONDS)
         return orders.live(db, [issue.number for issue in open_issues], held_since)
 
-    def _gather(
-        self, state: Progress, open_issues: list[Issue], round_orders: list[orders.Order]
-    ) -> Gathered:
-        """Read the base, the rest of the store and this process. That gives the round's
-        facts over `open_issues` and `round_orders`, read once a round. It also gives the
-        base commit the orders are judged against and the review notes the next
-        attempts carry."""
+    def _gather(self, state: Progress, stored: Stored) -> Gathered:
+        """Read the base and this process beside what the round read from the store.
+        That gives the round's facts, the base commit the orders are judged against and
+        the review notes the next attempts carry."""
         rt, cfg = self.ports, self.config
         if not self._seeded:
-            self._last_key, self._seeded = facts.last_key(round_orders), True
+            self._last_key, self._seeded = facts.last_key(stored.orders), True
         state.at("reading base")
         base = self._base_facts()
-        now = facts.utcnow()
-        state.at("reading key rests and the day's spend")
-        resting = keyrests.resting_seconds(rt.db, self.keys)
-        spent = spend.since(rt.db, day_start(now)) if cfg.spend_cap_usd > 0 else 0.0
         found = facts.round_facts(
-            open_issues,
-            round_orders,
+            stored.open_issues,
+            stored.orders,
             base,
-            now,
+            stored.now,
             limits=Limits(cfg.max_workers, cfg.lanes_per_key, cfg.bee_memory_mb, cfg.elsewhere),
             keys=[k.index for k in self.keys],
-            resting=resting,
+            resting=stored.resting,
             last_key=self._last_key,
             host_ready=rt.host.ready,
             free_memory_mb=self._free_memory_mb(),
-            spent_today_usd=spent,
+            spent_today_usd=stored.spent,
             spend_cap_usd=cfg.spend_cap_usd,
         )
-        state.at("reading credit")
-        owed = credit_facts(rt.db, cfg.credits, open_issues, now)
-        found = replace(found, payers=owed.payers, balances=owed.balances)
-        return Gathered(open_issues, found, base.sha, facts.carried_notes(round_orders))
+        found = replace(found, payers=stored.owed.payers, balances=stored.owed.balances)
+        notes = facts.carried_notes(stored.orders)
+        return Gathered(stored.open_issues, found, base.sha, notes)
 
     def _write(
         self, plan: Plan, gathered: Gathered, lease: leases.Lease, state: Progress
@@ -305,11 +333,11 @@ class Queen:
             refusals.append(plan.refusal)
         return dispatched, refusals
 
-    def _hold_lease(self) -> leases.Lease | None:
+    def _hold_lease(self, db: Db) -> leases.Lease | None:
         """The lease this round writes under, renewed or claimed. None means another
         Queen holds it. The round keeps this lease. A round that was abandoned (its lease
         let go) or overtaken by another Queen carries a fence that no longer holds."""
-        db, ttl = self.ports.db, self.config.lease_ttl_seconds
+        ttl = self.config.lease_ttl_seconds
         if self.lease is not None:
             self.lease = leases.renew(db, self.lease, ttl)
         if self.lease is None:

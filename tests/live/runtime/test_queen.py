@@ -537,9 +537,9 @@ def test_a_round_reads_only_the_live_orders_and_decides_as_from_every_order(make
     queen = queen_of(rt)
     open_issues = issues.listing(rt.db, open_only=True)
     every = orders.listing(rt.db)
-    assert queen._orders(open_issues) == every, "the first round reads every order"
+    assert queen._orders(rt.db, open_issues) == every, "the first round reads every order"
     queen._seeded = True
-    live = queen._orders(open_issues)
+    live = queen._orders(rt.db, open_issues)
     assert sorted({o.issue for o in every} - {o.issue for o in live}) == [13, 17, 18, 22, 23]
     now = facts.utcnow()
     decided = _decisions(queen, open_issues, every, now)
@@ -555,3 +555,15 @@ def test_a_round_reads_only_the_live_orders_and_decides_as_from_every_order(make
     queen.run_once()
     released_rows = {o.issue for o in orders.listing(rt.db) if o.review_state == "released"}
     assert released_rows == {15, 16, 19, 20, 22, 25}
+
+
+def test_a_quiet_round_takes_one_connection_of_the_pool(make_runtime):
+    """Issue 28: the lease, the reads and the releases share one checkout of the pool,
+    not one a statement; a round with nothing new to say writes nothing more."""
+    rt = make_runtime(QUEEN_BEES_RUN_ELSEWHERE="on")
+    add_issue(rt.db, 1, boundary=("../etc/passwd",))  # reported, never dispatched
+    queen = queen_of(rt)
+    queen.run_once()
+    rt.db.pop_stats()
+    assert queen.run_once().idle is None
+    assert rt.db.pop_stats().get("requests_num", 0) == 1
