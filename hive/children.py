@@ -85,7 +85,7 @@ def runner_children(rt: Runtime, settings: Settings, drain: DrainConfig) -> list
     turns = configs.chat_turns(settings)
     if turns is not None:
         cost = configs.accounting(settings).cost
-        work = ChatTurns(rt.db, rt.checkout, turns, lambda usage: _usd(cost(usage)))
+        work = ChatTurns(rt.db, rt.checkout, turns, lambda usage: _usd(cost(usage)), rt.metrics)
         specs.append(
             ChildSpec(
                 "chat-turns",

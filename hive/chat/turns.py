@@ -35,12 +35,13 @@ from hive.agents.transcript import STDOUT
 from hive.chat.gate import refused
 from hive.git.repo import Checkout, GitError, branch_ref, own_repo, resolve
 from hive.git.scratch import remove_scratch_tree, scratch_tree
+from hive.metrics import HiveMetrics
 from hive.rules import chat_turn as rule
 from hive.rules.branches import branch_name
 from hive.rules.credits import Terms, payer
 from hive.rules.keys import KeySlot
 from hive.rules.modes import AgentKind
-from hive.store import chat_turns, conversations, credits, issues
+from hive.store import chat_turns, conversations, credits, issues, keyrests
 from hive.store.db import Db, connection
 
 log = logging.getLogger("hive.chat")
@@ -98,11 +99,13 @@ class ChatTurns:
         checkout: Checkout,
         config: TurnsConfig,
         cost: Callable[[Usage | None], float | None] = lambda usage: None,
+        metrics: HiveMetrics | None = None,
     ) -> None:
         self.db = db
         self.checkout = checkout
         self.config = config
         self.cost = cost  # a turn's cost in US dollars from its usage (None: unknown)
+        self.metrics = metrics if metrics is not None else HiveMetrics()
         self._lock = threading.Lock()  # guards the two below
         self._running: _Running | None = None
         self._closed = False
@@ -128,12 +131,26 @@ class ChatTurns:
             return Answered()
         issue = held.issue
         why = None if issue is None else self._refused(issue)
-        step = rule.step(held.tries, why, issue is not None and held.title is not None)
+        # the key is the issue's own unless it rests, as a Queen's round skips a resting key
+        key = self._pick(held.key_index)
+        known = issue is not None and held.title is not None
+        step = rule.step(held.tries, why, known, key.rests_seconds)
         if step != rule.Step.RUN or issue is None:
-            self._answer(self.db, held, rule.sentence(step, issue, held.tries, why))
-        elif not self._turn(held, issue, held.title or "", bound):
+            said = rule.sentence(step, issue, held.tries, why, key.rests_seconds)
+            self._answer(self.db, held, said)
+        elif not self._turn(held, issue, held.title or "", bound, self._slot(key.key_index)):
             return Answered()  # stopped: the row was let go
+        self.metrics.chat_turns.labels(step=step.value).inc()
         return Answered(held.row_id, step.value, time.monotonic() - started)
+
+    def _pick(self, own: int | None) -> rule.KeyPick:
+        """The key a turn on an issue whose order ran on key `own` takes (see the rule)."""
+        keys = self.config.keys
+        rests = keyrests.resting_seconds(self.db, keys) if keys else {}
+        return rule.pick_key(tuple(slot.index for slot in keys), own, rests)
+
+    def _slot(self, key_index: int | None) -> KeySlot | None:
+        return next((slot for slot in self.config.keys if slot.index == key_index), None)
 
     def _refused(self, issue: int) -> str | None:
         return refused(self.db, issue, self.config.spend_cap_usd, self.config.credits)
@@ -156,9 +173,11 @@ class ChatTurns:
         chat_turns.let_go(self.db, running.held, self.config.by)
         log.info("chat: the turn of row %d stopped and let go", running.held.row_id)
 
-    def _turn(self, held: chat_turns.Claim, issue: int, title: str, bound: float) -> bool:
-        """Run the turn and answer; False when `close` took it over (it let the row go)."""
-        slot = self._key(held.key_index)
+    def _turn(
+        self, held: chat_turns.Claim, issue: int, title: str, bound: float, slot: KeySlot | None
+    ) -> bool:
+        """Run the turn on key `slot` and answer; False when `close` took it over (it let
+        the row go)."""
         lines: list[str] = []
 
         def on_line(kind: str, text: str) -> None:
@@ -233,12 +252,6 @@ class ChatTurns:
             sha = repo.refs[ref].decode() if ref in repo.refs else resolve(repo, self.checkout.base)
             scratch_tree(repo, sha, path)
 
-    def _key(self, key_index: int | None) -> KeySlot | None:
-        """The key the issue's order ran on when this process holds it, else the first."""
-        keys = self.config.keys
-        own = [slot for slot in keys if slot.index == key_index]
-        return own[0] if own else (keys[0] if keys else None)
-
     def _spend(self, running: _Running, ending: Ending | None, answer: str | None) -> None:
         """What the turn spent on its row and, with credits on, its sale, in one
         transaction (with the answer's write when `answer` is given)."""
@@ -268,6 +281,8 @@ class ChatTurns:
                 credits.sell(conn, sale)
             if answer is not None:
                 self._answer(conn, held, answer)
+        if cost is not None:
+            self.metrics.spend(running.key_index, cost)
 
 
 def answer_unclaimed(db: Db, seconds: float = rule.UNCLAIMED_SECONDS) -> int:

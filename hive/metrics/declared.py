@@ -38,6 +38,7 @@ from hive.metrics.github import (
 )
 from hive.metrics.registry import BUILD_LIBRARIES, HiveRegistry, build_labels
 from hive.metrics.scraped import CreditCollector, LastValue, QueueCollector, QueueNumbers
+from hive.rules.chat_turn import Step as ChatTurnStep
 from hive.rules.outcome_codes import OutcomeCode, code_of
 from hive.rules.review_failures import REASONS as REVIEW_FAILURE_REASONS
 
@@ -95,6 +96,7 @@ class HiveMetrics:
       `issue_to_merge_seconds.observe(...)` per merge pushed;
     - `spend(key_index, usd)` per ending that landed with a known cost;
     - `board_streams_refused.inc()` per event stream answered 503 at the server's cap;
+    - `chat_turns.labels(step=...).inc()` per owed answer of a bee's bot claimed here;
     - the GitHub client's requests, retries and rate limit through `github()`.
     """
 
@@ -259,9 +261,19 @@ class HiveMetrics:
             buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 600),
             registry=r,
         )
+        self.chat_turns = Counter(
+            "hive_chat_turns_total",
+            "Owed answers of a bee's bot this process claimed, by what each got: a turn"
+            " (run), or a sentence (refuse: the cap or the credit; unknown: no such issue;"
+            " cut: restarts cut it too often; rests: every key rests).",
+            labelnames=("step",),
+            registry=r,
+        )
         for kind in CHAT_KINDS:
             for counter in (self.chat_messages, self.chat_held, self.chat_dropped):
                 counter.labels(kind=kind)
+        for turn_step in ChatTurnStep:
+            self.chat_turns.labels(step=turn_step.value)
         self.github_requests = Counter(
             "hive_github_requests_total",
             "Requests sent to GitHub's API, by method and status class (304: not modified,"

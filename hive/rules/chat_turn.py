@@ -16,7 +16,8 @@ reached since the question).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from enum import Enum
 
 from hive.rules.chat import HOLD_MAX_SECONDS, one_line
@@ -44,26 +45,64 @@ class Step(Enum):
     REFUSE = "refuse"  # the refusal's sentence (the cap, the credit)
     UNKNOWN = "unknown"  # the issue is not in the store: a sentence
     CUT = "cut"  # cut by restarts TURN_TRIES_MAX times: a sentence, no turn
+    RESTS = "rests"  # every key it may run on rests after a refusal: a sentence, no turn
 
 
-def step(tries: int, refused: str | None, known: bool) -> Step:
-    """What a row claimed for the `tries`th time gets; `refused` is the refusal now."""
+def step(tries: int, refused: str | None, known: bool, rests_seconds: int = 0) -> Step:
+    """What a row claimed for the `tries`th time gets; `refused` is the refusal now,
+    `rests_seconds` how long every key the turn may run on still rests (0: one is free)."""
     if refused is not None:
         return Step.REFUSE
     if not known:
         return Step.UNKNOWN
     if tries > TURN_TRIES_MAX:
         return Step.CUT
+    if rests_seconds > 0:
+        return Step.RESTS
     return Step.RUN
 
 
-def sentence(step_: Step, issue: int | None, tries: int, refused: str | None) -> str:
+@dataclass(frozen=True)
+class KeyPick:
+    """The key a turn runs on (None: this process holds none, or every one rests) and,
+    when every key rests, the shortest rest left in whole seconds (else 0)."""
+
+    key_index: int | None
+    rests_seconds: int = 0
+
+
+def pick_key(held: Sequence[int], own: int | None, rests: Mapping[int, int]) -> KeyPick:
+    """The key of the `held` ones a turn runs on: the issue's `own` (its order's) when
+    held and not resting, else the first held that does not rest (`rests`: the seconds
+    each resting key has left). No key held: none, and the turn runs without one."""
+    if not held:
+        return KeyPick(None)
+    tried = [index for index in held if index == own] + [i for i in held if i != own]
+    for index in tried:
+        if rests.get(index, 0) <= 0:
+            return KeyPick(index)
+    return KeyPick(None, min(rests[index] for index in held))
+
+
+def resting(issue: int, seconds: int) -> str:
+    """The answer of a turn whose every key rests after a provider's refusal."""
+    return (
+        f"Every key I may run my turn on #{issue} with rests after a provider's refusal,"
+        f" {seconds} s more; ask me again then."
+    )
+
+
+def sentence(
+    step_: Step, issue: int | None, tries: int, refused: str | None, rests_seconds: int = 0
+) -> str:
     """The answer of a row that runs no turn: the refusal, the question for an issue,
-    no such issue, or the turn that restarts cut `tries - 1` times."""
+    no such issue, the turn that restarts cut `tries - 1` times, or the keys' rest."""
     if step_ == Step.REFUSE and refused is not None:
         return refused
     if issue is None:
         return NO_ISSUE
+    if step_ == Step.RESTS:
+        return resting(issue, rests_seconds)
     if step_ == Step.CUT:
         return (
             f"Restarts of the hive cut my turn on #{issue} {tries - 1} times; I run it no"

@@ -14,6 +14,7 @@ from hive.git.repo import open_checkout
 from hive.rules.chat import Kind
 from hive.rules.chat_turn import TURN_TRIES_MAX
 from hive.rules.credits import Terms
+from hive.rules.keys import key_slots
 from hive.store import chat as store
 from hive.store import chat_turns
 from hive.testing import make_repo
@@ -91,3 +92,65 @@ def test_an_uncut_turn_runs(db, turns):
     row = owe(db)
     assert turns().run_once().step == "run"
     assert body(db, row) == "ran" and turns.ran()
+
+
+KEYS = key_slots({"HIVE_WORKER_KEY": "key-zero", "HIVE_WORKER_KEY_2": "key-one"})
+
+
+def rest(db, slot, seconds=120):
+    """`slot`'s key rests `seconds` more, as after a provider's refusal."""
+    with db.connection() as conn:
+        conn.execute(
+            "INSERT INTO hive.queen_key_rest (key_index, key_fingerprint, strikes, rests_until,"
+            " reason) VALUES (%s, %s, 1, now() + make_interval(secs => %s), 'quota exhausted')",
+            (slot.index, slot.fingerprint, seconds),
+        )
+
+
+def turn_key(db, row):
+    with db.connection() as conn:
+        sql = "SELECT turn_key_index FROM hive.chat_outbox WHERE id = %s"
+        (key,) = conn.execute(sql, (row,)).fetchone()
+    return key
+
+
+def chat_turns_counted(turns_, step):
+    return turns_.metrics.chat_turns.labels(step=step)._value.get()
+
+
+def test_a_turn_takes_a_key_that_does_not_rest(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    rest(db, KEYS[0])
+    work = turns(keys=KEYS)
+    assert work.run_once().step == "run"
+    assert turns.ran() and body(db, row) == "ran"
+    assert turn_key(db, row) == KEYS[1].index
+    assert chat_turns_counted(work, "run") == 1
+
+
+def test_a_turn_whose_every_key_rests_is_answered_with_a_sentence_and_runs_not(db, turns):
+    add_issue(db, 12)
+    row = owe(db)
+    for slot in KEYS:
+        rest(db, slot)
+    work = turns(keys=KEYS)
+    assert work.run_once().step == "rests"
+    assert not turns.ran()
+    said = body(db, row)
+    assert said.startswith("Every key I may run my turn on #12 with rests") and "s more" in said
+    assert chat_turns_counted(work, "rests") == 1 and chat_turns_counted(work, "run") == 0
+
+
+def test_a_chat_turns_spend_is_counted_in_the_spend_metric(db, tmp_path):
+    add_issue(db, 12)
+    owe(db)
+    checkout = open_checkout(str(make_repo(tmp_path / "repo")), tmp_path / "work", "main")
+    usage = "HIVE-USAGE: provider=acme model=m input=100 output=20 cost_usd=0.25"
+    config = TurnsConfig(by="runner-a", agent=f"command:echo '{usage}'", keys=KEYS[:1])
+    try:
+        work = ChatTurns(db, checkout, config, lambda used: used.cost_usd if used else None)
+        assert work.run_once().step == "run"
+    finally:
+        checkout.repo.close()
+    assert work.metrics.spend_usd.labels(key_index="0")._value.get() == 0.25

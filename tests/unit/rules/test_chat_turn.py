@@ -165,3 +165,41 @@ def test_a_turn_no_process_claimed_is_answered_with_what_to_set():
         "No process that runs bees took my turn on #12 within 10 minutes"
         " (set HIVE_CHAT where the bees run); ask me again."
     )
+
+
+@pytest.mark.parametrize(
+    ("held", "own", "rests", "pick"),
+    [
+        ((), 1, {}, rule.KeyPick(None)),  # no key held: the turn runs without one
+        ((), None, {0: 30}, rule.KeyPick(None)),
+        ((0, 1, 2), 1, {}, rule.KeyPick(1)),  # the issue's own key
+        ((0, 1, 2), None, {}, rule.KeyPick(0)),  # no own key: the first
+        ((0, 1, 2), 5, {}, rule.KeyPick(0)),  # its own key is not held here: the first
+        ((0, 1, 2), 1, {1: 20}, rule.KeyPick(0)),  # its own rests: the first that does not
+        ((0, 1, 2), 0, {0: 20, 1: 5}, rule.KeyPick(2)),
+        ((0, 1), 1, {1: 0}, rule.KeyPick(1)),  # a rest that ran out rests nothing
+        ((0, 1), 1, {0: 40, 1: 20, 7: 1}, rule.KeyPick(None, 20)),  # all rest: the shortest
+    ],
+)
+def test_a_turn_runs_on_its_issues_key_or_the_first_that_does_not_rest(held, own, rests, pick):
+    assert rule.pick_key(held, own, rests) == pick
+
+
+@pytest.mark.parametrize(
+    ("tries", "refused", "known", "rests", "step"),
+    [
+        (1, None, True, 20, Step.RESTS),  # every key rests: a sentence, no turn
+        (1, None, True, 0, Step.RUN),
+        (1, "the cap", True, 20, Step.REFUSE),  # the refusal first
+        (1, None, False, 20, Step.UNKNOWN),
+        (TURN_TRIES_MAX + 1, None, True, 20, Step.CUT),
+    ],
+)
+def test_a_turn_whose_every_key_rests_runs_not(tries, refused, known, rests, step):
+    assert rule.step(tries, refused, known, rests) == step
+
+
+def test_a_turn_whose_every_key_rests_is_answered_with_a_sentence():
+    said = rule.resting(12, 20)
+    assert "#12" in said and "20 s more" in said and len(said) <= MESSAGE_MAX_CHARS
+    assert rule.sentence(Step.RESTS, 12, 1, None, 20) == said

@@ -65,6 +65,7 @@ DESIGN_METRICS = {
     "hive_chat_held_total": "counter",
     "hive_chat_dropped_total": "counter",
     "hive_chat_answer_seconds": "histogram",
+    "hive_chat_turns_total": "counter",
 }
 DOCS = Path(__file__).resolve().parents[3] / "docs" / "metrics.md"
 
