@@ -41,6 +41,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import functools
+import logging
 import os
 import queue
 import shutil
@@ -57,6 +58,8 @@ from typing import Any
 from supervisors.actor import SupervisedActor
 from supervisors.groups import GroupStop, group_empty, group_members, signal_group, stop_group
 from supervisors.warden import warden
+
+log = logging.getLogger("supervisors")
 
 _PR_SET_PDEATHSIG = 1
 
@@ -108,18 +111,25 @@ SETPRIV_PROBE_SECONDS = 10.0
 def setpriv() -> str | None:
     """The ``setpriv`` that sets a parent-death signal, probed once. None without one."""
     program = shutil.which("setpriv") if sys.platform.startswith("linux") else None
-    if program is None:
-        return None
-    try:
-        done = subprocess.run(
-            [program, "--pdeathsig", "KILL", "--", "true"],
-            capture_output=True,
-            timeout=SETPRIV_PROBE_SECONDS,
-            check=False,
+    works = False
+    if program is not None:
+        try:
+            done = subprocess.run(
+                [program, "--pdeathsig", "KILL", "--", "true"],
+                capture_output=True,
+                timeout=SETPRIV_PROBE_SECONDS,
+                check=False,
+            )
+            works = done.returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            pass
+    if not works:
+        log.warning(
+            "process groups start with a full fork of this process: no setpriv here sets "
+            "a parent-death signal (util-linux 2.33 or newer)"
         )
-    except (OSError, subprocess.SubprocessError):
         return None
-    return program if done.returncode == 0 else None
+    return program
 
 
 def wrapped(argv: Sequence[str], parent: int, program: str) -> list[str]:

@@ -166,3 +166,18 @@ def test_a_program_that_cannot_start_raises_in_the_starter(tmp_path: Path) -> No
         WatchedProcess.start([str(tmp_path)])
     with pytest.raises(FileNotFoundError):
         WatchedProcess.start(["true"], env={"PATH": str(tmp_path)})
+
+
+@pytest.mark.parametrize("found", ["none", "refuses"])
+def test_without_a_setpriv_that_sets_the_signal_starts_take_the_full_fork_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, found: str
+) -> None:
+    """No setpriv on PATH, or one too old for --pdeathsig (it exits 1): None, one line."""
+    if found == "refuses":
+        old = tmp_path / "setpriv"
+        old.write_text("#!/bin/sh\necho 'setpriv: unrecognized option' >&2\nexit 1\n")
+        old.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}:/usr/bin:/bin" if found == "refuses" else str(tmp_path))
+    with caplog.at_level("WARNING", logger="supervisors"):
+        assert setpriv.__wrapped__() is None
+    assert "process groups start with a full fork" in caplog.text
