@@ -42,7 +42,7 @@ class CardRow:
     finished_at: datetime | None
     outcome: str | None
     detail: str | None
-    review_state: ReviewState | None
+    review_state: ReviewState | str | None  # the text when it is no member (ILLEGAL)
     reviewed_at: datetime | None
     approved_at: datetime | None
     merged_sha: str | None
@@ -52,7 +52,13 @@ class CardRow:
     said: str | None
 
     def __post_init__(self) -> None:
-        as_members(self, issue_state=IssueState, review_state=ReviewState, order_state=State)
+        as_members(
+            self,
+            issue_state=IssueState,
+            review_state=ReviewState,
+            order_state=State,
+            text_kept=("review_state",),
+        )
 
 
 @dataclass(frozen=True)

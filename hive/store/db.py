@@ -61,15 +61,27 @@ def dicts(db: Db, name: str, params: Params | None = None) -> list[dict[str, Any
         return cur.execute(q(name), params).fetchall()
 
 
-def as_members(row: object, **kinds: type[enum.Enum]) -> None:
-    """Called from a frozen row's `__post_init__`: each named field becomes the member of
-    its enum. psycopg reads a text or enum column as str and an integer as int, and a
-    StrEnum's member equals its text, so a missed conversion passes `==` and fails `is`.
-    None stays None; a value outside the enum raises ValueError."""
+def as_members(row: object, *, text_kept: tuple[str, ...] = (), **kinds: type[enum.Enum]) -> None:
+    """Make each named field of a row the member of its enum. Call it from a frozen row's
+    `__post_init__`, where the row becomes its object.
+
+    psycopg reads a text or enum column as str and an integer as int. A StrEnum's member
+    equals its text, so a missed conversion passes `==` and fails `is`. None stays None.
+    A value outside the enum raises ValueError, unless its field is named in
+    `text_kept`. Such a field is a text column with no CHECK, which the hive reads on
+    (review_state: `hive.order_state` answers ILLEGAL for a value no writer makes), so
+    its value stays the text."""
     for name, kind in kinds.items():
         value = getattr(row, name)
-        if value is not None:
-            object.__setattr__(row, name, kind(value))
+        if value is None:
+            continue
+        try:
+            member = kind(value)
+        except ValueError:
+            if name not in text_kept:
+                raise
+            continue
+        object.__setattr__(row, name, member)
 
 
 def pick(kind: type[T], row: Mapping[str, Any]) -> T:

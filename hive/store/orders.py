@@ -111,7 +111,7 @@ class Order:
     salvaged_at: datetime | None
     salvaged_sha: str | None
     salvaged_files: list[str] | None
-    review_state: ReviewState | None
+    review_state: ReviewState | str | None  # the text when it is no member (ILLEGAL)
     review_note: str | None
     reviewed_at: datetime | None
     sendbacks: int
@@ -129,7 +129,9 @@ class Order:
     key_owner: str | None = None  # who lent its key (HIVE_WORKER_KEY_OWNERS)
 
     def __post_init__(self) -> None:
-        as_members(self, outcome_code=OutcomeCode, review_state=ReviewState)
+        as_members(
+            self, outcome_code=OutcomeCode, review_state=ReviewState, text_kept=("review_state",)
+        )
 
     @property
     def fence(self) -> Fence:

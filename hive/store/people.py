@@ -53,7 +53,7 @@ class Facts:
     dispatched_at: datetime | None
     finished_at: datetime | None
     outcome: str | None
-    review_state: ReviewState | None
+    review_state: ReviewState | str | None  # the text when it is no member (ILLEGAL)
     review_note: str | None
     reviewed_at: datetime | None
     sendbacks: int | None
@@ -65,7 +65,13 @@ class Facts:
     order_state: State | None  # hive.order_state of the row; None: no order
 
     def __post_init__(self) -> None:
-        as_members(self, issue_state=IssueState, review_state=ReviewState, order_state=State)
+        as_members(
+            self,
+            issue_state=IssueState,
+            review_state=ReviewState,
+            order_state=State,
+            text_kept=("review_state",),
+        )
 
 
 @dataclass(frozen=True)

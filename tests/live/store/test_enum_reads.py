@@ -123,3 +123,18 @@ def test_a_wait_s_state_reads_as_the_member(conn):
     assert made.state is WaitState.WAITING
     [moved] = waits.resolve(conn, "enum-reads")
     assert moved.wait.state is WaitState.RESOLVED
+
+
+def test_a_review_state_no_writer_makes_reads_as_its_text_and_the_order_as_illegal(conn):
+    # review_state is text with no CHECK: a row the hive did not write still reads, and
+    # hive.order_state calls it ILLEGAL (the Queen's round and `hive why` go on)
+    n = _accepted(conn)
+    conn.execute("UPDATE hive.queen_dispatch SET review_state = 'bogus' WHERE issue = %s", (n,))
+    order = orders.get(conn, n)
+    assert order is not None and order.review_state == "bogus"
+    assert type(order.review_state) is str
+    facts = people.facts(conn, n)
+    assert facts is not None and facts.review_state == "bogus"
+    assert facts.order_state is State.ILLEGAL
+    [card] = board.cards(conn, [n])
+    assert card.review_state == "bogus" and card.order_state is State.ILLEGAL
