@@ -1,6 +1,6 @@
-"""What the board reads (GET /board and an issue's page): the cards, an issue's bundle
-without its bytes and the tail of its transcript. The hint that any of it changed is a
-NOTIFY on `hive_board` (migration 0008); `hive.board.hub` listens for it."""
+"""What the board reads for GET /board and an issue's page. That is the cards, an issue's
+bundle without its bytes and the tail of its transcript. A NOTIFY on `hive_board`
+(migration 0008) hints that any of it changed; `hive.board.hub` listens for it."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ CLOSED_SHOWN = 100  # the board shows the latest closed issues, not all of them
 
 @dataclass(frozen=True)
 class CardRow:
-    """An issue and its current order, as its card shows them (the order's fields are
-    None when the issue has none)."""
+    """An issue and its current order, as its card shows them. The order's fields are
+    None when the issue has no order."""
 
     number: int
     title: str
@@ -72,8 +72,8 @@ class BundleRow:
 
 @dataclass(frozen=True)
 class Tail:
-    """The newest lines of a transcript, oldest first, and the last seq of each of the
-    issue's conversations when they were read (where following on starts)."""
+    """The newest lines of a transcript, oldest first. `marks` holds the last seq of each
+    of the issue's conversations when they were read; following on starts there."""
 
     lines: list[TranscriptLine]
     marks: dict[uuid.UUID, int]
@@ -82,8 +82,9 @@ class Tail:
 def cards(
     db: Db, issues: Sequence[int] | None = None, *, closed_max: int = CLOSED_SHOWN
 ) -> list[CardRow]:
-    """The cards of `issues` and of the issues they block (a blocker's close moves
-    them), or of every open issue and the `closed_max` latest closed ones; by number."""
+    """The cards of `issues` and of the issues they block, by number; a blocker's close
+    moves those. Without `issues`, the cards of every open issue and of the
+    `closed_max` latest closed ones."""
     params = {
         "issues": None if issues is None else list(issues),
         "closed_max": closed_max,
@@ -93,7 +94,8 @@ def cards(
 
 
 def watch(db: Db, holder: str, ttl_seconds: float) -> None:
-    """A board listens at `holder` for `ttl_seconds` more: the store notifies meanwhile."""
+    """Note that a board listens at `holder` for `ttl_seconds` more. The store notifies
+    meanwhile."""
     one(db, "board_watch", {"holder": holder, "ttl_seconds": ttl_seconds})
 
 

@@ -19,27 +19,29 @@ log = logging.getLogger("hive.store")
 
 
 def database_url(settings: Settings) -> str:
-    """The URL to connect to; starts the embedded server when no URL is set."""
+    """The URL to connect to. Starts the embedded server when no URL is set."""
     if settings.database_url:
         return settings.database_url
     return embedded.start(settings.pgdata)
 
 
 def listen_url(settings: Settings, url: str) -> str:
-    """Where this process LISTENs: `HIVE_LISTEN_URL`, else `url` (the work connections')."""
+    """Where this process LISTENs. That is `HIVE_LISTEN_URL`, else `url`, the work
+    connections' URL."""
     return settings.listen_url or url
 
 
 def pooled(settings: Settings, url: str) -> bool:
-    """Whether `url` is a pooler's in transaction mode (PgBouncer): LISTEN goes elsewhere
-    (`HIVE_LISTEN_URL` names another URL), so the work connections keep no session state,
-    protocol-level prepared statements included."""
+    """Whether `url` is a pooler's in transaction mode (PgBouncer). LISTEN then goes
+    elsewhere, to the other URL `HIVE_LISTEN_URL` names. The work connections keep no
+    session state, protocol-level prepared statements included."""
     return listen_url(settings, url) != url
 
 
 def named(url: str, application_name: str) -> str:
     """`url` as a conninfo whose connections show as `application_name` in
-    pg_stat_activity (each process names its own: a runner's connections are countable)."""
+    pg_stat_activity. Each process names its own, so a runner's connections can be
+    counted."""
     return psycopg.conninfo.make_conninfo(url, application_name=application_name[:63])
 
 
@@ -71,8 +73,9 @@ def wait_reachable(
     sleep: Callable[[float], object] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
 ) -> None:
-    """Return once `url` can be reached, trying again for up to `wait_seconds` (pauses
-    by rules.startup, a warning line each); then raise the last StoreUnreachable."""
+    """Return once `url` can be reached. It tries again for up to `wait_seconds`, pausing
+    as rules.startup says, with a warning line each time. Then it raises the last
+    StoreUnreachable."""
     deadline = clock() + wait_seconds
     failed = 0
     while True:

@@ -1,5 +1,5 @@
-"""The publish job's rows: an accepted attempt's facts, its checks, a red check's
-send-back and the close of a merged issue (DESIGN 10)."""
+"""The publish job's rows (DESIGN 10). They are an accepted attempt's facts, its checks,
+a red check's send-back and the close of a merged issue."""
 
 from __future__ import annotations
 
@@ -125,8 +125,8 @@ def ci_red(
 
 
 def close_merged(db: ConnectionPool[Any], facts: PublishFacts, merge_sha: str) -> float | None:
-    """Record the merge and close the issue; the issue's age in seconds, or None when the
-    attempt is no longer the accepted current one (nothing written)."""
+    """Record the merge and close the issue. Returns the issue's age in seconds. None
+    when the attempt is no longer the accepted current one; nothing is then written."""
     params = {
         "issue": facts.issue,
         "conversation_id": facts.conversation_id,
@@ -143,7 +143,7 @@ def pushed_sha(db: ConnectionPool[Any], job: int) -> str | None:
 
 
 def approve(db: Db, issue: int, by: str) -> bool:
-    """Open the gate of `issue`'s accepted work and wake its publish job parked on it;
+    """Open the gate of `issue`'s accepted work and wake its publish job parked on it.
     False when the issue has no accepted work waiting for approval."""
     from hive.store import waits
 
@@ -155,7 +155,7 @@ def approve(db: Db, issue: int, by: str) -> bool:
 
 
 def accepted_without_job(db: Db, older_than_seconds: float) -> list[tuple[int, int]]:
-    """(issue, attempt) of each accepted, unmerged attempt that has no publish job and
-    was accepted more than `older_than_seconds` ago (its job was lost)."""
+    """(issue, attempt) of each accepted, unmerged attempt that has no publish job and was
+    accepted more than `older_than_seconds` ago. Its job was lost."""
     rows = dicts(db, "accepted_without_job", {"older_than_seconds": older_than_seconds})
     return [(int(r["issue"]), int(r["attempt"])) for r in rows]

@@ -16,9 +16,10 @@ from supervisors import SupervisedActor
 
 class BeeActor(SupervisedActor):
     """A temporary pool child, one per order. `on_start` starts the bee's thread and
-    returns; the actor stops itself once the order has ended. `on_stop` before that (the
-    tree stops without a drain, or the drain already gave up) hands the bee back, bounded
-    by HAND_BACK_SECONDS; a kill SIGKILLs the turn's process group."""
+    returns. The actor stops itself once the order has ended. An `on_stop` before that
+    hands the bee back, bounded by HAND_BACK_SECONDS. That happens when the tree stops
+    without a drain, or the drain already gave up. A kill SIGKILLs the turn's process
+    group."""
 
     def __init__(self, bee: Bee, leave: Callable[[bool], None] | None = None) -> None:
         super().__init__()
@@ -29,7 +30,7 @@ class BeeActor(SupervisedActor):
         self.bee.run(owner=self, leave=self._leave, on_done=self._done)
 
     def on_receive(self, message: Any) -> None:
-        """`BeeDone` (told by the bee's own thread): the order has ended; stop."""
+        """Stop on `BeeDone`, which the bee's own thread tells once the order has ended."""
         if isinstance(message, BeeDone):
             self.stop()
 
@@ -38,8 +39,8 @@ class BeeActor(SupervisedActor):
             self.bee.hand_back()
 
     def status(self) -> BeeStatus:
-        """What the bee is doing (answered at once, while its turn runs: the turn is
-        watched by the bee's thread, never by a handler). Ask it through a proxy."""
+        """What the bee is doing. It answers at once while its turn runs, since the bee's
+        thread watches the turn, never a handler. Ask it through a proxy."""
         return self.bee.status()
 
     def _done(self) -> None:

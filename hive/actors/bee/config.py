@@ -19,8 +19,9 @@ from supervisors import Registry
 
 @dataclass(frozen=True)
 class BeeConfig:
-    """What every bee of this process shares: how a turn starts, how often a runner's
-    bee renews its claim (HIVE_RUNNER_SECONDS), the largest bundle it stores."""
+    """What every bee of this process shares. It says how a turn starts, how often a
+    runner's bee renews its claim (HIVE_RUNNER_SECONDS) and the largest bundle it
+    stores."""
 
     start: StartConfig
     heartbeat_seconds: float = 15.0
@@ -33,9 +34,9 @@ class BeeConfig:
 
 @dataclass(frozen=True)
 class BeePorts:
-    """What a bee uses: the store, the checkout, the metrics, the names it tells when it
-    ends, the work registry (a newer attempt of its issue may count there), and the
-    process's group commit its ending goes through."""
+    """What a bee uses. It holds the store, the checkout, the metrics and the names it
+    tells when it ends. It holds the work registry, where a newer attempt of its issue
+    may count. It holds the process's group commit, which its ending goes through."""
 
     db: ConnectionPool[Any]
     checkout: Checkout
@@ -47,6 +48,6 @@ class BeePorts:
 
 
 def demo_bees() -> BeeConfig:
-    """Bees with the built-in demo agent and every other default (the price table is
-    read when a config is made, not when this module is imported)."""
+    """Bees with the built-in demo agent and every other default. The price table is
+    read when a config is made, not when this module is imported."""
     return BeeConfig(StartConfig("demo"))
