@@ -218,4 +218,5 @@ def chat_turns(settings: Settings) -> TurnsConfig | None:
         turn_seconds=min(start.turn_max_seconds, TURN_SECONDS),
         spend_cap_usd=settings.spend_cap_usd,
         credits=credit_terms(settings),
+        quota_rest_seconds=settings.quota_rest_seconds,
     )

@@ -24,6 +24,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import psycopg
 
 from hive.agents.base import Ending, Turn, TurnContext, TurnStartError
 from hive.agents.conversation import RESUMING_AGENTS
@@ -39,8 +42,11 @@ from hive.metrics import HiveMetrics
 from hive.rules import chat_turn as rule
 from hive.rules.branches import branch_name
 from hive.rules.credits import Terms, payer
-from hive.rules.keys import KeySlot
+from hive.rules.keys import KeySlot, refusal_outcome, sort_refusal
 from hive.rules.modes import AgentKind
+from hive.rules.outcome_codes import code_of
+from hive.rules.rests import QUOTA_REST_SECONDS, KeyEnding, Rest, moves_rest
+from hive.rules.states import REFUSED_OUTCOME
 from hive.store import chat_turns, conversations, credits, issues, keyrests
 from hive.store.db import Db, connection
 
@@ -66,6 +72,7 @@ class TurnsConfig:
     turn_seconds: float = rule.TURN_SECONDS
     spend_cap_usd: float = 0.0
     credits: Terms | None = None
+    quota_rest_seconds: int = QUOTA_REST_SECONDS  # HIVE_QUOTA_REST_SECONDS
 
 
 @dataclass
@@ -87,7 +94,11 @@ class Answered:
 class _Running:
     held: chat_turns.Claim
     turn: Turn
-    key_index: int | None
+    key: KeySlot | None
+
+    @property
+    def key_index(self) -> int | None:
+        return None if self.key is None else self.key.index
 
 
 class ChatTurns:
@@ -210,9 +221,7 @@ class ChatTurns:
                 if self._closed:
                     return False
                 turn = self._start(ctx)
-                running = self._running = _Running(
-                    held, turn, slot.index if slot is not None else None
-                )
+                running = self._running = _Running(held, turn, slot)
             turn.wait()
             with self._lock:
                 mine, self._running = self._running is running, None
@@ -281,8 +290,24 @@ class ChatTurns:
                 credits.sell(conn, sale)
             if answer is not None:
                 self._answer(conn, held, answer)
+            rest = self._rest(conn, running.key, ending)
         if cost is not None:
             self.metrics.spend(running.key_index, cost)
+        if rest is not None:
+            log.info("chat: key %s rests after a refusal: %s", running.key_index, rest)
+
+    def _rest(
+        self, conn: psycopg.Connection[Any], key: KeySlot | None, ending: Ending | None
+    ) -> Rest | None:
+        """Rest `key` after a provider's refusal, as a bee's or a review's ending does
+        (RULES 7), so the next turn on it waits; None when the turn met no refusal."""
+        if key is None or ending is None or ending.refusal is None:
+            return None
+        code = code_of(refusal_outcome(sort_refusal(ending.refusal)) or REFUSED_OUTCOME)
+        if not moves_rest(code):
+            return None
+        ended = KeyEnding(code, ending.resets_at, self.config.quota_rest_seconds)
+        return keyrests.after_refusal(conn, key, ended)
 
 
 def answer_unclaimed(db: Db, seconds: float = rule.UNCLAIMED_SECONDS) -> int:

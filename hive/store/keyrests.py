@@ -51,7 +51,30 @@ def after_ending(
     row = one_dict(conn, "lock_key_rest", params)
     if row is None:
         return None  # the order has no key
-    same_key = row["key_fingerprint"] == row["order_fingerprint"]
+    return _rest(conn, row, row["order_fingerprint"], ending)
+
+
+def after_refusal(conn: psycopg.Connection[Any], key: KeySlot, ending: KeyEnding) -> Rest:
+    """Move the rest of `key` after a turn that is no order's (a chat turn) met a refusal
+    as `ending` says (call inside a transaction): the key's rest now. Raises ValueError
+    for an ending that is no refusal."""
+    if not moves_rest(ending.code):
+        raise ValueError(f"{ending.code.value!r} rests no key")
+    params = {"key_index": key.index, "key_fingerprint": key.fingerprint}
+    row = one_dict(conn, "lock_rest_of_key", params)
+    assert row is not None, "an upsert answers its row"
+    return _rest(conn, row, key.fingerprint, ending)
+
+
+def _rest(
+    conn: psycopg.Connection[Any],
+    row: Mapping[str, Any],
+    fingerprint: str | None,
+    ending: KeyEnding,
+) -> Rest:
+    """Write the rest the rule decides from the locked `row` for the key `fingerprint`
+    names (a rest written for another key at its index starts afresh)."""
+    same_key = row["key_fingerprint"] == fingerprint
     before = Rest(row["strikes"], row["rests_until"]) if same_key else NO_REST
     rest = rest_after(before, ending, row["at"])
     one(
@@ -59,7 +82,7 @@ def after_ending(
         "set_key_rest",
         {
             "key_index": row["key_index"],
-            "key_fingerprint": row["order_fingerprint"],
+            "key_fingerprint": fingerprint,
             "strikes": rest.strikes,
             "rests_until": rest.until,
             "reason": ending.reason,

@@ -13,6 +13,13 @@ SELECT r.key_index, r.key_fingerprint, r.strikes, r.rests_until,
     d.key_fingerprint AS order_fingerprint, now() AS at
 FROM r JOIN d ON d.key_index = r.key_index;
 
+-- name: lock_rest_of_key
+-- A key's rest by its index (a row made with this key's fingerprint when it has none), locked until the transaction ends, with the transaction's time: a turn that is no order's (a chat turn) met a refusal on it.
+INSERT INTO hive.queen_key_rest AS r (key_index, key_fingerprint)
+VALUES (%(key_index)s, %(key_fingerprint)s)
+ON CONFLICT (key_index) DO UPDATE SET key_index = r.key_index
+RETURNING r.key_index, r.key_fingerprint, r.strikes, r.rests_until, now() AS at;
+
 -- name: set_key_rest
 -- Write a key's rest as the rule decided it (hive/rules/rests.py).
 UPDATE hive.queen_key_rest

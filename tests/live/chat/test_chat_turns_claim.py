@@ -16,7 +16,7 @@ from hive.rules.chat_turn import TURN_TRIES_MAX
 from hive.rules.credits import Terms
 from hive.rules.keys import key_slots
 from hive.store import chat as store
-from hive.store import chat_turns
+from hive.store import chat_turns, keyrests
 from hive.testing import make_repo
 
 from .conftest import add_issue
@@ -154,3 +154,28 @@ def test_a_chat_turns_spend_is_counted_in_the_spend_metric(db, tmp_path):
     finally:
         checkout.repo.close()
     assert work.metrics.spend_usd.labels(key_index="0")._value.get() == 0.25
+
+
+@pytest.mark.parametrize(
+    ("kind", "at_least_seconds"),
+    [("rate_limit", 1), ("quota", 3000)],  # 5 s doubling; the quota rest (3600 s)
+)
+def test_a_chat_turn_the_provider_refused_rests_its_key_and_the_next_takes_another(
+    db, tmp_path, kind, at_least_seconds
+):
+    add_issue(db, 12)
+    first = owe(db)
+    checkout = open_checkout(str(make_repo(tmp_path / "repo")), tmp_path / "work", "main")
+    config = TurnsConfig(by="runner-a", agent=f"command:echo 'HIVE-REFUSAL: {kind}'", keys=KEYS)
+    try:
+        work = ChatTurns(db, checkout, config)
+        assert work.run_once().step == "run"
+        assert "The provider refused my turn on #12" in body(db, first)
+        [rested] = keyrests.resting(db)
+        assert (rested.key_index, rested.key_fingerprint) == (0, KEYS[0].fingerprint)
+        assert rested.seconds_left >= at_least_seconds
+        second = owe(db)
+        assert work.run_once().step == "run"
+        assert turn_key(db, second) == KEYS[1].index  # the rested key is skipped
+    finally:
+        checkout.repo.close()
