@@ -15,7 +15,8 @@ work registry.
     BootReaped     the reaper, once its boot pass ran          QUEEN: decides from now on
     IssuesChanged  code that changed issues in this process    QUEEN: rounds at once
                    (`hive.tree.Hive.issues_changed`)
-    StartBee       the Queen or the claimer (asked)            the HostActor: starts a bee
+    StartBee       the Queen or the claimer (asked, for up to  the HostActor: starts a bee
+                   START_ASK_SECONDS)
     BeeLeft        a bee's thread, once the bee has ended      the HostActor: takes it off
                                                                the work registry, then
                                                                tells OrderEnded, SlotFree

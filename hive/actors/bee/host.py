@@ -13,6 +13,9 @@ And the claimer hears `SlotFree` only after the bee has left the registry.
 A bee counts in the work registry from its start until it has left. The host counts
 those, names their issues (the reapers spare them) and refuses to start one once the
 drain began.
+
+The Queen and the claimer wait at most START_ASK_SECONDS for the host's answer. A bee
+they gave up on is withdrawn: if the host starts it later, it writes nothing and leaves.
 """
 
 from __future__ import annotations
