@@ -166,10 +166,10 @@ class Bee:
 
     def _ledger(self) -> bool:
         """Write the order's ledger, on the bee's own thread. Returns whether it landed."""
-        db, ledger = self.ports.db, self.order.ledger
         if not self.order.gate.commit():
             self._ledger_said = Start.WITHDRAWN
             return False
+        db, ledger = self.ports.db, self.order.ledger
         if isinstance(ledger, InsertOrder):
             written = orders.insert(db, ledger.new, queued=False, lease=ledger.lease)
             self._ledger_said = _INSERTED[written]

@@ -5,16 +5,20 @@ later it writes nothing and leaves its seat, and the order is not lost."""
 
 from __future__ import annotations
 
+import logging
 import threading
+import uuid
 from collections.abc import Callable
 
-from hive.actors.bee.order import Start
+from hive.actors.bee.bee import Bee
+from hive.actors.bee.order import BeeOrder, Start
 from hive.actors.queen.dispatch import Dispatched, dispatch, new_order
 from hive.git.repo import resolve
 from hive.git.worktrees import worktree_path
 from hive.rules.keys import key_slots
 from hive.runtime import queen_ports
 from hive.store import issues, leases, orders
+from hive.store.orders import Fence
 from hive.testing import wait_for_ending
 from tests.live.runtime.conftest import add_issue, eventually, queue
 from tests.live.runtime.test_runner import claimer_of
@@ -87,3 +91,55 @@ def test_a_queens_bee_the_host_starts_too_late_writes_no_order(make_runtime):
     again = dispatch(queen_ports(rt), new(), issue, key, lease, elsewhere=False, bee=rt.bee)
     assert again.code is Dispatched.WRITTEN
     assert wait_for_ending(rt.db, 3).outcome == "finished"
+
+
+def test_a_start_given_up_before_the_host_reached_it_admits_no_bee(make_runtime):
+    # the host is held in one start while a second waits behind it: both askers give up.
+    # The second bee is never admitted (no seat, no start), and the order stays queued
+    rt = make_runtime()
+    opened, held = _hold_the_host(rt)
+    admitted: list = []
+
+    def seen(running: int) -> None:
+        admitted.extend(bee for bee in rt.work.bees() if all(bee is not b for b in admitted))
+
+    rt.host.watch(seen)
+    queue(rt, 5)
+    try:
+        assert claimer_of(rt).run_once().started == ()  # the host holds #5's start
+        # a second slot claims #5 again (given back, the oldest queued): its start waits
+        assert claimer_of(rt, slots=2).run_once().started == ()
+        opened.set()
+        eventually(lambda: rt.host.running() == 0)
+    finally:
+        opened.set()
+    order = orders.get(rt.db, 5)
+    assert order is not None and order.claimed_by is None and order.finished_at is None
+    # a next pass's start is answered after the withdrawn one's: the host has seen it
+    assert claimer_of(rt).run_once().started == (5,)
+    assert wait_for_ending(rt.db, 5).outcome == "finished"
+    assert len(admitted) == 2 and admitted[0] is held[0]  # the first, and the last pass's
+
+
+def _bee() -> Bee:
+    return Bee(None, BeeOrder(Fence(1, uuid.uuid4(), "r"), None), None)  # type: ignore[arg-type]
+
+
+def test_a_withdrawn_bee_writes_no_ledger_and_a_bee_past_its_ledger_cannot_be_withdrawn():
+    late = _bee()
+    assert late.withdraw() and late.withdrawn
+    assert late._ledger() is False  # before any write: it has no store here
+    assert late._ledger_said is Start.WITHDRAWN
+    begun = _bee()
+    assert begun.order.gate.commit()  # as its ledger does first
+    assert not begun.withdraw() and not begun.withdrawn
+
+
+def test_a_withdrawn_runners_bee_that_failed_to_start_ends_no_order(caplog):
+    # its claim is its asker's to give back: ending it would need the store (none here)
+    late = _bee()
+    assert late.withdraw()
+    with caplog.at_level(logging.WARNING, logger="hive.bee"):
+        late._start_failed(RuntimeError("no worktree"))
+    assert late.start_error == "could not start: no worktree"
+    assert "could not end the order" not in caplog.text
