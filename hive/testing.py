@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -31,9 +32,15 @@ from typing import Any
 import psycopg
 import pytest
 
+from hive import orphans
 from hive.store import embedded, pgbouncer, scratch
 
 ROUTES = ("direct", "pgbouncer")
+# what a killed session's guard runs (hive.orphans): the server's stop, then its directory
+_STOP_EMBEDDED = (
+    "import shutil, sys; from pathlib import Path; from hive.store import embedded; "
+    "embedded.stop(Path(sys.argv[1])); shutil.rmtree(sys.argv[2], ignore_errors=True)"
+)
 
 
 def database_conninfo(url: str, dbname: str) -> str:
@@ -51,9 +58,11 @@ def hive_pg_url() -> Iterator[str]:
     base = Path(tempfile.mkdtemp(prefix="hive-pg-", dir="/tmp"))
     pgdata = base / "pg"
     url = embedded.start(pgdata)
+    watcher = orphans.guard([sys.executable, "-c", _STOP_EMBEDDED, str(pgdata), str(base)])
     try:
         yield url
     finally:
+        watcher.release()
         embedded.stop(pgdata)
         shutil.rmtree(base, ignore_errors=True)
 
@@ -129,9 +138,11 @@ def hive_pgbouncer(hive_pg_url: str) -> Iterator[pgbouncer.Bouncer]:
     base = Path(tempfile.mkdtemp(prefix="hive-pgb-", dir="/tmp"))
     base.chmod(0o711)  # as root PgBouncer runs as another user, who must reach its socket
     bouncer = pgbouncer.start(hive_pg_url, base / "b", pool_size=8, strict=True)
+    watcher = orphans.guard_group(bouncer.process.pid, str(base))
     try:
         yield bouncer
     finally:
+        watcher.release()
         bouncer.stop()
         shutil.rmtree(base, ignore_errors=True)
 

@@ -16,6 +16,7 @@ from typing import Any
 import nio
 import pytest
 
+from hive import orphans
 from hive.bench.homeserver import Homeserver, User
 
 WAIT_SECONDS = 30.0
@@ -26,9 +27,12 @@ _ROOMS = itertools.count(1)
 def homeserver() -> Iterator[Homeserver]:
     base = Path(tempfile.mkdtemp(prefix="hive-synapse-", dir="/tmp"))
     server = Homeserver(base / "hs").start()
+    assert server.process is not None
+    watcher = orphans.guard_group(server.process.pid, str(base))
     try:
         yield server
     finally:
+        watcher.release()
         server.stop()
         shutil.rmtree(base, ignore_errors=True)
 
